@@ -1,0 +1,80 @@
+/*
+ * poolgrad — aclnn/acl_meta.h: tensor, scalar and array descriptors of the aclnn operator API.
+ * Descriptors hold metadata and a data address; destroying one never frees the data it points to.
+ */
+#ifndef POOLGRAD_ACLNN_ACL_META_H_
+#define POOLGRAD_ACLNN_ACL_META_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclFloatArray aclFloatArray;
+typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclOpExecutor aclOpExecutor;
+
+/** Status of every aclnn* function: 0 on success, one of the ACLNN_ERR_* codes otherwise. */
+typedef int32_t aclnnStatus;
+
+/**
+ * Describes a strided view of device memory. Element (i0,...,ik) lives at byte address
+ * tensorData + (offset + sum(ij * stride[j])) * sizeof(dataType). stride == nullptr means contiguous
+ * row-major; offset and strides count elements and must be non-negative. storageDims describe the
+ * allocation; operators check that every element of the view lies inside it. Returns nullptr on
+ * invalid arguments (null dims with a non-zero count, a negative dim, stride or offset, an unknown
+ * dtype, more than 8 dims).
+ */
+ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                                               const int64_t *stride, int64_t offset, aclFormat format,
+                                               const int64_t *storageDims, uint64_t storageDimsNum,
+                                               void *tensorData);
+/** Creates a scalar holding a copy of *value interpreted as dataType. */
+ACL_FUNC_VISIBILITY aclScalar *aclCreateScalar(void *value, aclDataType dataType);
+/** Copies size int64 values; size 0 (value may be nullptr) creates a valid empty array. */
+ACL_FUNC_VISIBILITY aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+/** Copies size float values; size 0 creates a valid empty array. */
+ACL_FUNC_VISIBILITY aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
+/** Copies size bool values; size 0 creates a valid empty array. */
+ACL_FUNC_VISIBILITY aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
+/** Creates a list of size tensor pointers (the tensors themselves are not copied or owned). */
+ACL_FUNC_VISIBILITY aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
+
+/** Each destroy function frees the descriptor only; nullptr is accepted and returns 0. */
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalar(const aclScalar *scalar);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyFloatArray(const aclFloatArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+
+/**
+ * Queries. Arrays returned through int64_t** are allocated by the library with C++ new[]; a C++
+ * caller frees them with delete[] (as with CANN). Null arguments return 161001.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
+                                                   uint64_t *storageDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
+                                                  uint64_t *stridesNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOLGRAD_ACLNN_ACL_META_H_ */

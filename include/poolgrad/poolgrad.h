@@ -1,0 +1,40 @@
+/*
+ * poolgrad — poolgrad/poolgrad.h: library controls that CANN does not have.
+ */
+#ifndef POOLGRAD_POOLGRAD_H_
+#define POOLGRAD_POOLGRAD_H_
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Sets how many threads operators use (>= 1), or 0 to return to the default: the environment variable
+ * POOLGRAD_NUM_THREADS if set, else the number of processors OpenMP reports. The caller's own OpenMP
+ * settings are never changed. Results are bit-identical for every thread count. Negative: 100000.
+ */
+ACL_FUNC_VISIBILITY aclError poolgradSetNumThreads(int32_t numThreads);
+/** The number of threads operators will use now. */
+ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
+/**
+ * Implementations of the operators, in the order they are tried (fastest first, the reference last).
+ * poolgradImplementationName returns nullptr for an index outside [0, poolgradImplementationCount()).
+ */
+ACL_FUNC_VISIBILITY int32_t poolgradImplementationCount(void);
+ACL_FUNC_VISIBILITY const char *poolgradImplementationName(int32_t index);
+/**
+ * Restricts phase 1 of the operators called from this thread to the implementation named (nullptr or
+ * "": no restriction). If it declines a problem, phase 1 fails with 561003 and the message gives its
+ * reason. For testing every implementation and for benchmarks. Unknown names: 100000.
+ */
+ACL_FUNC_VISIBILITY aclError poolgradForceImplementation(const char *name);
+/** The library version, "MAJOR.MINOR.PATCH". */
+ACL_FUNC_VISIBILITY const char *poolgradVersion(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOLGRAD_POOLGRAD_H_ */

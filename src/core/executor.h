@@ -1,0 +1,22 @@
+// aclOpExecutor: what phase 1 hands to phase 2 — the problem description and the implementation
+// chosen for it. Live executors are registered so that a freed or foreign pointer is refused.
+#pragma once
+
+#include <cstdint>
+
+#include "aclnn/aclnn_base.h"
+#include "core/implementation.h"
+
+namespace poolgrad {
+
+// Ends phase 1 of every operator: picks an implementation and creates the executor.
+aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+// Phase 2 of every operator: checks the executor, runs it, releases it unless repeatable.
+aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                        aclrtStream stream);
+
+// Clears the phase-1 outputs of a failed call, as CANN does.
+void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor);
+
+}  // namespace poolgrad

@@ -1,0 +1,60 @@
+#include <cstring>
+#include <string>
+
+#include "core/error_message.h"
+#include "core/implementation.h"
+#include "poolgrad/poolgrad.h"
+
+namespace poolgrad {
+namespace {
+thread_local std::string forcedImplementation;
+}
+
+Selection selectImplementation(const PoolProblem &problem) {
+    Selection selection;
+    for (const Implementation &candidate : allImplementations()) {
+        if (candidate.task != problem.task || candidate.backend != problem.backend) continue;
+        std::optional<std::string> reason;
+        if (!forcedImplementation.empty() && forcedImplementation != candidate.name)
+            reason = "not the forced implementation";
+        else
+            reason = candidate.declineReason(problem);
+        if (!reason) {
+            selection.chosen = &candidate;
+            return selection;
+        }
+        if (!selection.declined.empty()) selection.declined += "; ";
+        selection.declined += joinText(candidate.name, ": ", *reason);
+    }
+    return selection;
+}
+
+}  // namespace poolgrad
+
+extern "C" {
+
+int32_t poolgradImplementationCount(void) { return static_cast<int32_t>(poolgrad::allImplementations().size()); }
+
+const char *poolgradImplementationName(int32_t index) {
+    const auto implementations = poolgrad::allImplementations();
+    if (index < 0 || static_cast<size_t>(index) >= implementations.size()) return nullptr;
+    return implementations[static_cast<size_t>(index)].name;
+}
+
+aclError poolgradForceImplementation(const char *name) {
+    if (name == nullptr || *name == '\0') {
+        poolgrad::forcedImplementation.clear();
+        return ACL_SUCCESS;
+    }
+    for (const poolgrad::Implementation &candidate : poolgrad::allImplementations()) {
+        if (std::strcmp(candidate.name, name) == 0) {
+            poolgrad::forcedImplementation = name;
+            return ACL_SUCCESS;
+        }
+    }
+    poolgrad::setRecentError(poolgrad::joinText("poolgradForceImplementation: no implementation is named \"", name,
+                                                "\" (see poolgradImplementationName)"));
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+}  // extern "C"

@@ -1,0 +1,63 @@
+#include "core/pool_geometry.h"
+
+#include <algorithm>
+
+namespace poolgrad {
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+    const int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+}  // namespace
+
+AxisWindow WindowAxis::window(int64_t o) const {
+    if (adaptive) {
+        // 128-bit products keep the bounds exact for any axis length.
+        const auto begin = static_cast<int64_t>((static_cast<__int128>(o) * inputSize) / outputSize);
+        const auto end =
+            static_cast<int64_t>(((static_cast<__int128>(o) + 1) * inputSize + outputSize - 1) / outputSize);
+        return {begin, 1, end - begin};
+    }
+    const int64_t start = o * stride - padBegin;
+    // First and last tap j whose coordinate start + j*dilation lies in [0, inputSize).
+    const int64_t firstTap = std::max<int64_t>(0, ceilDiv(-start, dilation));
+    const int64_t lastTap = std::min<int64_t>(kernel - 1, floorDiv(inputSize - 1 - start, dilation));
+    if (lastTap < firstTap) return {0, dilation, 0};
+    return {start + firstTap * dilation, dilation, lastTap - firstTap + 1};
+}
+
+std::vector<AxisWindow> WindowAxis::allWindows() const {
+    std::vector<AxisWindow> windows(static_cast<size_t>(outputSize));
+    for (int64_t o = 0; o < outputSize; ++o) windows[static_cast<size_t>(o)] = window(o);
+    return windows;
+}
+
+bool WindowAxis::windowsDisjoint() const {
+    int64_t previousEnd = 0;
+    for (int64_t o = 0; o < outputSize; ++o) {
+        const AxisWindow w = window(o);
+        if (w.count == 0) continue;
+        if (w.first < previousEnd) return false;
+        previousEnd = w.first + (w.count - 1) * w.step + 1;
+    }
+    return true;
+}
+
+int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,
+                         int64_t dilation, bool ceilMode) {
+    // 128-bit so that absurd kernels or dilations give "too small" instead of overflowing.
+    using Wide = __int128;
+    const Wide effectiveKernel = Wide(dilation) * (kernel - 1) + 1;
+    const Wide span = Wide(inputSize) + padBegin + padEnd - effectiveKernel;
+    const auto floorDivWide = [](Wide a, Wide b) { return (a >= 0) ? a / b : -((-a + b - 1) / b); };
+    Wide size = (ceilMode ? floorDivWide(span + stride - 1, stride) : floorDivWide(span, stride)) + 1;
+    if (ceilMode && (size - 1) * stride >= Wide(inputSize) + padBegin) --size;
+    if (size < 0) return 0;
+    return static_cast<int64_t>(size);
+}
+
+}  // namespace poolgrad

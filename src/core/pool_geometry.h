@@ -1,0 +1,51 @@
+// One description of pooling windows for every operator: per spatial axis either a regular
+// (kernel, stride, padding, dilation) window or an adaptive one, and the (n,c) plane counts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace poolgrad {
+
+// The in-range input coordinates of one window on one axis: first, first+step, ... (count of them).
+struct AxisWindow {
+    int64_t first = 0;
+    int64_t step = 1;
+    int64_t count = 0;
+};
+
+struct WindowAxis {
+    int64_t inputSize = 1;
+    int64_t outputSize = 1;
+    bool adaptive = false;
+    int64_t kernel = 1;
+    int64_t stride = 1;
+    int64_t padBegin = 0;
+    int64_t dilation = 1;
+
+    // Regular: {o*stride - padBegin + j*dilation : 0 <= j < kernel} within [0, inputSize).
+    // Adaptive: [floor(o*I/O), ceil((o+1)*I/O)).
+    AxisWindow window(int64_t o) const;
+    // Windows of all outputs, computed once per run rather than per element.
+    std::vector<AxisWindow> allWindows() const;
+    // True when no input coordinate lies in two windows on this axis.
+    bool windowsDisjoint() const;
+};
+
+struct PoolGeometry {
+    int64_t batch = 1;
+    int64_t channels = 1;
+    std::array<WindowAxis, 3> axes{};  // D, H, W
+
+    int64_t planes() const { return batch * channels; }
+    int64_t inputPlaneElements() const { return axes[0].inputSize * axes[1].inputSize * axes[2].inputSize; }
+    int64_t outputPlaneElements() const { return axes[0].outputSize * axes[1].outputSize * axes[2].outputSize; }
+};
+
+// Output length of a regular pooling axis, PyTorch rule included: with ceilMode the last window must
+// start inside the input plus the leading padding. May return a value < 1, which callers reject.
+int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,
+                         int64_t dilation, bool ceilMode);
+
+}  // namespace poolgrad

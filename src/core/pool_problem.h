@@ -1,0 +1,40 @@
+// The plain description phase 1 builds for every operator call and every backend consumes:
+// what to compute (the task), the window geometry, and the operands as strided 5-D views.
+#pragma once
+
+#include <string>
+
+#include "core/pool_geometry.h"
+#include "core/strided_tensor.h"
+
+namespace poolgrad {
+
+enum class PoolTask {
+    // input -> output values + indices (3-D and adaptive forwards, 2-D wrappers)
+    ArgmaxForward,
+    // gradOutput scattered through indices -> gradInput (every indices-based backward)
+    IndexScatterBackward,
+    // gradInput := +0 (empty-input shortcut of the backward ops)
+    ZeroFill,
+};
+
+const char *poolTaskName(PoolTask task);
+
+enum class Backend { Cpu };
+
+struct PoolProblem {
+    const char *operatorName = "";
+    PoolTask task = PoolTask::ZeroFill;
+    Backend backend = Backend::Cpu;
+    PoolGeometry geometry;
+    // Operands by role; a task uses only some of them (the rest stay empty).
+    StridedTensor input;       // forward: self
+    StridedTensor output;      // forward: out
+    StridedTensor indices;     // forward: indices written; backward: indices read
+    StridedTensor gradOutput;  // backward
+    StridedTensor gradInput;   // backward, ZeroFill
+
+    std::string describe() const;  // one line for POOLGRAD_VERBOSE
+};
+
+}  // namespace poolgrad

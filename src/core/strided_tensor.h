@@ -1,0 +1,36 @@
+// A plain description of one operand as the kernels see it: a 5-D (N,C,D,H,W) strided view.
+// 4-D (C,D,H,W) tensors get N = 1; the element offset is folded into the base pointer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "core/data_type.h"
+
+namespace poolgrad {
+
+struct StridedTensor {
+    ElementType type = ElementType::Float32;
+    int rank = 0;                       // the caller's rank, kept for messages and index formatting
+    std::array<int64_t, 5> size{};      // N, C, D, H, W
+    std::array<int64_t, 5> stride{};    // in elements
+    void *base = nullptr;               // address of element (0,0,0,0,0)
+
+    int64_t elementCount() const { return size[0] * size[1] * size[2] * size[3] * size[4]; }
+    int64_t planeElements() const { return size[2] * size[3] * size[4]; }
+    bool empty() const { return elementCount() == 0; }
+
+    // True when every (n,c) plane is dense row-major, so a plane is one run of planeElements().
+    bool planesDense() const { return stride[4] == 1 && stride[3] == size[4] && stride[2] == size[3] * size[4]; }
+
+    template <typename T>
+    T *at(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) const {
+        return static_cast<T *>(base) + n * stride[0] + c * stride[1] + d * stride[2] + h * stride[3] + w * stride[4];
+    }
+    template <typename T>
+    T *plane(int64_t n, int64_t c) const {
+        return static_cast<T *>(base) + n * stride[0] + c * stride[1];
+    }
+};
+
+}  // namespace poolgrad

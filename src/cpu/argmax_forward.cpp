@@ -1,0 +1,103 @@
+// Argmax forward: one thread owns a block of (n,c) planes and writes their outputs and indices.
+// Windows come from the shared geometry (regular or adaptive). Scan order is d, h, w; the first
+// strictly greater value wins, so ties keep the first element; a NaN wins over everything and the
+// last NaN in scan order is reported. Values are copied bit-exactly from the input.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/threading.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// InnerUnit: the W stride of every operand is 1 and planes are dense, known at compile time.
+template <typename T, typename I, bool Dense>
+void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
+    const PoolGeometry &geometry = problem.geometry;
+    const std::vector<AxisWindow> windowsD = geometry.axes[0].allWindows();
+    const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows();
+    const std::vector<AxisWindow> windowsW = geometry.axes[2].allWindows();
+    const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
+    const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
+    const int64_t inSd = Dense ? inH * inW : in.stride[2], inSh = Dense ? inW : in.stride[3],
+                  inSw = Dense ? 1 : in.stride[4];
+    const int64_t channels = geometry.channels;
+
+    for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t n = plane / channels, c = plane % channels;
+        const T *inPlane = in.plane<const T>(n, c);
+        T *outPlane = out.plane<T>(n, c);
+        I *idxPlane = idx.plane<I>(n, c);
+        int64_t q = 0;  // flat output position, used when Dense
+        for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od) {
+            const AxisWindow wd = windowsD[od];
+            for (int64_t oh = 0; oh < geometry.axes[1].outputSize; ++oh) {
+                const AxisWindow wh = windowsH[oh];
+                for (int64_t ow = 0; ow < geometry.axes[2].outputSize; ++ow, ++q) {
+                    const AxisWindow ww = windowsW[ow];
+                    float best = -std::numeric_limits<float>::infinity();
+                    int64_t bestIndex = -1, bestOffset = -1, nanIndex = -1, nanOffset = -1;
+                    for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step) {
+                        for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
+                            for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step) {
+                                const int64_t offset = d * inSd + h * inSh + w * inSw;
+                                const float value = toFloat(inPlane[offset]);
+                                const int64_t flat = (d * inH + h) * inW + w;
+                                if (bestIndex < 0) {
+                                    bestIndex = flat;
+                                    bestOffset = offset;
+                                }
+                                if (std::isnan(value)) {
+                                    nanIndex = flat;
+                                    nanOffset = offset;
+                                } else if (value > best) {
+                                    best = value;
+                                    bestIndex = flat;
+                                    bestOffset = offset;
+                                }
+                            }
+                        }
+                    }
+                    if (nanIndex >= 0) {
+                        bestIndex = nanIndex;
+                        bestOffset = nanOffset;
+                    }
+                    const T value = bestOffset >= 0 ? inPlane[bestOffset]
+                                                    : fromFloat<T>(-std::numeric_limits<float>::infinity());
+                    if constexpr (Dense) {
+                        outPlane[q] = value;
+                        idxPlane[q] = static_cast<I>(bestIndex);
+                    } else {
+                        *(outPlane + od * out.stride[2] + oh * out.stride[3] + ow * out.stride[4]) = value;
+                        *(idxPlane + od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4]) =
+                            static_cast<I>(bestIndex);
+                    }
+                }
+            }
+        }
+    }
+}
+
+template <bool Dense>
+RunResult argmaxForward(const PoolProblem &problem) {
+    withValueType(problem.input.type, [&](auto value) {
+        withIndexType(problem.indices.type, [&](auto index) {
+            using T = typename decltype(value)::type;
+            using I = typename decltype(index)::type;
+            parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) {
+                argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
+            });
+        });
+    });
+    return {};
+}
+
+}  // namespace
+
+RunResult argmaxForwardDense(const PoolProblem &problem) { return argmaxForward<true>(problem); }
+RunResult argmaxForwardStrided(const PoolProblem &problem) { return argmaxForward<false>(problem); }
+
+}  // namespace poolgrad::cpu

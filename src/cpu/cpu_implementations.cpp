@@ -1,0 +1,43 @@
+// The CPU implementation list: for each task, fastest first; the strided reference closes each task
+// and accepts every valid problem.
+#include <array>
+
+#include "cpu/cpu_kernels.h"
+
+namespace poolgrad {
+namespace {
+
+std::optional<std::string> acceptAll(const PoolProblem &) { return std::nullopt; }
+
+std::optional<std::string> requireDensePlanes(std::initializer_list<std::pair<const char *, const StridedTensor *>> operands) {
+    for (const auto &[role, tensor] : operands)
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+std::optional<std::string> forwardDenseDecline(const PoolProblem &problem) {
+    return requireDensePlanes({{"input", &problem.input}, {"output", &problem.output}, {"indices", &problem.indices}});
+}
+
+std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
+    return requireDensePlanes(
+        {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}});
+}
+
+constexpr std::array implementations{
+    Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, forwardDenseDecline,
+                   cpu::argmaxForwardDense},
+    Implementation{"cpu_argmax_forward_reference", PoolTask::ArgmaxForward, Backend::Cpu, acceptAll,
+                   cpu::argmaxForwardStrided},
+    Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   backwardDenseDecline, cpu::indexScatterBackwardDense},
+    Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu, acceptAll,
+                   cpu::indexScatterBackwardStrided},
+    Implementation{"cpu_zero_fill", PoolTask::ZeroFill, Backend::Cpu, acceptAll, cpu::zeroFillGradInput},
+};
+
+}  // namespace
+
+std::span<const Implementation> allImplementations() { return implementations; }
+
+}  // namespace poolgrad

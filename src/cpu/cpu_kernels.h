@@ -1,0 +1,23 @@
+// Entry points of the CPU kernel families, as the implementation list uses them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/implementation.h"
+
+namespace poolgrad::cpu {
+
+// Argmax forward: gathers each window of the input, writes its maximum and the flat index of it.
+RunResult argmaxForwardDense(const PoolProblem &problem);
+RunResult argmaxForwardStrided(const PoolProblem &problem);
+
+// Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
+RunResult indexScatterBackwardDense(const PoolProblem &problem);
+RunResult indexScatterBackwardStrided(const PoolProblem &problem);
+
+// Writes +0 to every element of problem.gradInput.
+RunResult zeroFillGradInput(const PoolProblem &problem);
+void zeroFill(const StridedTensor &tensor);
+
+}  // namespace poolgrad::cpu

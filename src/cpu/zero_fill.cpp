@@ -1,0 +1,37 @@
+// Zero-fill of a strided 5-D view; dense planes become one memset each. Split over (n,c) planes.
+#include <cstring>
+
+#include "core/threading.h"
+#include "cpu/cpu_kernels.h"
+
+namespace poolgrad::cpu {
+
+void zeroFill(const StridedTensor &tensor) {
+    if (tensor.empty()) return;
+    const size_t bytes = elementSize(tensor.type);
+    auto *base = static_cast<unsigned char *>(tensor.base);
+    const int64_t channels = tensor.size[1];
+    const bool dense = tensor.planesDense();
+    parallelForBlocks(tensor.size[0] * channels, [&](int64_t begin, int64_t end) {
+        for (int64_t plane = begin; plane < end; ++plane) {
+            unsigned char *planeBase =
+                base + (plane / channels * tensor.stride[0] + plane % channels * tensor.stride[1]) * bytes;
+            if (dense) {
+                std::memset(planeBase, 0, static_cast<size_t>(tensor.planeElements()) * bytes);
+                continue;
+            }
+            for (int64_t d = 0; d < tensor.size[2]; ++d)
+                for (int64_t h = 0; h < tensor.size[3]; ++h)
+                    for (int64_t w = 0; w < tensor.size[4]; ++w)
+                        std::memset(planeBase + (d * tensor.stride[2] + h * tensor.stride[3] + w * tensor.stride[4]) * bytes,
+                                    0, bytes);
+        }
+    });
+}
+
+RunResult zeroFillGradInput(const PoolProblem &problem) {
+    zeroFill(problem.gradInput);
+    return {};
+}
+
+}  // namespace poolgrad::cpu
