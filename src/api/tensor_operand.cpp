@@ -12,19 +12,38 @@ ElementType elementTypeOf(aclDataType type) {
     }
 }
 
-StridedTensor stridedOperand(const aclTensor *tensor) {
+namespace {
+
+// axisOf[k] = which dim of the tensor is kernel axis k (N,C,D,H,W), or -1 for a size-1 axis.
+StridedTensor mapAxes(const aclTensor *tensor, const int (&axisOf)[5]) {
     StridedTensor operand;
     operand.type = elementTypeOf(tensor->dataType);
     operand.rank = static_cast<int>(tensor->viewShape.size());
-    const int missing = 5 - operand.rank;  // leading axes a lower-rank tensor lacks: size 1
-    for (int i = 0; i < 5; ++i) {
-        operand.size[i] = i < missing ? 1 : tensor->viewShape[i - missing];
-        operand.stride[i] = i < missing ? 0 : tensor->strides[i - missing];
+    for (int k = 0; k < 5; ++k) {
+        const int dim = axisOf[k];
+        operand.size[k] = dim < 0 ? 1 : tensor->viewShape[dim];
+        operand.stride[k] = dim < 0 ? 0 : tensor->strides[dim];
     }
     operand.base = tensor->data == nullptr
                        ? nullptr
                        : static_cast<unsigned char *>(tensor->data) + tensor->offset * elementSize(operand.type);
     return operand;
+}
+
+}  // namespace
+
+StridedTensor stridedOperand(const aclTensor *tensor) {
+    static constexpr int rank5[5] = {0, 1, 2, 3, 4};
+    static constexpr int rank4[5] = {-1, 0, 1, 2, 3};
+    return mapAxes(tensor, tensor->viewShape.size() == 5 ? rank5 : rank4);
+}
+
+StridedTensor stridedOperand2d(const aclTensor *tensor, PlaneLayout layout) {
+    static constexpr int nchw[5] = {0, 1, -1, 2, 3};
+    static constexpr int chw[5] = {-1, 0, -1, 1, 2};
+    static constexpr int nhwc[5] = {0, 3, -1, 1, 2};
+    if (layout == PlaneLayout::ChannelsLast) return mapAxes(tensor, nhwc);
+    return mapAxes(tensor, tensor->viewShape.size() == 4 ? nchw : chw);
 }
 
 }  // namespace poolgrad

@@ -10,6 +10,8 @@ const char *poolTaskName(PoolTask task) {
             return "argmax-forward";
         case PoolTask::IndexScatterBackward:
             return "index-scatter-backward";
+        case PoolTask::RecomputeArgmaxBackward:
+            return "recompute-argmax-backward";
         case PoolTask::ZeroFill:
             return "zero-fill";
     }

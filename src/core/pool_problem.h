@@ -10,10 +10,13 @@
 namespace poolgrad {
 
 enum class PoolTask {
-    // input -> output values + indices (3-D and adaptive forwards, 2-D wrappers)
+    // input -> output values, and indices when problem.indices is present (every forward)
     ArgmaxForward,
     // gradOutput scattered through indices -> gradInput (every indices-based backward)
     IndexScatterBackward,
+    // gradOutput sent to the first window element equal to output (origOutput) -> gradInput
+    // (MaxPoolV3Grad: the argmax is recomputed from input, no indices tensor)
+    RecomputeArgmaxBackward,
     // gradInput := +0 (empty-input shortcut of the backward ops)
     ZeroFill,
 };
@@ -28,9 +31,9 @@ struct PoolProblem {
     Backend backend = Backend::Cpu;
     PoolGeometry geometry;
     // Operands by role; a task uses only some of them (the rest stay empty).
-    StridedTensor input;       // forward: self
-    StridedTensor output;      // forward: out
-    StridedTensor indices;     // forward: indices written; backward: indices read
+    StridedTensor input;       // forward: self; recompute backward: origInput
+    StridedTensor output;      // forward: out; recompute backward: origOutput
+    StridedTensor indices;     // forward: indices written (optional); index backward: indices read
     StridedTensor gradOutput;  // backward
     StridedTensor gradInput;   // backward, ZeroFill
 

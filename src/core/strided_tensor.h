@@ -19,6 +19,7 @@ struct StridedTensor {
     int64_t elementCount() const { return size[0] * size[1] * size[2] * size[3] * size[4]; }
     int64_t planeElements() const { return size[2] * size[3] * size[4]; }
     bool empty() const { return elementCount() == 0; }
+    bool present() const { return rank != 0; }
 
     // True when every (n,c) plane is dense row-major, so a plane is one run of planeElements().
     bool planesDense() const { return stride[4] == 1 && stride[3] == size[4] && stride[2] == size[3] * size[4]; }

@@ -30,7 +30,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
         const int64_t n = plane / channels, c = plane % channels;
         const T *inPlane = in.plane<const T>(n, c);
         T *outPlane = out.plane<T>(n, c);
-        I *idxPlane = idx.plane<I>(n, c);
+        I *idxPlane = idx.present() ? idx.plane<I>(n, c) : nullptr;  // value-only forwards have no indices
         int64_t q = 0;  // flat output position, used when Dense
         for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od) {
             const AxisWindow wd = windowsD[od];
@@ -69,11 +69,12 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                                                     : fromFloat<T>(-std::numeric_limits<float>::infinity());
                     if constexpr (Dense) {
                         outPlane[q] = value;
-                        idxPlane[q] = static_cast<I>(bestIndex);
+                        if (idxPlane) idxPlane[q] = static_cast<I>(bestIndex);
                     } else {
                         *(outPlane + od * out.stride[2] + oh * out.stride[3] + ow * out.stride[4]) = value;
-                        *(idxPlane + od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4]) =
-                            static_cast<I>(bestIndex);
+                        if (idxPlane)
+                            *(idxPlane + od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4]) =
+                                static_cast<I>(bestIndex);
                     }
                 }
             }

@@ -11,7 +11,7 @@ std::optional<std::string> acceptAll(const PoolProblem &) { return std::nullopt;
 
 std::optional<std::string> requireDensePlanes(std::initializer_list<std::pair<const char *, const StridedTensor *>> operands) {
     for (const auto &[role, tensor] : operands)
-        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+        if (tensor->present() && !tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
     return std::nullopt;
 }
 
