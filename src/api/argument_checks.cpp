@@ -154,10 +154,9 @@ aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<i
                 "), got ", shapeText(tensor.tensor->viewShape));
 }
 
-aclnnStatus requireIndexRange(const char *op, NamedTensor indices, int64_t planeElements) {
-    if (indices.tensor->dataType != ACL_INT32 || planeElements <= std::numeric_limits<int32_t>::max())
-        return ACLNN_SUCCESS;
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", indices.name,
+aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements) {
+    if (indexType != ACL_INT32 || planeElements <= std::numeric_limits<int32_t>::max()) return ACLNN_SUCCESS;
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
                 " is INT32 but the input plane D*H*W has ", planeElements,
                 " elements, more than 2147483647; use INT64 indices");
 }

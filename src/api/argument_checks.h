@@ -42,7 +42,7 @@ aclnnStatus requireSameRank(const char *op, NamedTensor tensor, NamedTensor refe
 aclnnStatus requireSameShape(const char *op, NamedTensor tensor, NamedTensor reference);
 aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<int64_t> &expected, const char *why);
 // INT32 indices can only address planes of at most 2^31-1 elements.
-aclnnStatus requireIndexRange(const char *op, NamedTensor indices, int64_t planeElements);
+aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements);
 // Library addition: a non-empty tensor has data, and every element of its view lies inside its storage.
 aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors);
 

@@ -20,6 +20,7 @@ std::optional<std::string> forwardDenseDecline(const PoolProblem &problem) {
 }
 
 std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
     return requireDensePlanes(
         {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}});
 }

@@ -2,7 +2,8 @@
 // summed in float32 in increasing output order, starting from +0, then rounded once to the output
 // type. float32 outputs with dense planes accumulate in place; others use a per-thread float32 plane.
 // An index < -1 or >= D*H*W stops its plane; the first one (lowest position) is reported and the
-// whole gradInput is zeroed, so an error never leaves a partial result.
+// whole gradInput is zeroed, so an error never leaves a partial result. Without an indices operand
+// (masks of 1x1 kernels) every window has one element, and that element is the index.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -37,6 +38,10 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
                   outW = geometry.axes[2].outputSize;
     const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
     const int64_t channels = geometry.channels;
+    const bool impliedIndices = !idx.present();
+    const std::vector<AxisWindow> windowsD = impliedIndices ? geometry.axes[0].allWindows() : std::vector<AxisWindow>{};
+    const std::vector<AxisWindow> windowsH = impliedIndices ? geometry.axes[1].allWindows() : std::vector<AxisWindow>{};
+    const std::vector<AxisWindow> windowsW = impliedIndices ? geometry.axes[2].allWindows() : std::vector<AxisWindow>{};
     constexpr bool accumulateInPlace = Dense && std::is_same_v<T, float>;
     std::vector<float> scratch(accumulateInPlace ? 0 : static_cast<size_t>(planeElements));
 
@@ -44,7 +49,7 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end && !bad.found(); ++plane) {
         const int64_t n = plane / channels, c = plane % channels;
         const T *gradOutPlane = gradOut.plane<const T>(n, c);
-        const I *idxPlane = idx.plane<const I>(n, c);
+        const I *idxPlane = impliedIndices ? nullptr : idx.plane<const I>(n, c);
         float *sums = accumulateInPlace ? reinterpret_cast<float *>(gradIn.plane<T>(n, c)) : scratch.data();
         std::fill(sums, sums + planeElements, 0.0f);
 
@@ -54,8 +59,14 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
                 for (int64_t ow = 0; ow < outW; ++ow, ++q) {
                     const int64_t gradOffset =
                         Dense ? q : od * gradOut.stride[2] + oh * gradOut.stride[3] + ow * gradOut.stride[4];
-                    const int64_t idxOffset = Dense ? q : od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
-                    const int64_t target = static_cast<int64_t>(idxPlane[idxOffset]);
+                    int64_t target;
+                    if (impliedIndices) {
+                        target = (windowsD[od].first * inH + windowsH[oh].first) * inW + windowsW[ow].first;
+                    } else {
+                        const int64_t idxOffset =
+                            Dense ? q : od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
+                        target = static_cast<int64_t>(idxPlane[idxOffset]);
+                    }
                     if (target == -1) continue;  // an empty window's index contributes nothing
                     if (target < -1 || target >= planeElements) {
                         bad = {plane, q, target};
@@ -82,11 +93,10 @@ std::string describeBadIndex(const PoolProblem &problem, const BadIndex &bad) {
     const int64_t outH = geometry.axes[1].outputSize, outW = geometry.axes[2].outputSize;
     const int64_t od = bad.position / (outH * outW), oh = bad.position / outW % outH, ow = bad.position % outW;
     std::ostringstream text;
-    text << "indices[";
-    if (problem.indices.rank == 5) text << bad.plane / geometry.channels << ", ";
-    text << bad.plane % geometry.channels << ", " << od << ", " << oh << ", " << ow << "] = " << bad.value
-         << " is outside [0, " << geometry.inputPlaneElements()
-         << ") (the D*H*W positions of an input plane; -1 alone means 'no element'); gradInput was set to zeros";
+    text << "indices at (n=" << bad.plane / geometry.channels << ", c=" << bad.plane % geometry.channels
+         << ", d=" << od << ", h=" << oh << ", w=" << ow << ") = " << bad.value << " is outside [0, "
+         << geometry.inputPlaneElements()
+         << ") (the positions of an input plane; -1 alone means 'no element'); gradInput was set to zeros";
     return text.str();
 }
 
@@ -95,7 +105,7 @@ RunResult indexScatterBackward(const PoolProblem &problem) {
     BadIndex first;
     std::mutex firstMutex;
     withValueType(problem.gradOutput.type, [&](auto value) {
-        withIndexType(problem.indices.type, [&](auto index) {
+        withIndexType(problem.indices.present() ? problem.indices.type : ElementType::Int32, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
             parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) {

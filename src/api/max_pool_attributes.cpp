@@ -1,6 +1,6 @@
-#include "api/max_pool3d_attributes.h"
+#include "api/max_pool_attributes.h"
 
-#include <initializer_list>
+#include <vector>
 
 #include "api/argument_checks.h"
 #include "core/error_message.h"
@@ -11,10 +11,12 @@ namespace {
 
 constexpr const char *axisNames[3] = {"D", "H", "W"};
 
-// Expands a list of length 1 or 3 (or 0 when emptyValue is given) to one value per axis.
-aclnnStatus expandList(const char *op, const char *name, const aclIntArray *list,
-                       std::initializer_list<size_t> allowedLengths, const std::array<int64_t, 3> *emptyValue,
-                       std::array<int64_t, 3> &values) {
+// Expands a list of length 1 or spatialDims (or 0 when emptyValue is given) to (D,H,W) values; with
+// two spatial dims D gets depthValue.
+aclnnStatus expandList(const char *op, const char *name, const aclIntArray *list, int spatialDims, bool allowEmpty,
+                       const std::array<int64_t, 3> *emptyValue, int64_t depthValue, std::array<int64_t, 3> &values) {
+    std::vector<size_t> allowedLengths{1, static_cast<size_t>(spatialDims)};
+    if (allowEmpty) allowedLengths.insert(allowedLengths.begin(), 0);
     const std::vector<int64_t> &given = list->values;
     bool allowed = false;
     for (size_t length : allowedLengths) allowed |= given.size() == length;
@@ -28,8 +30,11 @@ aclnnStatus expandList(const char *op, const char *name, const aclIntArray *list
         values = *emptyValue;
     else if (given.size() == 1)
         values = {given[0], given[0], given[0]};
-    else
+    else if (spatialDims == 3)
         values = {given[0], given[1], given[2]};
+    else
+        values = {depthValue, given[0], given[1]};
+    if (spatialDims == 2 && given.size() == 1) values[0] = depthValue;
     return ACLNN_SUCCESS;
 }
 
@@ -43,16 +48,18 @@ aclnnStatus requireAtLeastOne(const char *op, const char *name, const std::array
 
 }  // namespace
 
-aclnnStatus decodeMaxPool3dAttributes(const char *op, const aclIntArray *kernelSize, const aclIntArray *stride,
-                                      const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                                      MaxPool3dAttributes &attributes) {
+aclnnStatus decodeMaxPoolAttributes(const char *op, int spatialDims, const aclIntArray *kernelSize,
+                                    const aclIntArray *stride, const aclIntArray *padding,
+                                    const aclIntArray *dilation, bool ceilMode, MaxPoolAttributes &attributes) {
     attributes.ceilMode = ceilMode;
-    if (auto status = expandList(op, "kernelSize", kernelSize, {1, 3}, nullptr, attributes.kernel)) return status;
+    if (auto status = expandList(op, "kernelSize", kernelSize, spatialDims, false, nullptr, 1, attributes.kernel))
+        return status;
     if (auto status = requireAtLeastOne(op, "kernelSize", attributes.kernel)) return status;
-    if (auto status = expandList(op, "stride", stride, {0, 1, 3}, &attributes.kernel, attributes.stride))
+    if (auto status = expandList(op, "stride", stride, spatialDims, true, &attributes.kernel, 1, attributes.stride))
         return status;
     if (auto status = requireAtLeastOne(op, "stride", attributes.stride)) return status;
-    if (auto status = expandList(op, "padding", padding, {1, 3}, nullptr, attributes.padding)) return status;
+    if (auto status = expandList(op, "padding", padding, spatialDims, false, nullptr, 0, attributes.padding))
+        return status;
     for (int a = 0; a < 3; ++a) {
         const int64_t limit = attributes.kernel[a] / 2;
         if (attributes.padding[a] < 0 || attributes.padding[a] > limit)
@@ -60,12 +67,12 @@ aclnnStatus decodeMaxPool3dAttributes(const char *op, const aclIntArray *kernelS
                         " must satisfy 0 <= padding <= kernelSize/2 = ", limit, " (kernelSize ",
                         attributes.kernel[a], "), got ", attributes.padding[a]);
     }
-    if (auto status = expandList(op, "dilation", dilation, {1, 3}, nullptr, attributes.dilation)) return status;
+    if (auto status = expandList(op, "dilation", dilation, spatialDims, false, nullptr, 1, attributes.dilation))
+        return status;
     return requireAtLeastOne(op, "dilation", attributes.dilation);
 }
 
-std::array<int64_t, 3> maxPool3dOutputSize(const MaxPool3dAttributes &attributes,
-                                           const std::array<int64_t, 3> &input) {
+std::array<int64_t, 3> maxPoolOutputSize(const MaxPoolAttributes &attributes, const std::array<int64_t, 3> &input) {
     std::array<int64_t, 3> output{};
     for (int a = 0; a < 3; ++a)
         output[a] = pooledOutputSize(input[a], attributes.kernel[a], attributes.stride[a], attributes.padding[a],
@@ -73,7 +80,7 @@ std::array<int64_t, 3> maxPool3dOutputSize(const MaxPool3dAttributes &attributes
     return output;
 }
 
-PoolGeometry maxPool3dGeometry(const MaxPool3dAttributes &attributes, int64_t batch, int64_t channels,
+PoolGeometry maxPoolGeometry(const MaxPoolAttributes &attributes, int64_t batch, int64_t channels,
                                const std::array<int64_t, 3> &input, const std::array<int64_t, 3> &output) {
     PoolGeometry geometry;
     geometry.batch = batch;

@@ -1,0 +1,116 @@
+// Adaptive max-pool backwards (SPEC §5, §8): aclnnAdaptiveMaxPool3dBackward and
+// aclnnAdaptiveMaxPool2dBackward (the 3-D operator with D = 1). Phase 1 checks the rows of §5 in
+// order; the computation is the same index scatter as every indices-based backward.
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
+#include "api/adaptive_max_pool.h"
+#include "api/argument_checks.h"
+#include "api/spatial_operand.h"
+#include "core/error_message.h"
+#include "core/executor.h"
+
+namespace poolgrad {
+namespace {
+
+aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, const aclTensor *gradOutput,
+                                            const aclTensor *self, const aclTensor *indices,
+                                            const aclTensor *gradInput, uint64_t *workspaceSize,
+                                            aclOpExecutor **executor, PoolProblem &problem) {
+    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
+                                     {"gradInput", gradInput}, {"workspaceSize", workspaceSize},
+                                     {"executor", executor}}))
+        return s;
+    const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self},
+        indicesArg{"indices", indices}, gradInputArg{"gradInput", gradInput};
+
+    if (auto s = requireDataTypeIn(op, selfArg, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
+    if (auto s = requireSameDataType(op, gradOutputArg, selfArg)) return s;
+    if (auto s = requireSameDataType(op, gradInputArg, selfArg)) return s;
+    if (auto s = requireDataTypeIn(op, indicesArg, {ACL_INT32, ACL_INT64})) return s;
+
+    const size_t batchedRank = static_cast<size_t>(spatialDims) + 2;
+    for (const NamedTensor &tensor : {gradOutputArg, selfArg, indicesArg, gradInputArg})
+        if (auto s = requireRankIn(op, tensor, {batchedRank - 1, batchedRank})) return s;
+    for (const NamedTensor &tensor : {gradOutputArg, indicesArg, gradInputArg})
+        if (auto s = requireSameRank(op, tensor, selfArg)) return s;
+
+    if (auto s = requireSameShape(op, indicesArg, gradOutputArg)) return s;
+    if (auto s = requireSameShape(op, gradInputArg, selfArg)) return s;
+
+    const StridedTensor input = spatialOperand(spatialDims, self);
+    if (auto s = requireIndexRange(op, "indices", indices->dataType, input.planeElements())) return s;
+
+    for (const NamedTensor &tensor : {gradOutputArg, selfArg, indicesArg, gradInputArg})
+        if (auto s = requirePublicFormat(op, tensor)) return s;
+    for (const NamedTensor &tensor : {gradOutputArg, indicesArg, gradInputArg})
+        if (auto s = requireSameFormat(op, tensor, selfArg)) return s;
+
+    const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
+    for (size_t i = 0; i < leadingCount; ++i)
+        if (gradOutput->viewShape[i] != self->viewShape[i])
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C",
+                        " (dim ", i, ") must equal self's, got gradOutput ", shapeText(gradOutput->viewShape),
+                        " and self ", shapeText(self->viewShape));
+
+    if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
+
+    problem.operatorName = op;
+    problem.gradInput = spatialOperand(spatialDims, gradInput);
+    if (isEmpty(gradOutput) || isEmpty(self) || isEmpty(indices)) {
+        problem.task = PoolTask::ZeroFill;
+        return ACLNN_SUCCESS;
+    }
+    problem.task = PoolTask::IndexScatterBackward;
+    problem.gradOutput = spatialOperand(spatialDims, gradOutput);
+    problem.indices = spatialOperand(spatialDims, indices);
+    problem.geometry =
+        adaptiveGeometry(input.size[0], input.size[1], {input.size[2], input.size[3], input.size[4]},
+                         {problem.gradOutput.size[2], problem.gradOutput.size[3], problem.gradOutput.size[4]});
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutput, const aclTensor *self,
+                     const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
+                     aclOpExecutor **executor) {
+    PoolProblem problem;
+    if (auto s = describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput,
+                                                 workspaceSize, executor, problem)) {
+        clearPhaseOneOutputs(workspaceSize, executor);
+        return s;
+    }
+    return finishPhaseOne(problem, workspaceSize, executor);
+}
+
+constexpr const char *adaptive3dBackward = "aclnnAdaptiveMaxPool3dBackward";
+constexpr const char *adaptive2dBackward = "aclnnAdaptiveMaxPool2dBackward";
+
+}  // namespace
+}  // namespace poolgrad
+
+using namespace poolgrad;
+
+extern "C" {
+
+aclnnStatus aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                          const aclTensor *indices, aclTensor *gradInput,
+                                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return phaseOne(3, adaptive3dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool3dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                          aclrtStream stream) {
+    return runPhaseTwo(adaptive3dBackward, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                          const aclTensor *indices, aclTensor *gradInput,
+                                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return phaseOne(2, adaptive2dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                          aclrtStream stream) {
+    return runPhaseTwo(adaptive2dBackward, workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,142 @@
+// Adaptive max-pool forwards (SPEC §7.2, §8): aclnnAdaptiveMaxPool3d and aclnnAdaptiveMaxPool2d (the
+// 3-D operator with D = 1). Phase 1 checks the rows of §7.2 in order and describes an argmax-forward
+// problem whose windows are adaptive: [floor(o*I/O), ceil((o+1)*I/O)) on every axis.
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d.h"
+#include "api/adaptive_max_pool.h"
+#include "api/argument_checks.h"
+#include "api/spatial_operand.h"
+#include "core/error_message.h"
+#include "core/executor.h"
+
+namespace poolgrad {
+
+PoolGeometry adaptiveGeometry(int64_t batch, int64_t channels, const std::array<int64_t, 3> &input,
+                              const std::array<int64_t, 3> &output) {
+    PoolGeometry geometry;
+    geometry.batch = batch;
+    geometry.channels = channels;
+    for (int a = 0; a < 3; ++a) {
+        geometry.axes[a].adaptive = true;
+        geometry.axes[a].inputSize = input[a];
+        geometry.axes[a].outputSize = output[a];
+    }
+    return geometry;
+}
+
+namespace {
+
+aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, const aclTensor *self,
+                                           const aclIntArray *outputSize, const aclTensor *out,
+                                           const aclTensor *indices, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor, PoolProblem &problem) {
+    if (auto s = requireNonNull(op, {{"workspaceSize", workspaceSize}, {"executor", executor}, {"self", self},
+                                     {"outputSize", outputSize}, {"outputOut", out}, {"indicesOut", indices}}))
+        return s;
+    const NamedTensor selfArg{"self", self}, outArg{"outputOut", out}, indicesArg{"indicesOut", indices};
+
+    const size_t batchedRank = static_cast<size_t>(spatialDims) + 2;
+    for (const NamedTensor &tensor : {selfArg, outArg, indicesArg})
+        if (auto s = requireRankIn(op, tensor, {batchedRank - 1, batchedRank})) return s;
+    for (const NamedTensor &tensor : {outArg, indicesArg})
+        if (auto s = requireSameRank(op, tensor, selfArg)) return s;
+
+    for (const NamedTensor &tensor : {selfArg, outArg})
+        if (auto s = requireDataTypeIn(op, tensor, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
+    if (auto s = requireDataTypeIn(op, indicesArg, {ACL_INT32, ACL_INT64})) return s;
+
+    if (auto s = spatialDims == 3 ? requireFormatIn(op, selfArg, {ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW})
+                                  : requireFormatIn(op, selfArg, {ACL_FORMAT_ND, ACL_FORMAT_NCHW}))
+        return s;
+    if (auto s = requireSameFormat(op, outArg, selfArg)) return s;
+
+    const std::vector<int64_t> &sizes = outputSize->values;
+    const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
+    if (sizes.size() != 0 && sizes.size() != 1 && sizes.size() != static_cast<size_t>(spatialDims))
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputSize must have length 0, 1 or ", spatialDims,
+                    ", got length ", sizes.size(), " ", shapeText(sizes));
+    std::vector<int64_t> expected(self->viewShape.begin(), self->viewShape.begin() + leadingCount);
+    for (int a = 0; a < spatialDims; ++a) {
+        const int64_t inputAxis = self->viewShape[leadingCount + a];
+        expected.push_back(sizes.empty() ? inputAxis : sizes.size() == 1 ? sizes[0] : sizes[a]);
+    }
+    for (size_t i = 0; i < leadingCount; ++i)
+        if (out->viewShape[i] != self->viewShape[i])
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ", leadingCount == 2 && i == 0 ? "N" : "C",
+                        " (dim ", i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
+                        shapeText(self->viewShape));
+    if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
+    if (auto s = requireSameShape(op, indicesArg, outArg)) return s;
+
+    if (auto s = requireSameDataType(op, outArg, selfArg)) return s;
+
+    for (size_t i = 1; i < self->viewShape.size(); ++i)
+        if (self->viewShape[i] < 1)
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": every self dim other than dim 0 must be >= 1, got ",
+                        shapeText(self->viewShape));
+    for (int64_t value : sizes)
+        if (value < 1)
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": every outputSize value must be >= 1, got ", shapeText(sizes));
+    const StridedTensor input = spatialOperand(spatialDims, self);
+    if (auto s = requireIndexRange(op, "indicesOut", indices->dataType, input.planeElements())) return s;
+
+    problem.operatorName = op;
+    if (isEmpty(self)) {
+        problem.task = PoolTask::ZeroFill;  // empty gradInput: nothing to write
+        return ACLNN_SUCCESS;
+    }
+    if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
+
+    problem.task = PoolTask::ArgmaxForward;
+    problem.output = spatialOperand(spatialDims, out);
+    problem.indices = spatialOperand(spatialDims, indices);
+    problem.input = input;
+    problem.geometry = adaptiveGeometry(input.size[0], input.size[1], {input.size[2], input.size[3], input.size[4]},
+                                        {problem.output.size[2], problem.output.size[3], problem.output.size[4]});
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *self, const aclIntArray *outputSize,
+                     aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
+    PoolProblem problem;
+    if (auto s = describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices, workspaceSize,
+                                                executor, problem)) {
+        clearPhaseOneOutputs(workspaceSize, executor);
+        return s;
+    }
+    return finishPhaseOne(problem, workspaceSize, executor);
+}
+
+constexpr const char *adaptive3d = "aclnnAdaptiveMaxPool3d";
+constexpr const char *adaptive2d = "aclnnAdaptiveMaxPool2d";
+
+}  // namespace
+}  // namespace poolgrad
+
+using namespace poolgrad;
+
+extern "C" {
+
+aclnnStatus aclnnAdaptiveMaxPool3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
+                                                  aclTensor *outputOut, aclTensor *indicesOut,
+                                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return phaseOne(3, adaptive3d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream) {
+    return runPhaseTwo(adaptive3d, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
+                                                  aclTensor *outputOut, aclTensor *indicesOut,
+                                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return phaseOne(2, adaptive2d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream) {
+    return runPhaseTwo(adaptive2d, workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

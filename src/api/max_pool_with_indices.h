@@ -1,0 +1,38 @@
+// The max-pool-with-indices operator family: aclnnMaxPool3dWithArgmax(+Backward) and the 2-D wrappers
+// aclnnMaxPool2dWithIndices(+Backward) and aclnnMaxPool2dWithMask(+Backward), which SPEC §8 defines as
+// the 3-D operators with D = 1. One description function per direction serves all of them.
+#pragma once
+
+#include <cstdint>
+
+#include "aclnn/aclnn_base.h"
+#include "core/pool_problem.h"
+
+namespace poolgrad {
+
+enum class IndicesEncoding {
+    Tensor,  // INT32/INT64 tensor shaped like the output
+    Mask,    // INT8 "mask" (N,C,kH*kW,(ceil(Ho*Wo/16)+1)*32) whose first bytes hold INT32 indices
+};
+
+struct MaxPoolVariant {
+    const char *op;
+    int spatialDims;  // 3: (N,)C,D,H,W tensors; 2: (N,)C,H,W tensors
+    IndicesEncoding indices;
+};
+
+aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, const aclTensor *self,
+                                              const aclIntArray *kernelSize, const aclIntArray *stride,
+                                              const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
+                                              const aclTensor *out, const aclTensor *indices,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor,
+                                              PoolProblem &problem);
+
+aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, const aclTensor *gradOutput,
+                                               const aclTensor *self, const aclTensor *indices,
+                                               const aclIntArray *kernelSize, const aclIntArray *stride,
+                                               const aclIntArray *padding, const aclIntArray *dilation,
+                                               bool ceilMode, const aclTensor *gradInput, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor, PoolProblem &problem);
+
+}  // namespace poolgrad
