@@ -22,7 +22,11 @@ struct StridedTensor {
     bool present() const { return rank != 0; }
 
     // True when every (n,c) plane is dense row-major, so a plane is one run of planeElements().
-    bool planesDense() const { return stride[4] == 1 && stride[3] == size[4] && stride[2] == size[3] * size[4]; }
+    // The stride of a size-1 axis never matters.
+    bool planesDense() const {
+        return (size[4] <= 1 || stride[4] == 1) && (size[3] <= 1 || stride[3] == size[4]) &&
+               (size[2] <= 1 || stride[2] == size[3] * size[4]);
+    }
 
     template <typename T>
     T *at(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) const {

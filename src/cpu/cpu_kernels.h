@@ -16,6 +16,11 @@ RunResult argmaxForwardStrided(const PoolProblem &problem);
 RunResult indexScatterBackwardDense(const PoolProblem &problem);
 RunResult indexScatterBackwardStrided(const PoolProblem &problem);
 
+// Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of
+// input equal to output; no match drops it. Dense: every operand's planes dense row-major.
+RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem);
+RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem);
+
 // Writes +0 to every element of problem.gradInput.
 RunResult zeroFillGradInput(const PoolProblem &problem);
 void zeroFill(const StridedTensor &tensor);

@@ -1,9 +1,17 @@
-// Index-scatter backward: one thread owns a block of (n,c) planes. Each plane's contributions are
-// summed in float32 in increasing output order, starting from +0, then rounded once to the output
-// type. float32 outputs with dense planes accumulate in place; others use a per-thread float32 plane.
-// An index < -1 or >= D*H*W stops its plane; the first one (lowest position) is reported and the
-// whole gradInput is zeroed, so an error never leaves a partial result. Without an indices operand
-// (masks of 1x1 kernels) every window has one element, and that element is the index.
+// Index-scatter backward. Contributions to a gradInput element are summed in float32 in increasing
+// output order, starting from +0, then rounded once to the output type.
+//
+// Reference (any strides): one thread owns a block of (n,c) planes and sums each plane in a per-thread
+// float32 buffer. An index < -1 or >= D*H*W stops its plane; the first one (lowest position) is
+// reported and the whole gradInput is zeroed, so an error never leaves a partial result. Without an
+// indices operand (masks of 1x1 kernels) every window has one element, and that element is the index.
+//
+// Dense (dense planes): work items are (plane, slab of input rows), each slab small enough to stay in
+// the L2 cache, so a plane is split across threads when there are few planes. A slab is summed in a
+// per-thread float32 buffer from the outputs whose windows reach it, then written out once with SIMD
+// conversion (streaming stores for outputs larger than the cache): gradInput is never zero-filled and
+// read back. Indices outside their own window may land in a slab that did not visit their output;
+// counting shows it, and such problems, like bad indices, are rerun by the reference.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -15,6 +23,7 @@
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -29,7 +38,7 @@ struct BadIndex {
     }
 };
 
-template <typename T, typename I, bool Dense>
+template <typename T, typename I>
 BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
     const PoolGeometry &geometry = problem.geometry;
     const StridedTensor &gradOut = problem.gradOutput, &idx = problem.indices, &gradIn = problem.gradInput;
@@ -42,29 +51,25 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
     const std::vector<AxisWindow> windowsD = impliedIndices ? geometry.axes[0].allWindows() : std::vector<AxisWindow>{};
     const std::vector<AxisWindow> windowsH = impliedIndices ? geometry.axes[1].allWindows() : std::vector<AxisWindow>{};
     const std::vector<AxisWindow> windowsW = impliedIndices ? geometry.axes[2].allWindows() : std::vector<AxisWindow>{};
-    constexpr bool accumulateInPlace = Dense && std::is_same_v<T, float>;
-    std::vector<float> scratch(accumulateInPlace ? 0 : static_cast<size_t>(planeElements));
+    std::vector<float> sums(static_cast<size_t>(planeElements));
 
     BadIndex bad;
     for (int64_t plane = begin; plane < end && !bad.found(); ++plane) {
         const int64_t n = plane / channels, c = plane % channels;
         const T *gradOutPlane = gradOut.plane<const T>(n, c);
         const I *idxPlane = impliedIndices ? nullptr : idx.plane<const I>(n, c);
-        float *sums = accumulateInPlace ? reinterpret_cast<float *>(gradIn.plane<T>(n, c)) : scratch.data();
-        std::fill(sums, sums + planeElements, 0.0f);
+        std::fill(sums.begin(), sums.end(), 0.0f);
 
         int64_t q = 0;
         for (int64_t od = 0; od < outD && !bad.found(); ++od)
             for (int64_t oh = 0; oh < outH && !bad.found(); ++oh)
                 for (int64_t ow = 0; ow < outW; ++ow, ++q) {
-                    const int64_t gradOffset =
-                        Dense ? q : od * gradOut.stride[2] + oh * gradOut.stride[3] + ow * gradOut.stride[4];
+                    const int64_t gradOffset = od * gradOut.stride[2] + oh * gradOut.stride[3] + ow * gradOut.stride[4];
                     int64_t target;
                     if (impliedIndices) {
                         target = (windowsD[od].first * inH + windowsH[oh].first) * inW + windowsW[ow].first;
                     } else {
-                        const int64_t idxOffset =
-                            Dense ? q : od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
+                        const int64_t idxOffset = od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
                         target = static_cast<int64_t>(idxPlane[idxOffset]);
                     }
                     if (target == -1) continue;  // an empty window's index contributes nothing
@@ -72,17 +77,16 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
                         bad = {plane, q, target};
                         break;
                     }
-                    sums[target] += toFloat(gradOutPlane[gradOffset]);
+                    sums[static_cast<size_t>(target)] += toFloat(gradOutPlane[gradOffset]);
                 }
-        if (bad.found() || accumulateInPlace) continue;
+        if (bad.found()) continue;
 
         T *gradInPlane = gradIn.plane<T>(n, c);
         for (int64_t d = 0, i = 0; d < geometry.axes[0].inputSize; ++d)
             for (int64_t h = 0; h < inH; ++h)
                 for (int64_t w = 0; w < inW; ++w, ++i) {
-                    const int64_t offset =
-                        Dense ? i : d * gradIn.stride[2] + h * gradIn.stride[3] + w * gradIn.stride[4];
-                    gradInPlane[offset] = fromFloat<T>(sums[i]);
+                    const int64_t offset = d * gradIn.stride[2] + h * gradIn.stride[3] + w * gradIn.stride[4];
+                    gradInPlane[offset] = fromFloat<T>(sums[static_cast<size_t>(i)]);
                 }
     }
     return bad;
@@ -100,8 +104,107 @@ std::string describeBadIndex(const PoolProblem &problem, const BadIndex &bad) {
     return text.str();
 }
 
-template <bool Dense>
-RunResult indexScatterBackward(const PoolProblem &problem) {
+struct SlabCounts {
+    int64_t expected = 0;  // in-range indices of the outputs this slab owns
+    int64_t accepted = 0;  // contributions that landed in this slab
+    bool badIndex = false;
+};
+
+// Rows (d*H + h) spanned by a window, or {-1, -1} when it holds no element.
+struct RowSpan {
+    int64_t first = -1, last = -1;
+};
+
+template <typename T, typename I>
+SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow> &windowsD,
+                       const std::vector<AxisWindow> &windowsH, int64_t plane, int64_t r0, int64_t r1, bool ownsEmpty,
+                       bool streaming, std::vector<float> &sums) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
+    const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize,
+                  Wo = geometry.axes[2].outputSize;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+    const T *gradOut = problem.gradOutput.plane<const T>(n, c);
+    const I *indices = problem.indices.plane<const I>(n, c);
+    const int64_t base = r0 * W, size = (r1 - r0) * W;
+    sums.assign(static_cast<size_t>(size), 0.0f);
+
+    SlabCounts counts;
+    for (int64_t od = 0; od < Do; ++od) {
+        const AxisWindow wd = windowsD[static_cast<size_t>(od)];
+        for (int64_t oh = 0; oh < Ho; ++oh) {
+            const AxisWindow wh = windowsH[static_cast<size_t>(oh)];
+            RowSpan span;
+            if (wd.count > 0 && wh.count > 0)
+                span = {wd.first * H + wh.first,
+                        (wd.first + (wd.count - 1) * wd.step) * H + wh.first + (wh.count - 1) * wh.step};
+            const bool owned = span.first >= 0 ? (span.first >= r0 && span.first < r1) : ownsEmpty;
+            const bool reaches = span.first >= 0 && span.first < r1 && span.last >= r0;
+            if (!owned && !reaches) continue;
+            const T *gradRow = gradOut + (od * Ho + oh) * Wo;
+            const I *indexRow = indices + (od * Ho + oh) * Wo;
+            for (int64_t ow = 0; ow < Wo; ++ow) {
+                const int64_t target = static_cast<int64_t>(indexRow[ow]);
+                if (target == -1) continue;
+                if (target < -1 || target >= planeElements) {
+                    counts.badIndex = true;
+                    return counts;
+                }
+                counts.expected += owned;
+                const int64_t local = target - base;
+                if (local < 0 || local >= size) continue;
+                sums[static_cast<size_t>(local)] += toFloat(gradRow[ow]);
+                ++counts.accepted;
+            }
+        }
+    }
+    T *gradIn = problem.gradInput.plane<T>(n, c) + base;
+    storeFloatRow(problem.gradInput.type, sums.data(), gradIn, size, streaming);
+    return counts;
+}
+
+template <typename T, typename I>
+SlabCounts scatterDense(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    const std::vector<AxisWindow> windowsD = geometry.axes[0].allWindows();
+    const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows();
+    const int64_t rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
+    const int64_t W = geometry.axes[2].inputSize;
+    const int64_t planes = geometry.planes();
+    const int64_t threads = operatorThreadCount();
+    // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
+    constexpr int64_t slabElementBudget = 64 * 1024;
+    const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(W, 1));
+    int64_t slabsPerPlane = (rows + rowsPerBudget - 1) / rowsPerBudget;
+    if (planes < 2 * threads) slabsPerPlane = std::max(slabsPerPlane, (2 * threads + planes - 1) / planes);
+    slabsPerPlane = std::clamp<int64_t>(slabsPerPlane, 1, rows);
+    const bool streaming =
+        problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) > (4 << 20);
+
+    std::atomic<int64_t> expected{0}, accepted{0};
+    std::atomic<bool> badIndex{false};
+    parallelForBlocks(planes * slabsPerPlane, [&](int64_t begin, int64_t end) {
+        std::vector<float> sums;
+        SlabCounts local;
+        for (int64_t item = begin; item < end && !local.badIndex; ++item) {
+            const int64_t plane = item / slabsPerPlane, slab = item % slabsPerPlane;
+            const SlabCounts counts =
+                scatterSlab<T, I>(problem, windowsD, windowsH, plane, rows * slab / slabsPerPlane,
+                                  rows * (slab + 1) / slabsPerPlane, slab == 0, streaming, sums);
+            local.expected += counts.expected;
+            local.accepted += counts.accepted;
+            local.badIndex = counts.badIndex;
+        }
+        expected += local.expected;
+        accepted += local.accepted;
+        if (local.badIndex) badIndex = true;
+    });
+    if (streaming) streamingStoreFence();
+    return {expected.load(), accepted.load(), badIndex.load()};
+}
+
+RunResult indexScatterBackwardReference(const PoolProblem &problem) {
     BadIndex first;
     std::mutex firstMutex;
     withValueType(problem.gradOutput.type, [&](auto value) {
@@ -109,7 +212,7 @@ RunResult indexScatterBackward(const PoolProblem &problem) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
             parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) {
-                const BadIndex bad = scatterPlanes<T, I, Dense>(problem, begin, end);
+                const BadIndex bad = scatterPlanes<T, I>(problem, begin, end);
                 if (!bad.found()) return;
                 std::lock_guard lock(firstMutex);
                 if (bad.before(first)) first = bad;
@@ -123,7 +226,15 @@ RunResult indexScatterBackward(const PoolProblem &problem) {
 
 }  // namespace
 
-RunResult indexScatterBackwardDense(const PoolProblem &problem) { return indexScatterBackward<true>(problem); }
-RunResult indexScatterBackwardStrided(const PoolProblem &problem) { return indexScatterBackward<false>(problem); }
+RunResult indexScatterBackwardDense(const PoolProblem &problem) {
+    const SlabCounts counts = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return scatterDense<typename decltype(value)::type, typename decltype(index)::type>(problem);
+        });
+    });
+    if (!counts.badIndex && counts.expected == counts.accepted) return {};
+    return indexScatterBackwardReference(problem);  // reports bad indices, handles stray ones
+}
+RunResult indexScatterBackwardStrided(const PoolProblem &problem) { return indexScatterBackwardReference(problem); }
 
 }  // namespace poolgrad::cpu

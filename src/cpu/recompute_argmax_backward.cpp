@@ -1,0 +1,203 @@
+// Recompute-argmax backward (MaxPoolV3Grad): one thread owns a block of (n,c) planes. Each output
+// position, in row-major order, sends its gradient to the FIRST element of its window (scanned d, h, w)
+// equal to the recorded output value after exact widening to float32 (NaN never matches, +0 == -0);
+// without a match the gradient is dropped.
+// Disjoint windows (stride >= kernel, one depth plane): each gradInput row is written exactly once,
+// the zeros fused with the gradients. Overlapping windows: float32 sums in output order starting from
+// +0 (in place for dense float32 planes, else in a per-thread float32 plane), rounded once.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "core/threading.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// "x == target" after exact widening. For 16-bit types widening is injective except for +-0 and NaN,
+// so the test is on bits: equal bits, or both zeros. Callers skip NaN targets.
+template <typename T>
+struct Target {
+    uint16_t bits;
+    bool zero;
+    explicit Target(T value) : bits(value.bits), zero((value.bits & 0x7fffu) == 0) {}
+    bool isNan() const { return std::isnan(toFloat(T{bits})); }
+    bool matches(T x) const { return x.bits == bits || (zero && (x.bits & 0x7fffu) == 0); }
+};
+
+template <>
+struct Target<float> {
+    float value;
+    explicit Target(float v) : value(v) {}
+    bool isNan() const { return std::isnan(value); }
+    bool matches(float x) const { return x == value; }
+};
+
+// Element offsets inside one plane of an operand: compile-time dense row-major, or through strides.
+template <bool Dense>
+struct PlaneOffsets {
+    int64_t sd, sh, sw;
+    PlaneOffsets(const StridedTensor &tensor, int64_t height, int64_t width)
+        : sd(Dense ? height * width : tensor.stride[2]),
+          sh(Dense ? width : tensor.stride[3]),
+          sw(Dense ? 1 : tensor.stride[4]) {}
+    int64_t operator()(int64_t d, int64_t h, int64_t w) const { return d * sd + h * sh + w * sw; }
+};
+
+struct Match {
+    int64_t h, w;
+    float value;  // 0 + gradient: the float32 sum of a single contribution (turns -0 into +0)
+};
+
+template <typename T, bool Dense>
+class RecomputeArgmaxPlanes {
+public:
+    explicit RecomputeArgmaxPlanes(const PoolProblem &problem)
+        : problem_(problem),
+          geometry_(problem.geometry),
+          windowsD_(geometry_.axes[0].allWindows()),
+          windowsH_(geometry_.axes[1].allWindows()),
+          windowsW_(geometry_.axes[2].allWindows()),
+          inD_(geometry_.axes[0].inputSize),
+          inH_(geometry_.axes[1].inputSize),
+          inW_(geometry_.axes[2].inputSize),
+          outH_(geometry_.axes[1].outputSize),
+          outW_(geometry_.axes[2].outputSize),
+          in_(problem.input, inH_, inW_),
+          out_(problem.output, outH_, outW_),
+          grad_(problem.gradOutput, outH_, outW_),
+          gradIn_(problem.gradInput, inH_, inW_),
+          fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
+                 inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
+                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()) {}
+
+    void run(int64_t begin, int64_t end) const {
+        std::vector<float> scratch;
+        std::vector<Match> matches;
+        if (!fused_ && !accumulateInPlace) scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+        for (int64_t plane = begin; plane < end; ++plane) {
+            const int64_t n = plane / geometry_.channels, c = plane % geometry_.channels;
+            if (fused_)
+                fusedPlane(n, c, matches);
+            else
+                accumulatePlane(n, c, scratch);
+        }
+    }
+
+private:
+    static constexpr bool accumulateInPlace = Dense && std::is_same_v<T, float>;
+
+    // Position (d, h, w) of the first window element equal to target; false when there is none.
+    bool findFirst(const T *inPlane, const Target<T> &target, const AxisWindow &wd, const AxisWindow &wh,
+                   const AxisWindow &ww, int64_t &md, int64_t &mh, int64_t &mw) const {
+        for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
+            for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
+                const T *row = inPlane + d * in_.sd + h * in_.sh;
+                for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step)
+                    if (target.matches(row[w * in_.sw])) {
+                        md = d;
+                        mh = h;
+                        mw = w;
+                        return true;
+                    }
+            }
+        return false;
+    }
+
+    void writeZeros(T *gradInPlane, int64_t h, int64_t wBegin, int64_t wEnd) const {
+        const T zero = fromFloat<T>(0.0f);
+        if constexpr (Dense) {
+            std::fill(gradInPlane + h * inW_ + wBegin, gradInPlane + h * inW_ + wEnd, zero);
+        } else {
+            for (int64_t w = wBegin; w < wEnd; ++w) gradInPlane[gradIn_(0, h, w)] = zero;
+        }
+    }
+
+    // Disjoint windows: the matches of one window row are found first, then the input rows of that
+    // band are written once each, left to right (matches of a row come in increasing w).
+    void fusedPlane(int64_t n, int64_t c, std::vector<Match> &matches) const {
+        const T *inPlane = problem_.input.plane<const T>(n, c);
+        const T *outPlane = problem_.output.plane<const T>(n, c);
+        const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
+        T *gradInPlane = problem_.gradInput.plane<T>(n, c);
+        int64_t row = 0;  // next gradInput row to write
+        for (int64_t oh = 0; oh < outH_; ++oh) {
+            const AxisWindow wh = windowsH_[oh];
+            if (wh.count == 0) continue;
+            matches.clear();
+            for (int64_t ow = 0; ow < outW_; ++ow) {
+                const Target<T> target(outPlane[out_(0, oh, ow)]);
+                int64_t md, mh, mw;
+                if (target.isNan() || !findFirst(inPlane, target, windowsD_[0], wh, windowsW_[ow], md, mh, mw))
+                    continue;
+                matches.push_back({mh, mw, 0.0f + toFloat(gradPlane[grad_(0, oh, ow)])});
+            }
+            for (; row < wh.first; ++row) writeZeros(gradInPlane, row, 0, inW_);
+            for (; row < wh.first + wh.count; ++row) {
+                int64_t w = 0;
+                for (const Match &match : matches) {
+                    if (match.h != row) continue;
+                    writeZeros(gradInPlane, row, w, match.w);
+                    gradInPlane[gradIn_(0, row, match.w)] = fromFloat<T>(match.value);
+                    w = match.w + 1;
+                }
+                writeZeros(gradInPlane, row, w, inW_);
+            }
+        }
+        for (; row < inH_; ++row) writeZeros(gradInPlane, row, 0, inW_);
+    }
+
+    // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once.
+    void accumulatePlane(int64_t n, int64_t c, std::vector<float> &scratch) const {
+        const T *inPlane = problem_.input.plane<const T>(n, c);
+        const T *outPlane = problem_.output.plane<const T>(n, c);
+        const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
+        T *gradInPlane = problem_.gradInput.plane<T>(n, c);
+        float *sums = accumulateInPlace ? reinterpret_cast<float *>(gradInPlane) : scratch.data();
+        std::fill(sums, sums + geometry_.inputPlaneElements(), 0.0f);
+        for (int64_t od = 0; od < geometry_.axes[0].outputSize; ++od)
+            for (int64_t oh = 0; oh < outH_; ++oh)
+                for (int64_t ow = 0; ow < outW_; ++ow) {
+                    const Target<T> target(outPlane[out_(od, oh, ow)]);
+                    int64_t md, mh, mw;
+                    if (target.isNan() ||
+                        !findFirst(inPlane, target, windowsD_[od], windowsH_[oh], windowsW_[ow], md, mh, mw))
+                        continue;
+                    sums[(md * inH_ + mh) * inW_ + mw] += toFloat(gradPlane[grad_(od, oh, ow)]);
+                }
+        if constexpr (!accumulateInPlace) {
+            for (int64_t d = 0, i = 0; d < inD_; ++d)
+                for (int64_t h = 0; h < inH_; ++h)
+                    for (int64_t w = 0; w < inW_; ++w, ++i) gradInPlane[gradIn_(d, h, w)] = fromFloat<T>(sums[i]);
+        }
+    }
+
+    const PoolProblem &problem_;
+    const PoolGeometry &geometry_;
+    const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
+    const int64_t inD_, inH_, inW_, outH_, outW_;
+    const PlaneOffsets<Dense> in_, out_, grad_, gradIn_;
+    const bool fused_;
+};
+
+template <bool Dense>
+RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
+    withValueType(problem.input.type, [&](auto value) {
+        using T = typename decltype(value)::type;
+        const RecomputeArgmaxPlanes<T, Dense> planes(problem);
+        parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+    });
+    return {};
+}
+
+}  // namespace
+
+RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem) { return recomputeArgmaxBackward<true>(problem); }
+RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem) {
+    return recomputeArgmaxBackward<false>(problem);
+}
+
+}  // namespace poolgrad::cpu

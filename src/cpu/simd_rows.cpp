@@ -1,0 +1,113 @@
+// Highway implementation of the row helpers: one source compiled for every target Highway supports.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_rows.cpp"
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+
+#include <cstring>
+
+#include "cpu/simd_rows.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Stores vector v at destination + i, streaming when asked and aligned (non-temporal stores need
+// vector alignment), a plain unaligned store otherwise.
+template <class D, class V, typename T>
+HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
+    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
+        hn::Stream(v, d, destination);
+    else
+        hn::StoreU(v, d, destination);
+}
+
+void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count,
+                     bool streaming) {
+    const hn::ScalableTag<float> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes) storeVector(d, hn::LoadU(d, source + i), destination + i, streaming);
+    for (; i < count; ++i) destination[i] = source[i];
+}
+
+// bfloat16 with round-to-nearest-even done on the integer bits (Highway's own demotion truncates):
+// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set. 16-bit rows use plain stores.
+void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
+                      bool /*streaming*/) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToUnsigned<decltype(df)> d32;
+    const hn::RebindToSigned<decltype(df)> di32;
+    const hn::Rebind<uint16_t, decltype(df)> d16;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto roundingBase = hn::Set(d32, 0x7fffu);
+    const auto one = hn::Set(d32, 1u);
+    const auto quietBit = hn::Set(d32, 0x40u);
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes) {
+        const auto value = hn::LoadU(df, source + i);
+        const auto bits = hn::BitCast(d32, value);
+        const auto rounded = hn::ShiftRight<16>(bits + roundingBase + (hn::ShiftRight<16>(bits) & one));
+        const auto nan = hn::RebindMask(d32, hn::Ne(value, value));
+        const auto result = hn::IfThenElse(nan, hn::ShiftRight<16>(bits) | quietBit, rounded);
+        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di32, result)), d16, destination + i);
+    }
+    for (; i < count; ++i) destination[i] = fromFloat<BFloat16>(source[i]).bits;
+}
+
+void StoreFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
+                     bool streaming) {
+    int64_t i = 0;
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_ARCH_ARM
+    // These targets convert with the hardware's IEEE rounding (F16C / NEON); older x86 targets
+    // would get Highway's emulation, which truncates, so they keep the scalar loop below.
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    for (; i + lanes <= count; i += lanes) {
+        const auto half = hn::DemoteTo(dh, hn::LoadU(df, source + i));
+        hn::StoreU(half, dh, reinterpret_cast<hwy::float16_t *>(destination + i));
+    }
+    (void)streaming;
+#else
+    (void)streaming;
+#endif
+    for (; i < count; ++i) destination[i] = fromFloat<Float16>(source[i]).bits;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(StoreFloat32Row);
+HWY_EXPORT(StoreBFloat16Row);
+HWY_EXPORT(StoreFloat16Row);
+
+void storeFloatRow(ElementType type, const float *source, void *destination, int64_t count, bool streaming) {
+    switch (type) {
+        case ElementType::Float16:
+            HWY_DYNAMIC_DISPATCH(StoreFloat16Row)(source, static_cast<uint16_t *>(destination), count, streaming);
+            return;
+        case ElementType::BFloat16:
+            HWY_DYNAMIC_DISPATCH(StoreBFloat16Row)(source, static_cast<uint16_t *>(destination), count, streaming);
+            return;
+        default:
+            HWY_DYNAMIC_DISPATCH(StoreFloat32Row)(source, static_cast<float *>(destination), count, streaming);
+            return;
+    }
+}
+
+void streamingStoreFence() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+}  // namespace poolgrad::cpu
+#endif

@@ -1,0 +1,883 @@
+// Tests of aclnnAdaptiveMaxPool3d, aclnnAdaptiveMaxPool2d and their backwards (SPEC §5, §7.2, §8):
+//  * the worked examples WE-7, WE-8, WE-9 and WE-12 with the exact values SPEC §9 lists;
+//  * randomized differential tests against tests/reference/naive_adaptive_pooling (written from SPEC only):
+//    non-divisible axes, O > I, 1-sized axes, ranks 4/5 (3-D op) and 3/4 (2-D op), FLOAT/FLOAT16/BF16,
+//    INT32/INT64 indices, tie-heavy and NaN/Inf/-0 data, outputSize of length 0, 1 and full, and for EVERY
+//    operand a random storage layout (contiguous, channels-last, padded strides + offset). Outputs are
+//    poisoned and must not change outside their view, inputs must not change at all; comparisons are bit
+//    for bit (forward values keep the input's bits, NaN payload included; a backward NaN may be any NaN);
+//  * every implementation forced with poolgradForceImplementation (a forced one that declines answers
+//    561003 and is skipped; an implementation named *reference* must accept every problem);
+//  * 1, 2 and 3 threads give bit-identical results;
+//  * SPEC §10 "no 2^24 limit": a backward on planes of more than 2^24 elements whose indices point beyond
+//    2^24, and a forward on an axis so long that windows computed in 32-bit integers or in float are wrong.
+//    Both use ~140 MB and well under a second in Release; set POOLGRAD_SKIP_BIG_TESTS=1 to skip them (e.g.
+//    under slow sanitizers).
+//
+// Seeds: a fixed list plus one fresh seed per run (POOLGRAD_TEST_SEED reproduces it), shown in every failure.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_adaptive_pooling.h"
+#include "support/phase_one_check.h"
+#include "support/pool_differential_helpers.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using namespace pool_diff;
+namespace ref = reference::adaptive;
+using test_support::IntArray;
+using test_support::TestTensor;
+
+// ================================================================================================ calls
+
+aclnnStatus forwardPhaseOne(bool twoD, const aclTensor *self, const aclIntArray *outputSize, aclTensor *out,
+                            aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return twoD ? aclnnAdaptiveMaxPool2dGetWorkspaceSize(self, outputSize, out, indices, workspaceSize, executor)
+                : aclnnAdaptiveMaxPool3dGetWorkspaceSize(self, outputSize, out, indices, workspaceSize, executor);
+}
+
+aclnnStatus backwardPhaseOne(bool twoD, const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+                             aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return twoD ? aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gradOutput, self, indices, gradInput, workspaceSize,
+                                                                 executor)
+                : aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gradOutput, self, indices, gradInput, workspaceSize,
+                                                                 executor);
+}
+
+TwoPhase runForward(bool twoD, const aclTensor *self, const std::vector<int64_t> &outputSize, aclTensor *out,
+                    aclTensor *indices) {
+    IntArray sizes(outputSize);
+    return runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return forwardPhaseOne(twoD, self, sizes, out, indices, workspaceSize, executor);
+        },
+        twoD ? aclnnAdaptiveMaxPool2d : aclnnAdaptiveMaxPool3d);
+}
+
+TwoPhase runBackward(bool twoD, const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+                     aclTensor *gradInput) {
+    return runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return backwardPhaseOne(twoD, gradOutput, self, indices, gradInput, workspaceSize, executor);
+        },
+        twoD ? aclnnAdaptiveMaxPool2dBackward : aclnnAdaptiveMaxPool3dBackward);
+}
+
+std::vector<float> floatsOf(const TestTensor &tensor) {
+    std::vector<float> values;
+    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
+    return values;
+}
+
+std::vector<int64_t> intsOf(const TestTensor &tensor) {
+    std::vector<int64_t> values;
+    for (double v : tensor.values()) values.push_back(static_cast<int64_t>(v));
+    return values;
+}
+
+// ================================================================================================ worked examples
+
+// Phase 1 + phase 2 succeeded, with the CPU backend's workspace of 0 (SPEC §1.2).
+#define EXPECT_RAN(status)                                                         \
+    do {                                                                           \
+        const TwoPhase ran_ = (status);                                            \
+        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
+    } while (0)
+
+class AdaptiveWorkedExample : public ::testing::TestWithParam<aclDataType> {};  // the indices dtype
+
+TEST_P(AdaptiveWorkedExample, We7OverlappingDepthWindows) {
+    // self (1,1,3,1,1) = [1,9,2], outputSize (2,1,1): D windows [0,2), [1,3) overlap on element 1.
+    TestTensor self({1, 1, 3, 1, 1}, ACL_FLOAT), out({1, 1, 2, 1, 1}, ACL_FLOAT), indices({1, 1, 2, 1, 1}, GetParam());
+    self.setValues({1, 9, 2});
+    EXPECT_RAN(runForward(false, self, {2, 1, 1}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{9, 9}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{1, 1}));
+
+    TestTensor gradOutput({1, 1, 2, 1, 1}, ACL_FLOAT), gradInput({1, 1, 3, 1, 1}, ACL_FLOAT);
+    gradOutput.setValues({0.5, 0.25});
+    EXPECT_RAN(runBackward(false, gradOutput, self, indices, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{0, 0.75f, 0}));
+}
+
+TEST_P(AdaptiveWorkedExample, We8NonDivisibleWidthWindows) {
+    // self (1,1,1,1,5) = [3,1,4,1,5], outputSize (1,1,3): W windows [0,2), [1,4), [3,5).
+    TestTensor self({1, 1, 1, 1, 5}, ACL_FLOAT), out({1, 1, 1, 1, 3}, ACL_FLOAT), indices({1, 1, 1, 1, 3}, GetParam());
+    self.setValues({3, 1, 4, 1, 5});
+    EXPECT_RAN(runForward(false, self, {1, 1, 3}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{3, 4, 5}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{0, 2, 4}));
+
+    TestTensor gradOutput({1, 1, 1, 1, 3}, ACL_FLOAT), gradInput({1, 1, 1, 1, 5}, ACL_FLOAT);
+    gradOutput.setValues({1, 10, 100});
+    EXPECT_RAN(runBackward(false, gradOutput, self, indices, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{1, 0, 10, 0, 100}));
+}
+
+TEST_P(AdaptiveWorkedExample, We8WindowsAreHalfOpenNotTheSeedTypo) {
+    // Data that tells the windows apart: W = 5, Wo = 3. SPEC windows [0,2), [1,4), [3,5). The seed typo
+    // (right edge ceil(o*W/Wo)) would make window 0 = [0,0] and pick index 0; closed [left,right] brackets
+    // with the ops-nn edge would add element 2 to window 0 and element 4 to window 1.
+    TestTensor self({1, 1, 1, 1, 5}, ACL_FLOAT), out({1, 1, 1, 1, 3}, ACL_FLOAT), indices({1, 1, 1, 1, 3}, GetParam());
+    self.setValues({1, 2, 8, 3, 9});
+    EXPECT_RAN(runForward(false, self, {1, 1, 3}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{2, 8, 9}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{1, 2, 4}));
+}
+
+TEST_P(AdaptiveWorkedExample, We9OpsNnBackwardExample) {
+    // SPEC WE-9: self (1,1,3,2,2), gradOutput (1,1,2,1,1) = [0.4757, 0.3232], indices [6, 10].
+    const std::vector<double> selfValues{0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847,
+                                         1.7510, 0.9954,  0.1234,  -0.6789, 2.3456,  -1.2345};
+    TestTensor self({1, 1, 3, 2, 2}, ACL_FLOAT), gradOutput({1, 1, 2, 1, 1}, ACL_FLOAT),
+        indices({1, 1, 2, 1, 1}, GetParam()), gradInput({1, 1, 3, 2, 2}, ACL_FLOAT);
+    self.setValues(selfValues);
+    gradOutput.setValues({0.4757, 0.3232});
+    indices.setValues({6, 10});
+    EXPECT_RAN(runBackward(false, gradOutput, self, indices, gradInput));
+    std::vector<float> expected(12, 0.0f);
+    expected[6] = 0.4757f;
+    expected[10] = 0.3232f;
+    EXPECT_EQ(floatsOf(gradInput), expected);
+    for (int64_t i = 0; i < 12; ++i)
+        if (i != 6 && i != 10) EXPECT_EQ(gradInput.bitsAt(i), 0u) << "element " << i << " must be +0.0";
+
+    // The forward of WE-9 (outputSize (2,1,1)) gives out [1.7510, 2.3456], idx [6, 10].
+    TestTensor out({1, 1, 2, 1, 1}, ACL_FLOAT), forwardIndices({1, 1, 2, 1, 1}, GetParam());
+    EXPECT_RAN(runForward(false, self, {2, 1, 1}, out, forwardIndices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{1.7510f, 2.3456f}));
+    EXPECT_EQ(intsOf(forwardIndices), (std::vector<int64_t>{6, 10}));
+}
+
+std::vector<double> we12Input() {
+    std::vector<double> values(24);
+    for (int k = 0; k < 24; ++k) values[static_cast<size_t>(k)] = k;
+    values[4] = 4.1;
+    return values;
+}
+
+TEST_P(AdaptiveWorkedExample, We12OpsNnForwardExample) {
+    // SPEC WE-12: self (1,2,1,3,4) NCDHW, element k = k except element 4 = 4.1, outputSize (1,2,2).
+    TestTensor self({1, 2, 1, 3, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW), out({1, 2, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+        indices({1, 2, 1, 2, 2}, GetParam(), ACL_FORMAT_NCDHW);
+    self.setValues(we12Input());
+    EXPECT_RAN(runForward(false, self, {1, 2, 2}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{5, 7, 9, 11, 17, 19, 21, 23}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{5, 7, 9, 11, 5, 7, 9, 11}));
+}
+
+TEST_P(AdaptiveWorkedExample, We12OnTheTwoDimensionalOperator) {
+    // SPEC §8: AdaptiveMaxPool2d is the 3-D op with D = 1; WE-12 as (C,H,W) = (2,3,4), outputSize (2,2).
+    TestTensor self({2, 3, 4}, ACL_FLOAT, ACL_FORMAT_NCHW), out({2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW),
+        indices({2, 2, 2}, GetParam(), ACL_FORMAT_NCHW);
+    self.setValues(we12Input());
+    EXPECT_RAN(runForward(true, self, {2, 2}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{5, 7, 9, 11, 17, 19, 21, 23}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{5, 7, 9, 11, 5, 7, 9, 11}));
+
+    // Backward of the 2-D op with those indices: each plane gets its gradients at 5, 7, 9, 11.
+    TestTensor gradOutput({2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW), gradInput({2, 3, 4}, ACL_FLOAT, ACL_FORMAT_NCHW);
+    gradOutput.setValues({1, 2, 3, 4, 10, 20, 30, 40});
+    EXPECT_RAN(runBackward(true, gradOutput, self, indices, gradInput));
+    std::vector<float> expected(24, 0.0f);
+    expected[5] = 1, expected[7] = 2, expected[9] = 3, expected[11] = 4;
+    expected[12 + 5] = 10, expected[12 + 7] = 20, expected[12 + 9] = 30, expected[12 + 11] = 40;
+    EXPECT_EQ(floatsOf(gradInput), expected);
+}
+
+TEST_P(AdaptiveWorkedExample, We7OnTheTwoDimensionalOperator) {
+    // WE-7 along H of the 2-D op: self (1,3,1) = [1,9,2], outputSize (2,1) -> out [9,9], idx [1,1].
+    TestTensor self({1, 3, 1}, ACL_FLOAT), out({1, 2, 1}, ACL_FLOAT), indices({1, 2, 1}, GetParam());
+    self.setValues({1, 9, 2});
+    EXPECT_RAN(runForward(true, self, {2, 1}, out, indices));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{9, 9}));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{1, 1}));
+    TestTensor gradOutput({1, 2, 1}, ACL_FLOAT), gradInput({1, 3, 1}, ACL_FLOAT);
+    gradOutput.setValues({0.5, 0.25});
+    EXPECT_RAN(runBackward(true, gradOutput, self, indices, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{0, 0.75f, 0}));
+}
+
+TEST_P(AdaptiveWorkedExample, OutputSizeLengthZeroIsTheIdentityAndLengthOneRepeats) {
+    // SPEC §7.2: outputSize of length 0 = input size (every window one element), length 1 = all axes.
+    TestTensor self({1, 2, 2, 3}, ACL_FLOAT), out({1, 2, 2, 3}, ACL_FLOAT), indices({1, 2, 2, 3}, GetParam());
+    self.setValues({5, -1, 3, 2, 8, 0, 7, 7, -3, 1, 4, 6});
+    EXPECT_RAN(runForward(false, self, {}, out, indices));
+    EXPECT_EQ(floatsOf(out), floatsOf(self));
+    EXPECT_EQ(intsOf(indices), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));  // one (C=1) plane
+
+    // Length 1 on the 2-D op: self (1,2,2,3) as (N,C,H,W), outputSize {2} -> (Ho,Wo) = (2,2);
+    // W windows [0,2), [1,3).
+    TestTensor out2({1, 2, 2, 2}, ACL_FLOAT), indices2({1, 2, 2, 2}, GetParam());
+    EXPECT_RAN(runForward(true, self, {2}, out2, indices2));
+    EXPECT_EQ(floatsOf(out2), (std::vector<float>{5, 3, 8, 8, 7, 7, 4, 6}));
+    EXPECT_EQ(intsOf(indices2), (std::vector<int64_t>{0, 2, 4, 4, 0, 1, 4, 5}));
+}
+
+TEST_P(AdaptiveWorkedExample, ForwardTieNanAndInfinityRules) {
+    // SPEC §3.7 / WE-11 on one adaptive window (outputSize 1 over a 2x2 plane).
+    struct Row {
+        std::vector<double> input;
+        bool nan;
+        double value;
+        int64_t index;
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const std::vector<Row> rows{{{3, 3, 1, 3}, false, 3, 0},       {{1, nan, 5, nan}, true, 0, 3},
+                                {{1, nan, 5, 2}, true, 0, 1},      {{-inf, -inf, -inf, -inf}, false, -inf, 0},
+                                {{-0.0, 0.0, -1, 0.0}, false, -0.0, 0}, {{-1, inf, inf, 2}, false, inf, 1}};
+    for (const Row &row : rows) {
+        TestTensor self({1, 1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1, 1}, ACL_FLOAT), indices({1, 1, 1, 1, 1}, GetParam());
+        self.setValues(row.input);
+        EXPECT_RAN(runForward(false, self, {1}, out, indices));
+        if (row.nan) EXPECT_TRUE(std::isnan(out.at(0)));
+        else EXPECT_EQ(out.bitsAt(0), self.bitsAt(row.index)) << "value must be the selected input, bit for bit";
+        EXPECT_EQ(indices.at(0), row.index) << "input " << ::testing::PrintToString(row.input);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(IndexTypes, AdaptiveWorkedExample, ::testing::Values(ACL_INT32, ACL_INT64),
+                         [](const ::testing::TestParamInfo<aclDataType> &info) {
+                             return std::string(typeName(info.param));
+                         });
+
+// ================================================================================================ problems
+
+struct Problem {
+    bool twoD = false;     // aclnnAdaptiveMaxPool2d(+Backward): D = 1 and not part of the view
+    bool batched = true;   // N is part of the view (rank 5 for 3-D, 4 for 2-D)
+    aclDataType type = ACL_FLOAT;
+    aclDataType indexType = ACL_INT32;
+    ref::Shape5 in{};
+    std::array<int64_t, 3> out{};
+    std::vector<int64_t> outputSizeList;  // exactly as passed
+
+    ref::Shape5 outShape() const { return {in[0], in[1], out[0], out[1], out[2]}; }
+    std::vector<int64_t> view(const ref::Shape5 &shape) const {
+        std::vector<int64_t> v;
+        if (batched) v.push_back(shape[0]);
+        v.push_back(shape[1]);
+        if (!twoD) v.push_back(shape[2]);
+        v.push_back(shape[3]);
+        v.push_back(shape[4]);
+        return v;
+    }
+    int channelAxis() const { return batched ? 1 : 0; }
+    int64_t planes() const { return in[0] * in[1]; }
+    int64_t planeIn() const { return in[2] * in[3] * in[4]; }
+    int64_t planeOut() const { return out[0] * out[1] * out[2]; }
+    std::string describe() const {
+        return std::string(twoD ? "AdaptiveMaxPool2d " : "AdaptiveMaxPool3d ") + typeName(type) + "/" +
+               typeName(indexType) + " self " + listText(view(in)) + " outputSize " + listText(outputSizeList) +
+               " -> " + listText(view(outShape()));
+    }
+};
+
+struct ProblemLimits {
+    int64_t maxBatch = 2, maxChannels = 3, maxAxis = 9;
+};
+
+// An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
+std::pair<int64_t, int64_t> randomAxis(Rng &rng, bool nonDivisible, int64_t maxAxis) {
+    if (!nonDivisible) {
+        const int64_t I = chance(rng, 0.15) ? 1 : uniform(rng, 1, maxAxis);
+        return {I, chance(rng, 0.15) ? 1 : uniform(rng, 1, maxAxis + 3)};
+    }
+    for (;;) {
+        const int64_t I = chance(rng, 0.1) ? 1 : uniform(rng, 2, maxAxis);
+        const int64_t O = chance(rng, 0.3) ? I + uniform(rng, 1, 4) : uniform(rng, 2, I + 4);
+        if (I % O != 0) return {I, O};
+    }
+}
+
+Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
+    Problem p;
+    p.twoD = chance(rng, 0.4);
+    p.batched = chance(rng, 0.6);
+    const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    p.type = types[uniform(rng, 0, 2)];
+    p.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
+    p.in[0] = p.batched ? uniform(rng, 1, limits.maxBatch) : 1;
+    p.in[1] = uniform(rng, 1, limits.maxChannels);
+    const int firstAxis = p.twoD ? 1 : 0;  // spatial axes in use (0 = D, 1 = H, 2 = W)
+    const int spatialDims = 3 - firstAxis;
+    const bool allNonDivisible = chance(rng, 0.4);
+    for (int a = 0; a < 3; ++a) {
+        if (a < firstAxis) {
+            p.in[2 + a] = p.out[a] = 1;
+            continue;
+        }
+        const auto [I, O] = randomAxis(rng, allNonDivisible, limits.maxAxis);
+        p.in[2 + a] = I;
+        p.out[a] = O;
+    }
+    switch (uniform(rng, 0, 3)) {
+        case 0:  // length 0: output = input size
+            for (int a = firstAxis; a < 3; ++a) p.out[a] = p.in[2 + a];
+            p.outputSizeList = {};
+            break;
+        case 1: {  // length 1: one size for every spatial axis
+            const int64_t v = p.out[2];
+            for (int a = firstAxis; a < 3; ++a) p.out[a] = v;
+            p.outputSizeList = {v};
+            break;
+        }
+        default:  // full length
+            p.outputSizeList.assign(p.out.begin() + firstAxis, p.out.end());
+            EXPECT_EQ(p.outputSizeList.size(), static_cast<size_t>(spatialDims));
+    }
+    return p;
+}
+
+aclFormat randomForwardFormat(Rng &rng, bool twoD) {
+    if (twoD) return chance(rng, 0.5) ? ACL_FORMAT_ND : ACL_FORMAT_NCHW;
+    const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW};
+    return formats[uniform(rng, 0, 2)];
+}
+
+// ================================================================================================ forward
+
+struct ForwardCase {
+    Problem problem;
+    DataMode mode = DataMode::Plain;
+    std::vector<uint32_t> inputBits;
+    std::vector<uint32_t> expectedBits;  // the selected input element's own bits
+    std::vector<int64_t> expectedIndices;
+};
+
+void computeForward(ForwardCase &c) {
+    const ref::ForwardResult result = ref::forward(widen(c.inputBits, c.problem.type), c.problem.in, c.problem.out);
+    c.expectedIndices = result.indices;
+    c.expectedBits.clear();
+    for (int64_t flat : result.selected) c.expectedBits.push_back(c.inputBits[static_cast<size_t>(flat)]);
+}
+
+ForwardCase randomForwardCase(Rng &rng, const ProblemLimits &limits = {}) {
+    ForwardCase c;
+    c.problem = randomProblem(rng, limits);
+    c.mode = static_cast<DataMode>(uniform(rng, 0, 2));
+    c.inputBits = randomElements(rng, c.problem.planes() * c.problem.planeIn(), c.problem.type, c.mode);
+    computeForward(c);
+    return c;
+}
+
+struct ForwardOperands {
+    aclFormat format = ACL_FORMAT_ND;
+    Operand self, out, indices;
+};
+
+ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
+    const Problem &p = c.problem;
+    const aclFormat format = randomForwardFormat(rng, p.twoD);
+    const bool dense = chance(rng, 0.3);  // every operand contiguous
+    ForwardOperands operands{format, makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
+                             makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.type, format, dense),
+                             makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.indexType, format, dense)};
+    storeBits(operands.self.tensor, c.inputBits);
+    return operands;
+}
+
+std::string forwardTrace(const ForwardCase &c, const ForwardOperands &o) {
+    return c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
+           o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
+}
+
+// Runs one forward case with implementation `name` ("" = default). False when a forced one declined.
+bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::string &name) {
+    SCOPED_TRACE(implementationTrace(name));
+    EXPECT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+    const std::vector<uint64_t> selfBefore = snapshot(o.self.tensor);
+    o.out.tensor.poison();
+    o.indices.tensor.poison();
+    const TwoPhase status = runForward(c.problem.twoD, o.self.tensor, c.problem.outputSizeList, o.out.tensor,
+                                       o.indices.tensor);
+    poolgradForceImplementation(nullptr);
+    if (!name.empty() && status.phaseOne == kFindKernelError) {
+        EXPECT_FALSE(status.executorReturned);
+        return false;
+    }
+    EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+    EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+    if (status.phaseOne != ACLNN_SUCCESS || status.phaseTwo != ACLNN_SUCCESS) return true;
+    EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
+    EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
+    EXPECT_EQ(o.out.tensor.bytesOutsideViewChanged(), 0) << "out written outside its view";
+    EXPECT_EQ(o.indices.tensor.bytesOutsideViewChanged(), 0) << "indices written outside its view";
+    EXPECT_TRUE(unchanged(o.self.tensor, selfBefore, "self"));
+    return true;
+}
+
+TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    AcceptanceLog log;
+    int nonDivisible = 0, outputLarger = 0;
+    for (uint64_t seed : seeds({101, 102, 103})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 80; ++n) {
+            const ForwardCase c = randomForwardCase(rng);
+            ForwardOperands operands = makeForwardOperands(rng, c);
+            SCOPED_TRACE("case " + std::to_string(n) + ": " + forwardTrace(c, operands));
+            for (int a = 0; a < 3; ++a) {
+                nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;
+                outputLarger += c.problem.out[a] > c.problem.in[2 + a];
+            }
+            ++log.cases;
+            bool referenceAccepted = false;
+            for (const std::string &name : choices) {
+                if (!runForwardAndCheck(c, operands, name)) continue;
+                ++log.accepted[name];
+                referenceAccepted = referenceAccepted || isReference(name);
+            }
+            EXPECT_TRUE(referenceAccepted) << "no implementation named *reference* accepted the problem";
+            if (testing::Test::HasFailure()) return;  // one reproducible failure is enough
+        }
+    }
+    log.print("adaptive forward");
+    EXPECT_GT(nonDivisible, 100) << "the generator must produce many non-divisible axes";
+    EXPECT_GT(outputLarger, 30) << "the generator must produce many O > I axes";
+}
+
+// ================================================================================================ backward
+
+enum class IndexMode { FromForward, Colliding };
+enum class GradMode { Plain, SmallIntegers, WithSpecials, Large };
+
+const char *gradModeName(GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain: return "plain gradOutput";
+        case GradMode::SmallIntegers: return "small-integer gradOutput";
+        case GradMode::WithSpecials: return "gradOutput with NaN/Inf/-0";
+        case GradMode::Large: return "large gradOutput (overflow)";
+    }
+    return "?";
+}
+
+uint32_t randomGradient(Rng &rng, aclDataType type, GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain:
+            return toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), type);
+        case GradMode::SmallIntegers: return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
+        case GradMode::WithSpecials: return randomElement(rng, type, DataMode::Special);
+        case GradMode::Large: {
+            const double magnitude = type == ACL_FLOAT16 ? 60000.0 : 3.0e38;
+            const double value = std::uniform_real_distribution<double>(magnitude / 4, magnitude)(rng);
+            return toBits(static_cast<float>(chance(rng, 0.8) ? value : -value), type);
+        }
+    }
+    return 0;
+}
+
+struct BackwardCase {
+    Problem problem;
+    IndexMode indexMode = IndexMode::FromForward;
+    GradMode gradMode = GradMode::Plain;
+    std::vector<uint32_t> gradOutputBits;
+    std::vector<int64_t> indices;
+    std::vector<uint32_t> expectedBits;
+};
+
+void computeBackward(BackwardCase &c) {
+    const ref::BackwardResult result = ref::backward(widen(c.gradOutputBits, c.problem.type), c.indices,
+                                                     c.problem.outShape(), c.problem.in);
+    ASSERT_TRUE(result.ok) << "test bug: generated an invalid index";
+    c.expectedBits = roundAll(result.accumulators, c.problem.type);
+}
+
+BackwardCase randomBackwardCase(Rng &rng, const ProblemLimits &limits = {}) {
+    BackwardCase c;
+    c.problem = randomProblem(rng, limits);
+    const Problem &p = c.problem;
+    c.indexMode = chance(rng, 0.5) ? IndexMode::FromForward : IndexMode::Colliding;
+    c.gradMode = static_cast<GradMode>(uniform(rng, 0, 3));
+    const int64_t outputs = p.planes() * p.planeOut();
+    if (c.indexMode == IndexMode::FromForward) {
+        const std::vector<uint32_t> input =
+            randomElements(rng, p.planes() * p.planeIn(), p.type, static_cast<DataMode>(uniform(rng, 0, 2)));
+        c.indices = ref::forward(widen(input, p.type), p.in, p.out).indices;
+    } else {
+        // A few hot positions per problem (many collisions), and -1 (contributes nothing).
+        std::vector<int64_t> hot(static_cast<size_t>(uniform(rng, 1, 3)));
+        for (auto &h : hot) h = uniform(rng, 0, p.planeIn() - 1);
+        c.indices.resize(static_cast<size_t>(outputs));
+        for (auto &index : c.indices)
+            index = chance(rng, 0.15) ? -1 : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
+                                                             : uniform(rng, 0, p.planeIn() - 1);
+    }
+    c.gradOutputBits.resize(static_cast<size_t>(outputs));
+    for (auto &bits : c.gradOutputBits) bits = randomGradient(rng, p.type, c.gradMode);
+    computeBackward(c);
+    return c;
+}
+
+struct BackwardOperands {
+    aclFormat format = ACL_FORMAT_ND;
+    Operand gradOutput, self, indices, gradInput;
+};
+
+BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
+    // SPEC §5 row 6: all four formats identical and public; they are tags only (layout is channels-first).
+    const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NCDHW, ACL_FORMAT_NHWC, ACL_FORMAT_NDHWC};
+    const aclFormat format = formats[uniform(rng, 0, 4)];
+    const Problem &p = c.problem;
+    const bool dense = chance(rng, 0.3);  // every operand contiguous
+    BackwardOperands o{format, makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.type, format, dense),
+                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
+                       makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.indexType, format, dense),
+                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense)};
+    storeBits(o.gradOutput.tensor, c.gradOutputBits);
+    storeIndices(o.indices.tensor, c.indices);
+    // self stays poisoned: its data is never read (SPEC §3.6).
+    return o;
+}
+
+std::string backwardTrace(const BackwardCase &c, const BackwardOperands &o) {
+    return c.problem.describe() + ", " +
+           (c.indexMode == IndexMode::FromForward ? "indices from forward" : "colliding random indices with -1") +
+           ", " + gradModeName(c.gradMode) + ", format " + formatName(o.format) + "; gradOutput " +
+           o.gradOutput.description + "; self " + o.self.description + "; indices " + o.indices.description +
+           "; gradInput " + o.gradInput.description;
+}
+
+bool runBackwardAndCheck(const BackwardCase &c, BackwardOperands &o, const std::string &name) {
+    SCOPED_TRACE(implementationTrace(name));
+    EXPECT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+    const std::vector<uint64_t> gradOutputBefore = snapshot(o.gradOutput.tensor),
+                                indicesBefore = snapshot(o.indices.tensor), selfBefore = snapshot(o.self.tensor);
+    o.gradInput.tensor.poison();
+    const TwoPhase status =
+        runBackward(c.problem.twoD, o.gradOutput.tensor, o.self.tensor, o.indices.tensor, o.gradInput.tensor);
+    poolgradForceImplementation(nullptr);
+    if (!name.empty() && status.phaseOne == kFindKernelError) {
+        EXPECT_FALSE(status.executorReturned);
+        return false;
+    }
+    EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+    EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+    if (status.phaseOne != ACLNN_SUCCESS || status.phaseTwo != ACLNN_SUCCESS) return true;
+    EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
+    EXPECT_EQ(o.gradInput.tensor.bytesOutsideViewChanged(), 0) << "gradInput written outside its view";
+    EXPECT_TRUE(unchanged(o.gradOutput.tensor, gradOutputBefore, "gradOutput"));
+    EXPECT_TRUE(unchanged(o.indices.tensor, indicesBefore, "indices"));
+    EXPECT_TRUE(unchanged(o.self.tensor, selfBefore, "self"));
+    return true;
+}
+
+TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    AcceptanceLog log;
+    for (uint64_t seed : seeds({201, 202, 203})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 80; ++n) {
+            const BackwardCase c = randomBackwardCase(rng);
+            BackwardOperands operands = makeBackwardOperands(rng, c);
+            SCOPED_TRACE("case " + std::to_string(n) + ": " + backwardTrace(c, operands));
+            ++log.cases;
+            bool referenceAccepted = false;
+            for (const std::string &name : choices) {
+                if (!runBackwardAndCheck(c, operands, name)) continue;
+                ++log.accepted[name];
+                referenceAccepted = referenceAccepted || isReference(name);
+            }
+            EXPECT_TRUE(referenceAccepted) << "no implementation named *reference* accepted the problem";
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+    log.print("adaptive backward");
+}
+
+TEST(AdaptiveMaxPoolDifferential, BackwardOfTheLibraryForwardMatchesReference) {
+    // The realistic chain: the library's own forward (random layouts) produces the indices that its backward
+    // consumes through the very same indices tensor.
+    const uint64_t seed = freshSeed() ^ 0xada9ULL;
+    SCOPED_TRACE(seedTrace(freshSeed()));
+    Rng rng(seed);
+    for (int n = 0; n < 50; ++n) {
+        const ForwardCase forward = randomForwardCase(rng);
+        ForwardOperands fo = makeForwardOperands(rng, forward);
+        SCOPED_TRACE("case " + std::to_string(n) + ": " + forwardTrace(forward, fo));
+        ASSERT_TRUE(runForwardAndCheck(forward, fo, ""));
+        BackwardCase c;
+        c.problem = forward.problem;
+        c.indices = forward.expectedIndices;
+        c.gradMode = GradMode::Plain;
+        c.gradOutputBits.resize(c.indices.size());
+        for (auto &bits : c.gradOutputBits) bits = randomGradient(rng, c.problem.type, c.gradMode);
+        computeBackward(c);
+        const Problem &p = c.problem;
+        Operand gradOutput = makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.type, fo.format);
+        Operand gradInput = makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, fo.format);
+        storeBits(gradOutput.tensor, c.gradOutputBits);
+        const TwoPhase status =
+            runBackward(p.twoD, gradOutput.tensor, fo.self.tensor, fo.indices.tensor, gradInput.tensor);
+        ASSERT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+        ASSERT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+        EXPECT_TRUE(bitsMatch(gradInput.tensor, c.expectedBits, p.type, true, "gradInput"));
+        EXPECT_EQ(gradInput.tensor.bytesOutsideViewChanged(), 0);
+        if (testing::Test::HasFailure()) return;
+    }
+}
+
+TEST(AdaptiveMaxPoolDifferential, BackwardFp16AccumulatesInFloat32AndRoundsOnce) {
+    // SPEC §3.6 / WE-10 through the adaptive op: three outputs select element 4; fp16 gradients 2048, 1, 1
+    // sum to 2050 in float32 (fp16 step at 2048 is 2, so naive fp16 summation would give 2048).
+    for (bool twoD : {false, true}) {
+        SCOPED_TRACE(twoD ? "2-D" : "3-D");
+        const std::vector<int64_t> self5{1, 1, 1, 3, 3}, out5{1, 1, 1, 2, 2};
+        const std::vector<int64_t> selfShape = twoD ? std::vector<int64_t>{1, 1, 3, 3} : self5;
+        const std::vector<int64_t> outShape = twoD ? std::vector<int64_t>{1, 1, 2, 2} : out5;
+        TestTensor self(selfShape, ACL_FLOAT16), gradOutput(outShape, ACL_FLOAT16), indices(outShape, ACL_INT32),
+            gradInput(selfShape, ACL_FLOAT16);
+        gradOutput.setValues({2048, 1, 1, 0});
+        indices.setValues({4, 4, 4, 4});
+        EXPECT_RAN(runBackward(twoD, gradOutput, self, indices, gradInput));
+        for (int64_t i = 0; i < 9; ++i) EXPECT_EQ(gradInput.at(i), i == 4 ? 2050.0 : 0.0) << "element " << i;
+    }
+}
+
+TEST(AdaptiveMaxPoolDifferential, BackwardOutOfRangeIndexFailsInPhaseTwoAndZeroesGradInput) {
+    // SPEC §3.6: an index < -1 or >= D*H*W -> phase 2 returns 161002 and gradInput is all +0.0.
+    for (bool twoD : {false, true})
+        for (int64_t bad : {int64_t{12}, int64_t{-2}}) {
+            SCOPED_TRACE(std::string(twoD ? "2-D" : "3-D") + ", bad index " + std::to_string(bad));
+            const std::vector<int64_t> selfShape = twoD ? std::vector<int64_t>{1, 3, 4} : std::vector<int64_t>{1, 1, 3, 4};
+            const std::vector<int64_t> outShape = twoD ? std::vector<int64_t>{1, 2, 2} : std::vector<int64_t>{1, 1, 2, 2};
+            TestTensor self(selfShape, ACL_FLOAT), gradOutput(outShape, ACL_FLOAT), indices(outShape, ACL_INT64),
+                gradInput(selfShape, ACL_FLOAT);
+            gradOutput.setValues({1, 2, 3, 4});
+            indices.setValues({0, 5, static_cast<double>(bad), 11});
+            const TwoPhase status = runBackward(twoD, gradOutput, self, indices, gradInput);
+            EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+            EXPECT_EQ(status.phaseTwo, ACLNN_ERR_PARAM_INVALID);
+            EXPECT_NE(status.message.find("indices"), std::string::npos) << status.message;
+            EXPECT_NE(status.message.find(std::to_string(bad)), std::string::npos) << status.message;
+            for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+        }
+}
+
+// ================================================================================================ threads
+
+TEST(AdaptiveMaxPoolDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    ProblemLimits limits;
+    limits.maxBatch = 3;
+    limits.maxChannels = 4;  // up to 12 planes so that they are split between threads
+    limits.maxAxis = 11;
+    for (uint64_t seed : seeds({301, 302})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 15; ++n) {
+            const ForwardCase f = randomForwardCase(rng, limits);
+            ForwardOperands fo = makeForwardOperands(rng, f);
+            const BackwardCase b = randomBackwardCase(rng, limits);
+            BackwardOperands bo = makeBackwardOperands(rng, b);
+            SCOPED_TRACE("case " + std::to_string(n) + ": forward " + forwardTrace(f, fo) + " | backward " +
+                         backwardTrace(b, bo));
+            for (const std::string &name : choices) {
+                std::vector<uint64_t> firstOut, firstIndices, firstGradInput;
+                for (int32_t threads : {1, 2, 3}) {
+                    SCOPED_TRACE("threads " + std::to_string(threads));
+                    ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                    ASSERT_EQ(poolgradGetNumThreads(), threads);
+                    if (runForwardAndCheck(f, fo, name)) {
+                        const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
+                        if (firstOut.empty()) firstOut = out, firstIndices = idx;
+                        EXPECT_EQ(out, firstOut) << "forward out differs from the 1-thread run";
+                        EXPECT_EQ(idx, firstIndices) << "forward indices differ from the 1-thread run";
+                    }
+                    if (runBackwardAndCheck(b, bo, name)) {
+                        const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
+                        if (firstGradInput.empty()) firstGradInput = gi;
+                        EXPECT_EQ(gi, firstGradInput) << "gradInput differs from the 1-thread run (NaN bits included)";
+                    }
+                }
+            }
+            poolgradSetNumThreads(0);
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+}
+
+// ================================================================================================ beyond 2^24
+
+bool bigTestsSkipped() { return std::getenv("POOLGRAD_SKIP_BIG_TESTS") != nullptr; }
+
+// A contiguous tensor over one aclrtMalloc block, with direct host access to its bytes (the CPU backend's
+// device memory is host memory), for tensors too large for element-by-element TestTensor access.
+class BigTensor {
+public:
+    BigTensor(std::vector<int64_t> shape, aclDataType type) : shape_(std::move(shape)) {
+        elements_ = 1;
+        for (int64_t d : shape_) elements_ *= d;
+        bytes_ = static_cast<size_t>(elements_) * test_support::dataTypeBytes(type);
+        if (aclrtMalloc(&data_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) data_ = nullptr;
+        const int64_t storage[1] = {elements_};
+        if (data_ != nullptr)
+            tensor_ = aclCreateTensor(shape_.data(), shape_.size(), type, nullptr, 0, ACL_FORMAT_ND, storage, 1, data_);
+    }
+    ~BigTensor() {
+        if (tensor_) aclDestroyTensor(tensor_);
+        if (data_) aclrtFree(data_);
+    }
+    BigTensor(const BigTensor &) = delete;
+    BigTensor &operator=(const BigTensor &) = delete;
+    bool ok() const { return tensor_ != nullptr; }
+    aclTensor *get() const { return tensor_; }
+    operator aclTensor *() const { return tensor_; }
+    template <typename T>
+    T *data() const { return static_cast<T *>(data_); }
+    int64_t elements() const { return elements_; }
+    void fill(unsigned char byte) { std::memset(data_, byte, bytes_); }
+
+private:
+    std::vector<int64_t> shape_;
+    int64_t elements_ = 0;
+    size_t bytes_ = 0;
+    void *data_ = nullptr;
+    aclTensor *tensor_ = nullptr;
+};
+
+struct BigBackwardCase {
+    bool twoD;
+    std::vector<int64_t> selfShape, outShape;
+    int64_t plane;
+    std::vector<int64_t> indices;  // one plane
+};
+
+TEST(AdaptiveMaxPoolBeyond2To24, BackwardIsExactOnPlanesLargerThan2To24) {
+    if (bigTestsSkipped()) GTEST_SKIP() << "POOLGRAD_SKIP_BIG_TESTS is set";
+    LibraryControlsGuard guard;
+    // SPEC §5 / §10: the A2/A3 "shape <= 2^24 in the non-divisible case" is an fp32-index artifact; the library
+    // must scatter exactly. Every target below 2^24 + 9 is odd, hence not representable in float32.
+    const int64_t W2 = 4097;  // 2-D: 4097 x 4097 = 16785409 > 2^24
+    const std::vector<BigBackwardCase> cases{
+        {false, {1, 1, 1, 1, 16777225}, {1, 1, 1, 1, 8}, 16777225,
+         {16777217, 16777219, 16777217, 16777224, 16777223, 1, -1, 16777221}},
+        {true, {1, 4097, 4097}, {1, 2, 4}, W2 * W2,
+         {4096 * W2 + 4095, 4096 * W2 + 1, 4096 * W2 + 4095, 4095 * W2 + 4096, 16777217, 3, -1, 4096 * W2 + 4093}},
+    };
+    const std::vector<float> grads{1, 2, 4, 8, 16, 32, 64, 128};
+    for (const BigBackwardCase &c : cases) {
+        // Expected: exact float sums at the (distinct) targets.
+        std::vector<std::pair<int64_t, float>> expected;
+        for (size_t q = 0; q < c.indices.size(); ++q) {
+            if (c.indices[q] < 0) continue;
+            bool merged = false;
+            for (auto &[position, sum] : expected)
+                if (position == c.indices[q]) sum += grads[q], merged = true;
+            if (!merged) expected.emplace_back(c.indices[q], grads[q]);
+        }
+        BigTensor self(c.selfShape, ACL_FLOAT), gradInput(c.selfShape, ACL_FLOAT);
+        ASSERT_TRUE(self.ok() && gradInput.ok()) << "allocation failed";
+        for (aclDataType indexType : {ACL_INT32, ACL_INT64}) {
+            TestTensor gradOutput(c.outShape, ACL_FLOAT), indices(c.outShape, indexType);
+            for (size_t q = 0; q < grads.size(); ++q) {
+                gradOutput.set(static_cast<int64_t>(q), grads[q]);
+                indices.set(static_cast<int64_t>(q), static_cast<double>(c.indices[q]));
+            }
+            for (const std::string &name : implementationChoices()) {
+                SCOPED_TRACE(std::string(c.twoD ? "2-D" : "3-D") + " " + typeName(indexType) + " " +
+                             implementationTrace(name));
+                ASSERT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+                gradInput.fill(0xA5);
+                const TwoPhase status = runBackward(c.twoD, gradOutput, self, indices, gradInput);
+                poolgradForceImplementation(nullptr);
+                if (!name.empty() && status.phaseOne == kFindKernelError) continue;
+                ASSERT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+                ASSERT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+                const uint32_t *bits = gradInput.data<uint32_t>();
+                int64_t nonZero = 0;
+                for (int64_t i = 0; i < gradInput.elements(); ++i) nonZero += bits[i] != 0;
+                EXPECT_EQ(nonZero, static_cast<int64_t>(expected.size())) << "elements other than the targets written";
+                for (const auto &[position, sum] : expected)
+                    EXPECT_EQ(test_support::floatFromBits(bits[position]), sum) << "gradInput[" << position << "]";
+            }
+        }
+    }
+}
+
+// The window bounds a 32-bit or float implementation would compute (to show the test can tell).
+int64_t int32Begin(int64_t o, int64_t I, int64_t O) {
+    const int32_t product = static_cast<int32_t>(static_cast<uint32_t>(o) * static_cast<uint32_t>(I));  // wraps
+    return product / static_cast<int32_t>(O);
+}
+int64_t floatBegin(int64_t o, int64_t I, int64_t O) {
+    return static_cast<int64_t>(std::floor(static_cast<float>(o) * static_cast<float>(I) / static_cast<float>(O)));
+}
+int64_t floatEnd(int64_t o, int64_t I, int64_t O) {
+    return static_cast<int64_t>(std::ceil(static_cast<float>(o + 1) * static_cast<float>(I) / static_cast<float>(O)));
+}
+
+TEST(AdaptiveMaxPoolBeyond2To24, ForwardWindowsAreExactOnAVeryLongAxis) {
+    if (bigTestsSkipped()) GTEST_SKIP() << "POOLGRAD_SKIP_BIG_TESTS is set";
+    LibraryControlsGuard guard;
+    const int64_t I = 16777259, O = 997;  // I odd and > 2^24 (not a float), o*I overflows int32 for o >= 128
+    int floatWrong = 0, int32Wrong = 0;
+    std::vector<ref::Window> windows;
+    for (int64_t o = 0; o < O; ++o) {
+        const ref::Window w = ref::window(o, I, O);
+        windows.push_back(w);
+        floatWrong += floatBegin(o, I, O) != w.begin || floatEnd(o, I, O) != w.end;
+        int32Wrong += int32Begin(o, I, O) != w.begin;
+    }
+    ASSERT_GT(floatWrong, 0) << "test design: float windows must differ somewhere";
+    ASSERT_GT(int32Wrong, 0) << "test design: 32-bit windows must differ somewhere";
+
+    // Strictly increasing values select each window's LAST element (its end edge), strictly decreasing ones
+    // its FIRST (its start edge). 3-D op along D with INT64 indices, 2-D op along W with INT32 indices.
+    struct Run {
+        bool twoD, increasing;
+        std::vector<int64_t> selfShape, outShape, outputSize;
+        aclDataType indexType;
+    };
+    const std::vector<Run> runs{{false, true, {1, 1, I, 1, 1}, {1, 1, O, 1, 1}, {O, 1, 1}, ACL_INT64},
+                                {false, false, {1, 1, I, 1, 1}, {1, 1, O, 1, 1}, {O, 1, 1}, ACL_INT32},
+                                {true, false, {1, 1, 1, I}, {1, 1, 1, O}, {1, O}, ACL_INT32},
+                                {true, true, {1, 1, 1, I}, {1, 1, 1, O}, {1, O}, ACL_INT64}};
+    for (const Run &run : runs) {
+        SCOPED_TRACE(std::string(run.twoD ? "2-D along W" : "3-D along D") +
+                     (run.increasing ? ", increasing" : ", decreasing"));
+        BigTensor input(run.selfShape, ACL_FLOAT);
+        ASSERT_TRUE(input.ok());
+        uint32_t *bits = input.data<uint32_t>();
+        for (int64_t i = 0; i < I; ++i)  // positive floats ordered like their bits
+            bits[i] = 0x3F800000u + static_cast<uint32_t>(run.increasing ? i : I - 1 - i);
+        TestTensor out(run.outShape, ACL_FLOAT), indices(run.outShape, run.indexType);
+        const TwoPhase status = runForward(run.twoD, input, run.outputSize, out, indices);
+        ASSERT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+        ASSERT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+        int mismatches = 0;
+        for (int64_t o = 0; o < O; ++o) {
+            const int64_t want = run.increasing ? windows[o].end - 1 : windows[o].begin;
+            const bool same = indices.at(o) == static_cast<double>(want) && out.bitsAt(o) == bits[want];
+            if (!same && mismatches++ < 5)
+                ADD_FAILURE() << "output " << o << ": window [" << windows[o].begin << ", " << windows[o].end
+                              << "), expected index " << want << ", got " << indices.at(o);
+        }
+        EXPECT_EQ(mismatches, 0);
+    }
+}
+
+}  // namespace

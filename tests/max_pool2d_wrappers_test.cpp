@@ -1,0 +1,718 @@
+// Tests of the 2-D wrappers of SPEC §8: aclnnMaxPool2dWithIndices(+Backward) and aclnnMaxPool2dWithMask
+// (+Backward). SPEC defines them as the 3-D operators with D = 1 (kernel (1,kH,kW), stride (1,sH,sW),
+// padding (0,pH,pW), dilation (1,dH,dW)), so the expectations come from the naive 3-D reference of
+// tests/reference/naive_pooling (forward) and the §3.6 scatter of tests/reference/naive_adaptive_pooling
+// (backward), both written from SPEC only.
+//
+//  * fixed examples (WE-2..WE-5 laid out in 2-D) with exact values for both index encodings;
+//  * the mask layout: INT8 (N,C,kH*kW,(ceil(Ho*Wo/16)+1)*32) whose first N*C*Ho*Wo*4 bytes hold the INT32
+//    indices h*W+w (little-endian, (n,c,ho,wo) row-major); a hand-written mask is consumed the same way;
+//    1x1 kernels (the mask cannot hold indices; the backward uses the single-element window);
+//  * randomized differential tests: rank 3 (C,H,W) and 4, FLOAT/FLOAT16/BF16, INT32/INT64/mask indices,
+//    every list length, ceil mode, padding, dilation, tie-heavy and NaN/Inf/-0 data, random layouts for
+//    every operand (masks: dense, optionally with an offset), every implementation, threads 1/2/3;
+//  * the backward's gradOutput shape check (161002, SPEC §8) for both encodings.
+// Seeds: a fixed list plus one fresh seed per run (POOLGRAD_TEST_SEED reproduces it).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_adaptive_pooling.h"
+#include "reference/naive_pooling.h"
+#include "support/pool_differential_helpers.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using namespace pool_diff;
+using test_support::IntArray;
+using test_support::TestTensor;
+
+// ================================================================================================ calls
+
+struct Lists {
+    std::vector<int64_t> kernel, stride, padding, dilation{1};
+    bool ceilMode = false;
+};
+
+TwoPhase runForward(bool mask, const aclTensor *self, const Lists &l, aclTensor *out, aclTensor *indices) {
+    IntArray kernel(l.kernel), stride(l.stride), padding(l.padding), dilation(l.dilation);
+    return runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return mask ? aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernel, stride, padding, dilation, l.ceilMode,
+                                                                 out, indices, workspaceSize, executor)
+                        : aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernel, stride, padding, dilation,
+                                                                    l.ceilMode, out, indices, workspaceSize, executor);
+        },
+        mask ? aclnnMaxPool2dWithMask : aclnnMaxPool2dWithIndices);
+}
+
+TwoPhase runBackward(bool mask, const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+                     const Lists &l, aclTensor *gradInput) {
+    IntArray kernel(l.kernel), stride(l.stride), padding(l.padding), dilation(l.dilation);
+    return runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return mask ? aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride,
+                                                                         padding, dilation, l.ceilMode, gradInput,
+                                                                         workspaceSize, executor)
+                        : aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride,
+                                                                            padding, dilation, l.ceilMode, gradInput,
+                                                                            workspaceSize, executor);
+        },
+        mask ? aclnnMaxPool2dWithMaskBackward : aclnnMaxPool2dWithIndicesBackward);
+}
+
+// SPEC §8 mask shape: (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32), without N for a 3-D input.
+std::vector<int64_t> maskShape(bool batched, int64_t N, int64_t C, int64_t kernelElements, int64_t Ho, int64_t Wo) {
+    const int64_t last = ((Ho * Wo + 15) / 16 + 1) * 32;
+    if (batched) return {N, C, kernelElements, last};
+    return {C, kernelElements, last};
+}
+
+// INT32 number q of a (dense) INT8 mask, little-endian.
+int32_t maskIndex(const TestTensor &mask, int64_t q) {
+    uint32_t value = 0;
+    for (int b = 0; b < 4; ++b) value |= static_cast<uint32_t>(mask.bitsAt(4 * q + b) & 0xFF) << (8 * b);
+    return static_cast<int32_t>(value);
+}
+
+void setMaskIndex(TestTensor &mask, int64_t q, int32_t index) {
+    const uint32_t value = static_cast<uint32_t>(index);
+    for (int b = 0; b < 4; ++b) mask.setBits(4 * q + b, (value >> (8 * b)) & 0xFF);
+}
+
+std::vector<float> floatsOf(const TestTensor &tensor) {
+    std::vector<float> values;
+    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
+    return values;
+}
+
+#define EXPECT_RAN(status)                                                         \
+    do {                                                                           \
+        const TwoPhase ran_ = (status);                                            \
+        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
+    } while (0)
+
+// ================================================================================================ fixed examples
+
+struct Example {
+    const char *name;
+    std::vector<int64_t> selfShape;  // rank 3 or 4
+    std::vector<double> self;
+    Lists lists;
+    std::vector<int64_t> outShape;
+    std::vector<float> out;
+    std::vector<int64_t> indices;
+    std::vector<double> gradOutput;
+    std::vector<float> gradInput;
+};
+
+std::vector<Example> examples() {
+    std::vector<Example> list;
+    // WE-2 overlap: 3x3, k 2, s 1 -> every window picks the 9 in the middle; gradients accumulate.
+    list.push_back({"WE2Overlap", {1, 1, 3, 3}, {1, 2, 3, 4, 9, 5, 6, 7, 8}, {{2}, {1}, {0}, {1}, false},
+                    {1, 1, 2, 2}, {9, 9, 9, 9}, {4, 4, 4, 4}, {1, 2, 3, 4}, {0, 0, 0, 0, 10, 0, 0, 0, 0}});
+    // WE-3 ceil mode along W (H = 1): W_out 3, last window {4}.
+    list.push_back({"WE3Ceil", {1, 1, 1, 5}, {1, 5, 2, 3, 9}, {{1, 2}, {1, 2}, {0, 0}, {1, 1}, true},
+                    {1, 1, 1, 3}, {5, 3, 9}, {1, 3, 4}, {1, 2, 3}, {0, 1, 0, 2, 3}});
+    // WE-4 last-window rule: p 1 (k 2 allows p <= 1), ceil: raw 4 windows, the 4th would start in padding -> 3.
+    list.push_back({"WE4LastWindowRule", {1, 1, 1, 5}, {1, 5, 2, 3, 9}, {{1, 2}, {1, 2}, {0, 1}, {1}, true},
+                    {1, 1, 1, 3}, {1, 5, 9}, {0, 1, 4}, {1, 2, 3}, {1, 2, 0, 0, 3}});
+    // WE-5 padding never wins: negative data, k 3, s 2, p 1.
+    list.push_back({"WE5PaddingNeverWins", {1, 1, 1, 4}, {-5, -1, -7, -2}, {{1, 3}, {1, 2}, {0, 1}, {1}, false},
+                    {1, 1, 1, 2}, {-1, -1}, {1, 1}, {1, 2}, {0, 3, 0, 0}});
+    // 3-D (C,H,W) input with two planes, stride list empty (= kernel); indices are per plane.
+    list.push_back({"ChwTwoPlanesDefaultStride", {2, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+                    {{2}, {}, {0}, {1}, false}, {2, 1, 2}, {5, 7, 13, 15}, {5, 7, 5, 7}, {1, 2, 3, 4},
+                    {0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4}});
+    // Dilation 2 along W: taps {w, w+2}.
+    list.push_back({"Dilation", {1, 1, 1, 5}, {4, 9, 1, 8, 7}, {{1, 2}, {1, 1}, {0, 0}, {1, 2}, false},
+                    {1, 1, 1, 3}, {4, 9, 7}, {0, 1, 4}, {1, 2, 3}, {1, 2, 0, 0, 3}});
+    return list;
+}
+
+class MaxPool2dExample : public ::testing::TestWithParam<std::tuple<int, int>> {};  // example, encoding
+
+TEST_P(MaxPool2dExample, ForwardAndBackwardGiveTheExactValues) {
+    const Example e = examples()[static_cast<size_t>(std::get<0>(GetParam()))];
+    const int encoding = std::get<1>(GetParam());  // 0 INT32, 1 INT64, 2 mask
+    const bool mask = encoding == 2;
+    const bool batched = e.selfShape.size() == 4;
+    const int64_t N = batched ? e.selfShape[0] : 1, C = e.selfShape[batched ? 1 : 0];
+    const int64_t Ho = e.outShape[e.outShape.size() - 2], Wo = e.outShape.back();
+    int64_t kernelElements = 1;
+    for (int a = 0; a < 2; ++a) kernelElements *= e.lists.kernel[e.lists.kernel.size() == 1 ? 0 : a];
+    TestTensor self(e.selfShape, ACL_FLOAT), out(e.outShape, ACL_FLOAT),
+        indices(mask ? maskShape(batched, N, C, kernelElements, Ho, Wo) : e.outShape,
+                encoding == 0 ? ACL_INT32 : encoding == 1 ? ACL_INT64 : ACL_INT8);
+    self.setValues(e.self);
+    EXPECT_RAN(runForward(mask, self, e.lists, out, indices));
+    EXPECT_EQ(floatsOf(out), e.out);
+    for (size_t q = 0; q < e.indices.size(); ++q) {
+        const int64_t got = mask ? maskIndex(indices, static_cast<int64_t>(q)) : static_cast<int64_t>(indices.at(q));
+        if (!mask || kernelElements > 1) EXPECT_EQ(got, e.indices[q]) << "index " << q;
+    }
+    TestTensor gradOutput(e.outShape, ACL_FLOAT), gradInput(e.selfShape, ACL_FLOAT);
+    gradOutput.setValues(e.gradOutput);
+    EXPECT_RAN(runBackward(mask, gradOutput, self, indices, e.lists, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), e.gradInput);
+}
+
+std::string exampleName(const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
+    static const char *const encodings[] = {"Int32", "Int64", "Mask"};
+    return std::string(examples()[static_cast<size_t>(std::get<0>(info.param))].name) + encodings[std::get<1>(info.param)];
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, MaxPool2dExample,
+                         ::testing::Combine(::testing::Range(0, static_cast<int>(examples().size())),
+                                            ::testing::Values(0, 1, 2)),
+                         exampleName);
+
+// ================================================================================================ mask layout
+
+TEST(MaxPool2dWithMask, MaskHoldsInt32IndicesInItsFirstBytes) {
+    // self (2,3,5,7) k 2 s 2 ceil -> Ho 3, Wo 4 (Ho*Wo = 12): mask (2,3,4,(1+1)*32 = 64) INT8.
+    for (bool batched : {true, false}) {
+        SCOPED_TRACE(batched ? "4-D self" : "3-D self");
+        const int64_t N = batched ? 2 : 1, C = 3, H = 5, W = 7, Ho = 3, Wo = 4;
+        const std::vector<int64_t> selfShape = batched ? std::vector<int64_t>{N, C, H, W} : std::vector<int64_t>{C, H, W};
+        const std::vector<int64_t> outShape = batched ? std::vector<int64_t>{N, C, Ho, Wo} : std::vector<int64_t>{C, Ho, Wo};
+        const std::vector<int64_t> shape = maskShape(batched, N, C, 4, Ho, Wo);
+        EXPECT_EQ(shape.back(), 64);
+        TestTensor self(selfShape, ACL_FLOAT), out(outShape, ACL_FLOAT), mask(shape, ACL_INT8);
+        Rng rng(7);
+        std::vector<uint32_t> bits = randomElements(rng, N * C * H * W, ACL_FLOAT, DataMode::Plain);
+        storeBits(self, bits);
+        const Lists lists{{2, 2}, {2, 2}, {0, 0}, {1, 1}, true};
+        EXPECT_RAN(runForward(true, self, lists, out, mask));
+        reference::Pool3dParams params;
+        params.kernel = {1, 2, 2};
+        params.stride = {1, 2, 2};
+        params.ceilMode = true;
+        const reference::ForwardResult expected = reference::maxPool3dWithArgmax(widen(bits, ACL_FLOAT), {N, C, 1, H, W}, params);
+        ASSERT_EQ(expected.indices.size(), static_cast<size_t>(N * C * Ho * Wo));
+        for (int64_t q = 0; q < N * C * Ho * Wo; ++q)
+            EXPECT_EQ(maskIndex(mask, q), expected.indices[static_cast<size_t>(q)]) << "INT32 number " << q;
+        EXPECT_EQ(mask.bytesOutsideViewChanged(), 0);
+    }
+}
+
+TEST(MaxPool2dWithMask, BackwardConsumesHandWrittenInt32IndicesIncludingCollisionsAndMinusOne) {
+    // The library's documented layout (SPEC §8 "produce/consume that INT32 layout"): indices written by hand.
+    // self (1,2,3,3) k 2 s 1 -> out (1,2,2,2); mask (1,2,4,64).
+    const Lists lists{{2, 2}, {1, 1}, {0, 0}, {1, 1}, false};
+    TestTensor self({1, 2, 3, 3}, ACL_FLOAT), gradOutput({1, 2, 2, 2}, ACL_FLOAT), mask({1, 2, 4, 64}, ACL_INT8),
+        gradInput({1, 2, 3, 3}, ACL_FLOAT);
+    gradOutput.setValues({1, 2, 4, 8, 16, 32, 64, 128});
+    const std::vector<int32_t> written{8, 8, 0, -1, 4, 0, 4, 4};  // plane 0 then plane 1
+    for (size_t q = 0; q < written.size(); ++q) setMaskIndex(mask, static_cast<int64_t>(q), written[q]);
+    EXPECT_RAN(runBackward(true, gradOutput, self, mask, lists, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{4, 0, 0, 0, 0, 0, 0, 0, 3,  //
+                                                      32, 0, 0, 0, 208, 0, 0, 0, 0}));
+}
+
+TEST(MaxPool2dWithMask, OneByOneKernelUsesTheSingleElementWindows) {
+    // k 1x1: the mask (N,C,1,L) is too small to hold indices; the backward needs none (SPEC §8 mask is opaque).
+    // self (1,1,3,5), s (2,2) ceil -> Ho 2, Wo 3; outputs pick (0,0),(0,2),(0,4),(2,0),(2,2),(2,4).
+    for (bool ceilMode : {false, true}) {
+        const Lists lists{{1}, {2}, {0}, {1}, ceilMode};
+        TestTensor self({1, 1, 3, 5}, ACL_FLOAT), out({1, 1, 2, 3}, ACL_FLOAT), mask({1, 1, 1, 64}, ACL_INT8);
+        self.setValues({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
+        EXPECT_RAN(runForward(true, self, lists, out, mask));
+        EXPECT_EQ(floatsOf(out), (std::vector<float>{0, 2, 4, 10, 12, 14}));
+        EXPECT_EQ(mask.bytesOutsideViewChanged(), 0);
+        TestTensor gradOutput({1, 1, 2, 3}, ACL_FLOAT), gradInput({1, 1, 3, 5}, ACL_FLOAT);
+        gradOutput.setValues({1, 2, 3, 4, 5, 6});
+        EXPECT_RAN(runBackward(true, gradOutput, self, mask, lists, gradInput));
+        EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{1, 0, 2, 0, 3, 0, 0, 0, 0, 0, 4, 0, 5, 0, 6}));
+    }
+}
+
+TEST(MaxPool2dWithMask, MaskWithAnElementOffsetIsAccepted) {
+    // SPEC §2.4: every operand accepts an offset. A dense mask view starting 4 bytes into its storage.
+    const Lists lists{{2}, {2}, {0}, {1}, false};
+    TestTensor self({1, 1, 4, 4}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT);
+    TestTensor mask({1, 1, 4, 64}, {256, 256, 64, 1}, 4, ACL_INT8, ACL_FORMAT_ND, 3);
+    self.setValues({1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13});
+    EXPECT_RAN(runForward(true, self, lists, out, mask));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{8, 6, 16, 14}));
+    EXPECT_EQ(mask.bytesOutsideViewChanged(), 0);
+    for (int64_t q = 0; q < 4; ++q) EXPECT_EQ(maskIndex(mask, q), (std::vector<int32_t>{4, 6, 12, 14})[q]);
+    TestTensor gradOutput({1, 1, 2, 2}, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
+    gradOutput.setValues({1, 2, 3, 4});
+    EXPECT_RAN(runBackward(true, gradOutput, self, mask, lists, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0}));
+}
+
+TEST(MaxPool2dWithMask, MaskAtAnOddByteOffsetIsAccepted) {
+    // As above with offset 1: the INT32 indices inside the mask are then not 4-byte aligned in memory
+    // (a library that dereferences them as int32_t* has undefined behaviour; UBSan reports it).
+    const Lists lists{{2}, {2}, {0}, {1}, false};
+    TestTensor self({1, 1, 4, 4}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT);
+    TestTensor mask({1, 1, 4, 64}, {256, 256, 64, 1}, 1, ACL_INT8, ACL_FORMAT_ND, 3);
+    self.setValues({1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13});
+    EXPECT_RAN(runForward(true, self, lists, out, mask));
+    EXPECT_EQ(floatsOf(out), (std::vector<float>{8, 6, 16, 14}));
+    EXPECT_EQ(mask.bytesOutsideViewChanged(), 0);
+    for (int64_t q = 0; q < 4; ++q) EXPECT_EQ(maskIndex(mask, q), (std::vector<int32_t>{4, 6, 12, 14})[q]);
+    TestTensor gradOutput({1, 1, 2, 2}, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
+    gradOutput.setValues({1, 2, 3, 4});
+    EXPECT_RAN(runBackward(true, gradOutput, self, mask, lists, gradInput));
+    EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0}));
+}
+
+// ================================================================================================ gradOutput shape
+
+TEST(MaxPool2dBackward, GradOutputShapeMustEqualTheForwardOutputShape) {
+    // SPEC §8: the 2-D backwards validate gradOutput's shape against the computed output (161002).
+    // self (1,1,4,4), k 2 s 2 -> (1,1,2,2). gradOutput (1,1,3,2) with indices / mask matching IT.
+    const Lists lists{{2}, {2}, {0}, {1}, false};
+    for (bool mask : {false, true})
+        for (const std::vector<int64_t> &bad : {std::vector<int64_t>{1, 1, 3, 2}, std::vector<int64_t>{1, 1, 2, 1},
+                                                std::vector<int64_t>{1, 1, 1, 1}}) {
+            SCOPED_TRACE(std::string(mask ? "mask" : "indices") + " gradOutput " + listText(bad));
+            TestTensor self({1, 1, 4, 4}, ACL_FLOAT), gradOutput(bad, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
+            TestTensor indices(mask ? maskShape(true, 1, 1, 4, bad[2], bad[3]) : bad, mask ? ACL_INT8 : ACL_INT32);
+            const TwoPhase status = runBackward(mask, gradOutput, self, indices, lists, gradInput);
+            EXPECT_EQ(status.phaseOne, ACLNN_ERR_PARAM_INVALID);
+            EXPECT_FALSE(status.executorReturned);
+            EXPECT_NE(status.message.find("gradOutput"), std::string::npos) << status.message;
+        }
+    // The right shape is accepted (control).
+    for (bool mask : {false, true}) {
+        TestTensor self({1, 1, 4, 4}, ACL_FLOAT), gradOutput({1, 1, 2, 2}, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
+        TestTensor indices(mask ? maskShape(true, 1, 1, 4, 2, 2) : std::vector<int64_t>{1, 1, 2, 2},
+                           mask ? ACL_INT8 : ACL_INT32);
+        gradOutput.setValues({1, 2, 3, 4});
+        if (mask) {
+            for (int64_t q = 0; q < 4; ++q) setMaskIndex(indices, q, 0);
+        } else {
+            indices.setValues({0, 0, 0, 0});
+        }
+        EXPECT_RAN(runBackward(mask, gradOutput, self, indices, lists, gradInput));
+        EXPECT_EQ(gradInput.at(0), 10.0);
+    }
+}
+
+// ================================================================================================ random problems
+
+enum class Encoding { Int32, Int64, Mask };
+
+struct Problem {
+    bool batched = true;
+    aclDataType type = ACL_FLOAT;
+    Encoding encoding = Encoding::Int32;
+    reference::Shape5 in{};   // (N, C, 1, H, W)
+    reference::Shape5 out{};  // (N, C, 1, Ho, Wo)
+    reference::Pool3dParams params;
+    Lists lists;
+
+    bool mask() const { return encoding == Encoding::Mask; }
+    aclDataType indexType() const {
+        return encoding == Encoding::Int32 ? ACL_INT32 : encoding == Encoding::Int64 ? ACL_INT64 : ACL_INT8;
+    }
+    int64_t kernelElements() const { return params.kernel[1] * params.kernel[2]; }
+    std::vector<int64_t> view(const reference::Shape5 &s) const {
+        if (batched) return {s[0], s[1], s[3], s[4]};
+        return {s[1], s[3], s[4]};
+    }
+    std::vector<int64_t> indicesShape() const {
+        return mask() ? maskShape(batched, out[0], out[1], kernelElements(), out[3], out[4]) : view(out);
+    }
+    int channelAxis() const { return batched ? 1 : 0; }
+    int64_t planes() const { return in[0] * in[1]; }
+    int64_t planeIn() const { return in[3] * in[4]; }
+    int64_t planeOut() const { return out[3] * out[4]; }
+    std::string describe() const {
+        const char *encodings[] = {"INT32", "INT64", "mask"};
+        return std::string(typeName(type)) + "/" + encodings[static_cast<int>(encoding)] + " self " +
+               listText(view(in)) + " -> " + listText(view(out)) + " kernel " + listText(lists.kernel) + " stride " +
+               listText(lists.stride) + " padding " + listText(lists.padding) + " dilation " +
+               listText(lists.dilation) + " ceilMode " + (lists.ceilMode ? "true" : "false");
+    }
+};
+
+// One list in a random allowed length (1 or 2; `allowEmpty` adds 0 = use `fallback`), expanded into H, W.
+void randomList(Rng &rng, std::vector<int64_t> &list, int64_t &h, int64_t &w, bool allowEmpty,
+                const std::array<int64_t, 2> &values, const std::array<int64_t, 2> &fallback, bool uniformValue) {
+    const int form = static_cast<int>(uniform(rng, allowEmpty ? 0 : 1, 2));
+    if (form == 0) {
+        list = {};
+        h = fallback[0], w = fallback[1];
+    } else if (form == 1 || uniformValue) {
+        list = {values[0]};
+        h = w = values[0];
+    } else {
+        list = {values[0], values[1]};
+        h = values[0], w = values[1];
+    }
+}
+
+Problem randomProblem(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+    Problem p;
+    p.batched = chance(rng, 0.6);
+    const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    p.type = types[uniform(rng, 0, 2)];
+    p.encoding = static_cast<Encoding>(uniform(rng, 0, 2));
+    auto &params = p.params;
+    params.kernel[0] = params.stride[0] = params.dilation[0] = 1;
+    params.padding[0] = 0;
+    // kernel: 1x1 fairly often for the mask (a special case), else 1..4 per axis.
+    std::array<int64_t, 2> k{uniform(rng, 1, 4), uniform(rng, 1, 4)};
+    if (p.mask() && chance(rng, 0.2)) k = {1, 1};
+    randomList(rng, p.lists.kernel, params.kernel[1], params.kernel[2], false, k, k, false);
+    const std::array<int64_t, 2> s{uniform(rng, 1, 3), uniform(rng, 1, 3)};
+    randomList(rng, p.lists.stride, params.stride[1], params.stride[2], true, s, {params.kernel[1], params.kernel[2]},
+               false);
+    // padding: 0 <= p <= k/2 on each axis; a length-1 list must satisfy both axes.
+    const int64_t padLimitH = params.kernel[1] / 2, padLimitW = params.kernel[2] / 2;
+    if (chance(rng, 0.4)) {
+        const int64_t v = uniform(rng, 0, std::min(padLimitH, padLimitW));
+        p.lists.padding = {v};
+        params.padding[1] = params.padding[2] = v;
+    } else {
+        params.padding[1] = uniform(rng, 0, padLimitH);
+        params.padding[2] = uniform(rng, 0, padLimitW);
+        p.lists.padding = {params.padding[1], params.padding[2]};
+    }
+    const std::array<int64_t, 2> d{chance(rng, 0.6) ? 1 : uniform(rng, 2, 3), chance(rng, 0.6) ? 1 : uniform(rng, 2, 3)};
+    randomList(rng, p.lists.dilation, params.dilation[1], params.dilation[2], false, d, d, false);
+    params.ceilMode = p.lists.ceilMode = chance(rng, 0.5);
+
+    p.in[0] = p.batched ? uniform(rng, 1, maxBatch) : 1;
+    p.in[1] = uniform(rng, 1, maxChannels);
+    p.in[2] = 1;
+    for (int a = 1; a < 3; ++a) {
+        int64_t smallest = 1;
+        while (reference::pooledSize(smallest, params.kernel[a], params.stride[a], params.padding[a],
+                                     params.dilation[a], params.ceilMode) < 1)
+            ++smallest;
+        p.in[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, 6);
+    }
+    p.out = reference::pooledShape(p.in, params);
+    return p;
+}
+
+// A mask operand: dense row-major (the library requires it), at offset 0 or with an element offset that keeps
+// the INT32 numbers 4-byte aligned.
+Operand makeMaskOperand(Rng &rng, const std::vector<int64_t> &shape, aclFormat format, bool plain = false) {
+    if (plain || chance(rng, 0.5)) return {TestTensor(shape, ACL_INT8, format), "dense mask"};
+    std::vector<int64_t> strides(shape.size());
+    int64_t running = 1;
+    for (size_t i = shape.size(); i-- > 0;) strides[i] = running, running *= shape[i];
+    const int64_t offset = 4 * uniform(rng, 1, 3);
+    return {TestTensor(shape, strides, offset, ACL_INT8, format, uniform(rng, 0, 5)),
+            "dense mask at offset " + std::to_string(offset)};
+}
+
+Operand makeIndicesOperand(Rng &rng, const Problem &p, aclFormat format, bool dense) {
+    if (p.mask()) return makeMaskOperand(rng, p.indicesShape(), format, dense);
+    return makeOperand(rng, p.indicesShape(), p.channelAxis(), p.indexType(), format, dense);
+}
+
+// ================================================================================================ forward
+
+struct ForwardCase {
+    Problem problem;
+    DataMode mode = DataMode::Plain;
+    std::vector<uint32_t> inputBits;
+    std::vector<uint32_t> expectedBits;
+    std::vector<int64_t> expectedIndices;
+};
+
+ForwardCase randomForwardCase(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+    ForwardCase c;
+    c.problem = randomProblem(rng, maxBatch, maxChannels);
+    c.mode = static_cast<DataMode>(uniform(rng, 0, 2));
+    c.inputBits = randomElements(rng, c.problem.planes() * c.problem.planeIn(), c.problem.type, c.mode);
+    const reference::ForwardResult result =
+        reference::maxPool3dWithArgmax(widen(c.inputBits, c.problem.type), c.problem.in, c.problem.params);
+    c.expectedIndices = result.indices;
+    const int64_t Q = c.problem.planeOut(), P = c.problem.planeIn();
+    for (size_t q = 0; q < result.indices.size(); ++q) {
+        const int64_t index = result.indices[q];
+        c.expectedBits.push_back(index < 0 ? toBits(-std::numeric_limits<float>::infinity(), c.problem.type)
+                                           : c.inputBits[static_cast<size_t>(static_cast<int64_t>(q) / Q * P + index)]);
+    }
+    return c;
+}
+
+struct ForwardOperands {
+    aclFormat format;
+    Operand self, out, indices;
+};
+
+ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
+    const Problem &p = c.problem;
+    const aclFormat format = chance(rng, 0.5) ? ACL_FORMAT_ND : ACL_FORMAT_NCHW;
+    const bool dense = chance(rng, 0.3);  // every operand contiguous
+    ForwardOperands o{format, makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
+                      makeOperand(rng, p.view(p.out), p.channelAxis(), p.type, format, dense),
+                      makeIndicesOperand(rng, p, format, dense)};
+    storeBits(o.self.tensor, c.inputBits);
+    return o;
+}
+
+std::string forwardTrace(const ForwardCase &c, const ForwardOperands &o) {
+    return c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
+           o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
+}
+
+testing::AssertionResult maskIndicesMatch(const TestTensor &mask, const std::vector<int64_t> &expected) {
+    int64_t mismatches = 0;
+    std::ostringstream first;
+    for (size_t q = 0; q < expected.size(); ++q) {
+        const int32_t got = maskIndex(mask, static_cast<int64_t>(q));
+        if (got != expected[q] && mismatches++ < 6)
+            first << "\n  mask INT32[" << q << "]: got " << got << ", expected " << expected[q];
+    }
+    if (mismatches == 0) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << mismatches << " mask indices differ" << first.str();
+}
+
+bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::string &name) {
+    SCOPED_TRACE(implementationTrace(name));
+    EXPECT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+    const std::vector<uint64_t> selfBefore = snapshot(o.self.tensor);
+    o.out.tensor.poison();
+    o.indices.tensor.poison();
+    const TwoPhase status = runForward(c.problem.mask(), o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
+    poolgradForceImplementation(nullptr);
+    if (!name.empty() && status.phaseOne == kFindKernelError) {
+        EXPECT_FALSE(status.executorReturned);
+        return false;
+    }
+    EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+    EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+    if (status.phaseOne != ACLNN_SUCCESS || status.phaseTwo != ACLNN_SUCCESS) return true;
+    EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
+    if (!c.problem.mask()) EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
+    else if (c.problem.kernelElements() > 1) EXPECT_TRUE(maskIndicesMatch(o.indices.tensor, c.expectedIndices));
+    EXPECT_EQ(o.out.tensor.bytesOutsideViewChanged(), 0) << "out written outside its view";
+    EXPECT_EQ(o.indices.tensor.bytesOutsideViewChanged(), 0) << "indices written outside its view";
+    EXPECT_TRUE(unchanged(o.self.tensor, selfBefore, "self"));
+    return true;
+}
+
+TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    AcceptanceLog log;
+    int oneByOneMasks = 0, ceilCases = 0, rank3 = 0;
+    for (uint64_t seed : seeds({401, 402, 403})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 80; ++n) {
+            const ForwardCase c = randomForwardCase(rng);
+            ForwardOperands o = makeForwardOperands(rng, c);
+            SCOPED_TRACE("case " + std::to_string(n) + ": " + forwardTrace(c, o));
+            oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
+            ceilCases += c.problem.lists.ceilMode;
+            rank3 += !c.problem.batched;
+            ++log.cases;
+            bool referenceAccepted = false;
+            for (const std::string &name : choices) {
+                if (!runForwardAndCheck(c, o, name)) continue;
+                ++log.accepted[name];
+                referenceAccepted = referenceAccepted || isReference(name);
+            }
+            EXPECT_TRUE(referenceAccepted) << "no implementation named *reference* accepted the problem";
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+    log.print("2-D forward");
+    EXPECT_GT(oneByOneMasks, 3);
+    EXPECT_GT(ceilCases, 60);
+    EXPECT_GT(rank3, 40);
+}
+
+// ================================================================================================ backward
+
+struct BackwardCase {
+    Problem problem;
+    bool handWritten = false;  // colliding indices with -1 instead of a forward's
+    std::vector<uint32_t> gradOutputBits;
+    std::vector<int64_t> indices;  // as the backward must interpret them
+    std::vector<uint32_t> expectedBits;
+};
+
+BackwardCase randomBackwardCase(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+    BackwardCase c;
+    c.problem = randomProblem(rng, maxBatch, maxChannels);
+    const Problem &p = c.problem;
+    const std::vector<uint32_t> input =
+        randomElements(rng, p.planes() * p.planeIn(), p.type, static_cast<DataMode>(uniform(rng, 0, 2)));
+    c.indices = reference::maxPool3dWithArgmax(widen(input, p.type), p.in, p.params).indices;
+    // 1x1 mask kernels carry no indices: the backward uses the windows, i.e. the forward's indices.
+    c.handWritten = !(p.mask() && p.kernelElements() == 1) && chance(rng, 0.5);
+    if (c.handWritten) {
+        std::vector<int64_t> hot(static_cast<size_t>(uniform(rng, 1, 3)));
+        for (auto &h : hot) h = uniform(rng, 0, p.planeIn() - 1);
+        for (auto &index : c.indices)
+            index = chance(rng, 0.15) ? -1 : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
+                                                             : uniform(rng, 0, p.planeIn() - 1);
+    }
+    c.gradOutputBits.resize(c.indices.size());
+    for (auto &bits : c.gradOutputBits)
+        bits = chance(rng, 0.1) ? randomElement(rng, p.type, DataMode::Special)
+                                : toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), p.type);
+    const reference::adaptive::BackwardResult result =
+        reference::adaptive::backward(widen(c.gradOutputBits, p.type), c.indices, p.out, p.in);
+    EXPECT_TRUE(result.ok) << "test bug: invalid index generated";
+    c.expectedBits = roundAll(result.accumulators, p.type);
+    return c;
+}
+
+struct BackwardOperands {
+    Operand gradOutput, self, indices, gradInput;
+};
+
+BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
+    const Problem &p = c.problem;
+    const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC};
+    const aclFormat format = formats[uniform(rng, 0, 2)], indexFormat = formats[uniform(rng, 0, 2)];
+    const bool dense = chance(rng, 0.3);  // every operand contiguous
+    BackwardOperands o{makeOperand(rng, p.view(p.out), p.channelAxis(), p.type, format, dense),
+                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
+                       makeIndicesOperand(rng, p, indexFormat, dense),
+                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense)};
+    storeBits(o.gradOutput.tensor, c.gradOutputBits);
+    if (!p.mask()) {
+        storeIndices(o.indices.tensor, c.indices);
+    } else if (p.kernelElements() > 1) {
+        for (size_t q = 0; q < c.indices.size(); ++q)
+            setMaskIndex(o.indices.tensor, static_cast<int64_t>(q), static_cast<int32_t>(c.indices[q]));
+    }  // a 1x1 mask stays poisoned: it carries nothing
+    return o;
+}
+
+std::string backwardTrace(const BackwardCase &c, const BackwardOperands &o) {
+    return c.problem.describe() + (c.handWritten ? ", colliding hand-written indices" : ", indices of the forward") +
+           "; gradOutput " + o.gradOutput.description + "; self " + o.self.description + "; indices " +
+           o.indices.description + "; gradInput " + o.gradInput.description;
+}
+
+bool runBackwardAndCheck(const BackwardCase &c, BackwardOperands &o, const std::string &name) {
+    SCOPED_TRACE(implementationTrace(name));
+    EXPECT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+    const std::vector<uint64_t> gradOutputBefore = snapshot(o.gradOutput.tensor),
+                                indicesBefore = snapshot(o.indices.tensor), selfBefore = snapshot(o.self.tensor);
+    o.gradInput.tensor.poison();
+    const TwoPhase status = runBackward(c.problem.mask(), o.gradOutput.tensor, o.self.tensor, o.indices.tensor,
+                                        c.problem.lists, o.gradInput.tensor);
+    poolgradForceImplementation(nullptr);
+    if (!name.empty() && status.phaseOne == kFindKernelError) {
+        EXPECT_FALSE(status.executorReturned);
+        return false;
+    }
+    EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+    EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+    if (status.phaseOne != ACLNN_SUCCESS || status.phaseTwo != ACLNN_SUCCESS) return true;
+    EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
+    EXPECT_EQ(o.gradInput.tensor.bytesOutsideViewChanged(), 0) << "gradInput written outside its view";
+    EXPECT_TRUE(unchanged(o.gradOutput.tensor, gradOutputBefore, "gradOutput"));
+    EXPECT_TRUE(unchanged(o.indices.tensor, indicesBefore, "indices"));
+    EXPECT_TRUE(unchanged(o.self.tensor, selfBefore, "self"));
+    return true;
+}
+
+TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    AcceptanceLog log;
+    for (uint64_t seed : seeds({501, 502, 503})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 80; ++n) {
+            const BackwardCase c = randomBackwardCase(rng);
+            BackwardOperands o = makeBackwardOperands(rng, c);
+            SCOPED_TRACE("case " + std::to_string(n) + ": " + backwardTrace(c, o));
+            ++log.cases;
+            bool referenceAccepted = false;
+            for (const std::string &name : choices) {
+                if (!runBackwardAndCheck(c, o, name)) continue;
+                ++log.accepted[name];
+                referenceAccepted = referenceAccepted || isReference(name);
+            }
+            EXPECT_TRUE(referenceAccepted) << "no implementation named *reference* accepted the problem";
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+    log.print("2-D backward");
+}
+
+TEST(MaxPool2dDifferential, BackwardOfTheLibraryForwardMatchesReference) {
+    // The library's forward output (indices tensor or mask, random layouts) feeds its own backward.
+    SCOPED_TRACE(seedTrace(freshSeed()));
+    Rng rng(freshSeed() ^ 0x2d2dULL);
+    for (int n = 0; n < 50; ++n) {
+        const ForwardCase f = randomForwardCase(rng);
+        ForwardOperands fo = makeForwardOperands(rng, f);
+        SCOPED_TRACE("case " + std::to_string(n) + ": " + forwardTrace(f, fo));
+        ASSERT_TRUE(runForwardAndCheck(f, fo, ""));
+        const Problem &p = f.problem;
+        std::vector<uint32_t> grads(f.expectedIndices.size());
+        for (auto &g : grads) g = toBits(static_cast<float>(uniform(rng, -3, 3)), p.type);
+        const auto result = reference::adaptive::backward(widen(grads, p.type), f.expectedIndices, p.out, p.in);
+        Operand gradOutput = makeOperand(rng, p.view(p.out), p.channelAxis(), p.type, fo.format);
+        Operand gradInput = makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, fo.format);
+        storeBits(gradOutput.tensor, grads);
+        const TwoPhase status =
+            runBackward(p.mask(), gradOutput.tensor, fo.self.tensor, fo.indices.tensor, p.lists, gradInput.tensor);
+        ASSERT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+        ASSERT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+        EXPECT_TRUE(bitsMatch(gradInput.tensor, roundAll(result.accumulators, p.type), p.type, true, "gradInput"));
+        EXPECT_EQ(gradInput.tensor.bytesOutsideViewChanged(), 0);
+        if (testing::Test::HasFailure()) return;
+    }
+}
+
+TEST(MaxPool2dDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
+    LibraryControlsGuard guard;
+    const std::vector<std::string> choices = implementationChoices();
+    for (uint64_t seed : seeds({601, 602})) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < 12; ++n) {
+            const ForwardCase f = randomForwardCase(rng, 3, 4);
+            ForwardOperands fo = makeForwardOperands(rng, f);
+            const BackwardCase b = randomBackwardCase(rng, 3, 4);
+            BackwardOperands bo = makeBackwardOperands(rng, b);
+            SCOPED_TRACE("case " + std::to_string(n) + ": forward " + forwardTrace(f, fo) + " | backward " +
+                         backwardTrace(b, bo));
+            for (const std::string &name : choices) {
+                std::vector<uint64_t> firstOut, firstIndices, firstGradInput;
+                for (int32_t threads : {1, 2, 3}) {
+                    SCOPED_TRACE("threads " + std::to_string(threads));
+                    ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                    if (runForwardAndCheck(f, fo, name)) {
+                        const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
+                        if (firstOut.empty()) firstOut = out, firstIndices = idx;
+                        EXPECT_EQ(out, firstOut);
+                        EXPECT_EQ(idx, firstIndices);
+                    }
+                    if (runBackwardAndCheck(b, bo, name)) {
+                        const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
+                        if (firstGradInput.empty()) firstGradInput = gi;
+                        EXPECT_EQ(gi, firstGradInput);
+                    }
+                }
+            }
+            poolgradSetNumThreads(0);
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+}
+
+}  // namespace

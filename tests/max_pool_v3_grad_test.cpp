@@ -1,0 +1,1010 @@
+// aclnnMaxPoolV3Grad (SPEC §6, seed 004) through the public C API: the worked examples WE-14…WE-18 with
+// expected values copied from SPEC §9, one test per validation row of §6, and randomized differential
+// tests against the independent naive reference (tests/reference/naive_max_pool_v3.*) over NCHW/NHWC,
+// CALCULATED/SAME/VALID, ceil mode, overlapping and disjoint windows, pads >= kernel, tie-heavy and
+// special-value data, origOutput values that are not the true forward output, and strided, offset and
+// permuted views of all four tensors. Outputs are poisoned before every run.
+//
+// Seeds: a fixed list plus one fresh seed per run (std::random_device, or POOLGRAD_TEST_SEED to
+// reproduce); every failure prints the seed and the case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool_v3_grad.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_max_pool_v3.h"
+#include "support/float_bits.h"
+#include "support/max_pool_v3_run.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using max_pool_v3_test::Storage;
+using max_pool_v3_test::V3Attributes;
+using max_pool_v3_test::V3Status;
+using test_support::IntArray;
+using test_support::TestTensor;
+
+constexpr aclnnStatus kNullptr = 161001;
+constexpr aclnnStatus kInvalid = 161002;
+constexpr aclnnStatus kNoKernel = 561003;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+TestTensor filled(const std::vector<int64_t> &shape, aclDataType type, const std::vector<double> &values) {
+    TestTensor tensor(shape, type);
+    tensor.setValues(values);
+    return tensor;
+}
+
+// Every element bit for bit (so -0 != +0); a NaN expectation needs some NaN.
+void expectBits(const TestTensor &tensor, const std::vector<double> &expected, const char *what) {
+    ASSERT_EQ(tensor.elementCount(), static_cast<int64_t>(expected.size())) << what;
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) {
+        const double value = expected[static_cast<size_t>(i)];
+        if (std::isnan(value))
+            EXPECT_TRUE(max_pool_v3_test::bitsAreNan(tensor.type(), tensor.bitsAt(i))) << what << "[" << i << "]";
+        else
+            EXPECT_EQ(tensor.bitsAt(i), max_pool_v3_test::bitsIn(tensor.type(), static_cast<float>(value)))
+                << what << "[" << i << "] = " << tensor.at(i) << ", expected " << value;
+    }
+    EXPECT_EQ(tensor.bytesOutsideViewChanged(), 0) << what;
+}
+
+void expectSuccess(const V3Status &status) {
+    EXPECT_EQ(status.phaseOne, 0) << status.message;
+    EXPECT_EQ(status.phaseTwo, 0) << status.message;
+}
+
+// ----------------------------------------------------------------------------------------- seeds
+
+uint64_t freshSeed() {
+    static const uint64_t seed = []() -> uint64_t {
+        if (const char *given = std::getenv("POOLGRAD_TEST_SEED")) return std::strtoull(given, nullptr, 10);
+        std::random_device device;
+        return (uint64_t(device()) << 32) ^ device();
+    }();
+    return seed;
+}
+
+std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed) {
+    std::vector<uint64_t> seeds(fixed);
+    seeds.push_back(freshSeed());
+    return seeds;
+}
+
+std::string seedTrace(uint64_t seed) {
+    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
+}
+
+// ------------------------------------------------------------------------------------ worked examples
+
+struct GradExample {
+    std::vector<int64_t> inputShape, outputShape;
+    std::vector<double> origInput, origOutput, grad;
+    V3Attributes attributes;
+    std::vector<double> outGrad;
+};
+
+void checkGrad(const GradExample &e, aclDataType type) {
+    TestTensor origInput = filled(e.inputShape, type, e.origInput);
+    TestTensor origOutput = filled(e.outputShape, type, e.origOutput);
+    TestTensor grad = filled(e.outputShape, type, e.grad);
+    TestTensor outGrad(e.inputShape, type);  // poisoned
+    expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(origInput, origOutput, grad, e.attributes, outGrad));
+    expectBits(outGrad, e.outGrad, "outGrad");
+}
+
+class MaxPoolV3GradWorkedExamples : public testing::TestWithParam<aclDataType> {};
+
+V3Attributes validTwoByTwo() { return {{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, "NCHW", false, false}; }
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE14TieGoesToTheFirstMatchOnly) {
+    checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {3, 3, 1, 3}, {3}, {5}, validTwoByTwo(), {5, 0, 0, 0}}, GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE15NanOutputDropsTheGradient) {
+    checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {kNaN, 2, 1, 0}, {kNaN}, {1}, validTwoByTwo(), {0, 0, 0, 0}}, GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE15NanInputNeverMatches) {
+    checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {kNaN, 2, 1, 0}, {2}, {1}, validTwoByTwo(), {0, 1, 0, 0}}, GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE16SameNhwcTwoChannels) {
+    const V3Attributes attributes{{1, 2, 2, 1}, {1, 2, 2, 1}, "SAME", std::nullopt, "NHWC", false, false};
+    checkGrad({{1, 3, 3, 2},
+               {1, 2, 2, 2},
+               {1, 9, 2, 8, 3, 7, 4, 6, 5, 5, 6, 4, 7, 3, 8, 2, 9, 1},
+               {5, 9, 6, 7, 8, 3, 9, 1},
+               {1, 10, 2, 20, 3, 30, 4, 40},
+               attributes,
+               {0, 10, 0, 0, 0, 20, 0, 0, 1, 0, 2, 0, 0, 30, 3, 0, 4, 40}},
+              GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE17CalculatedOverlapFloor) {
+    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW",
+                                  false, false};
+    checkGrad({{1, 1, 4, 4},
+               {1, 1, 2, 2},
+               {1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13},
+               {8, 7, 16, 15},
+               {1, 2, 3, 4},
+               attributes,
+               {0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 3, 4, 0, 0}},
+              GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE17CalculatedOverlapCeil) {
+    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW",
+                                  false, true};
+    checkGrad({{1, 1, 4, 4},
+               {1, 1, 3, 3},
+               {1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13},
+               {8, 7, 5, 16, 15, 13, 16, 15, 13},
+               {1, 2, 3, 4, 5, 6, 7, 8, 9},
+               attributes,
+               {0, 0, 0, 0, 1, 2, 0, 3, 0, 0, 0, 0, 11, 13, 0, 15}},
+              GetParam());
+}
+
+TEST_P(MaxPoolV3GradWorkedExamples, WE18OverlappingValidWindowsAccumulate) {
+    const V3Attributes attributes{{1, 1, 2, 2}, {1, 1, 1, 1}, "VALID", std::nullopt, nullptr, false, false};
+    checkGrad({{1, 1, 3, 3},
+               {1, 1, 2, 2},
+               {1, 2, 3, 4, 9, 5, 6, 7, 8},
+               {9, 9, 9, 9},
+               {1, 2, 3, 4},
+               attributes,
+               {0, 0, 0, 0, 10, 0, 0, 0, 0}},
+              GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, MaxPoolV3GradWorkedExamples, testing::Values(ACL_FLOAT, ACL_FLOAT16),
+                         [](const testing::TestParamInfo<aclDataType> &info) {
+                             return std::string(info.param == ACL_FLOAT ? "Float" : "Float16");
+                         });
+
+TEST(MaxPoolV3GradSemantics, Float16SumsInFloat32AndRoundsOnce) {
+    // SPEC §3.6 (WE-10 analogue): 2048 + 1 + 1 in float32 is 2050; fp16 steps would stay at 2048.
+    checkGrad({{1, 1, 3, 3},
+               {1, 1, 2, 2},
+               {1, 2, 3, 4, 9, 5, 6, 7, 8},
+               {9, 9, 9, 9},
+               {2048, 1, 1, 0},
+               {{1, 1, 2, 2}, {1, 1, 1, 1}, "VALID", std::nullopt, "NCHW", false, false},
+               {0, 0, 0, 0, 2050, 0, 0, 0, 0}},
+              ACL_FLOAT16);
+}
+
+TEST(MaxPoolV3GradSemantics, SignedZerosAndInfinitiesMatch) {
+    // +0 == -0 (the first zero in scan order wins), Inf == Inf; a -0 gradient sums to +0 (0 + -0).
+    const V3Attributes attributes = validTwoByTwo();
+    for (aclDataType type : {ACL_FLOAT, ACL_FLOAT16}) {
+        SCOPED_TRACE(type);
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {-1, -0.0, 0.0, -2}, {0.0}, {7}, attributes, {0, 7, 0, 0}}, type);
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {1, kInf, kInf, 2}, {kInf}, {3}, attributes, {0, 3, 0, 0}}, type);
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {1, 4, 4, 2}, {4}, {-0.0}, attributes, {0, 0.0, 0, 0}}, type);
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {1, 4, 4, 2}, {4}, {kInf}, attributes, {0, kInf, 0, 0}}, type);
+        // An origOutput that is not in the window sends nothing.
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {1, 4, 4, 2}, {3}, {9}, attributes, {0, 0, 0, 0}}, type);
+        // One that is in the window but not its maximum is matched all the same (seed rule).
+        checkGrad({{1, 1, 2, 2}, {1, 1, 1, 1}, {1, 4, 4, 2}, {2}, {9}, attributes, {0, 0, 0, 9}}, type);
+    }
+}
+
+TEST(MaxPoolV3GradSemantics, PaddingNeverReceivesAndWindowsInPaddingSendNothing) {
+    // pads >= kernel are allowed: with pad_top 3 and a 2x2 kernel the first output row lies wholly in
+    // padding, so its gradients are dropped. H = 2: Ho = floor((2 + 3 + 0 - 2) / 1) + 1 = 4.
+    const V3Attributes attributes{{1, 1, 2, 1}, {1, 1, 1, 1}, "CALCULATED", std::vector<int64_t>{3, 0, 0, 0},
+                                  "NCHW", false, false};
+    // Windows (rows): o=0 -> {-3,-2}: none; o=1 -> {-2,-1}: none; o=2 -> {-1,0}: {0}; o=3 -> {0,1}.
+    checkGrad({{1, 1, 2, 1}, {1, 1, 4, 1}, {5, 6}, {5, 5, 5, 6}, {1, 2, 4, 8}, attributes, {4, 8}}, ACL_FLOAT);
+}
+
+TEST(MaxPoolV3GradSemantics, NhwcReallyChangesTheLayout) {
+    // The same memory read as NCHW (1,2,2,2) and as NHWC (1,2,2,2) gives different planes.
+    const std::vector<double> memory{1, 8, 2, 7, 3, 6, 4, 5};
+    const V3Attributes nchw{{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, "NCHW", false, false};
+    const V3Attributes nhwc{{1, 2, 2, 1}, {1, 2, 2, 1}, "VALID", std::nullopt, "NHWC", false, false};
+    // NCHW planes: c0 = {1,8,2,7} (max 8 at 1), c1 = {3,6,4,5} (max 6 at 5).
+    checkGrad({{1, 2, 2, 2}, {1, 2, 1, 1}, memory, {8, 6}, {1, 2}, nchw, {0, 1, 0, 0, 0, 2, 0, 0}}, ACL_FLOAT);
+    // NHWC planes: c0 = {1,2,3,4} (max 4 at flat 6), c1 = {8,7,6,5} (max 8 at flat 1).
+    checkGrad({{1, 2, 2, 2}, {1, 1, 1, 2}, memory, {4, 8}, {1, 2}, nhwc, {0, 2, 0, 0, 0, 0, 1, 0}}, ACL_FLOAT);
+}
+
+TEST(MaxPoolV3GradSemantics, BroadcastInputsWithZeroStrides) {
+    // origOutput and grad are one element each, seen through stride 0 by both channels.
+    TestTensor origInput = filled({1, 2, 2, 2}, ACL_FLOAT, {1, 5, 3, 2, 7, 0, 7, 1});
+    TestTensor origOutput({1, 2, 1, 1}, {0, 0, 0, 0}, 0, ACL_FLOAT), grad({1, 2, 1, 1}, {0, 0, 0, 0}, 2, ACL_FLOAT);
+    origOutput.set(0, 7);
+    grad.set(0, 3);
+    TestTensor outGrad({1, 2, 2, 2}, ACL_FLOAT);
+    expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(origInput, origOutput, grad, validTwoByTwo(), outGrad));
+    expectBits(outGrad, {0, 0, 0, 0, 3, 0, 0, 0}, "outGrad");
+}
+
+TEST(MaxPoolV3GradSemantics, RepeatableExecutorRereadsData) {
+    TestTensor origInput = filled({1, 1, 2, 2}, ACL_FLOAT, {1, 2, 3, 4});
+    TestTensor origOutput = filled({1, 1, 1, 1}, ACL_FLOAT, {4});
+    TestTensor grad = filled({1, 1, 1, 1}, ACL_FLOAT, {1});
+    TestTensor outGrad({1, 1, 2, 2}, ACL_FLOAT);
+    IntArray ksize({1, 1, 2, 2}), strides({1, 1, 2, 2});
+    uint64_t workspaceSize = 0;
+    aclOpExecutor *executor = nullptr;
+    ASSERT_EQ(aclnnMaxPoolV3GradGetWorkspaceSize(origInput, origOutput, grad, ksize, strides, "VALID", nullptr,
+                                                 nullptr, false, false, outGrad, &workspaceSize, &executor),
+              0);
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), 0);
+    ASSERT_EQ(aclnnMaxPoolV3Grad(nullptr, 0, executor, nullptr), 0);
+    expectBits(outGrad, {0, 0, 0, 1}, "first run");
+    origOutput.set(0, 2);
+    grad.set(0, 5);
+    ASSERT_EQ(aclnnMaxPoolV3Grad(nullptr, 0, executor, nullptr), 0);
+    expectBits(outGrad, {0, 5, 0, 0}, "second run");
+    EXPECT_EQ(aclDestroyAclOpExecutor(executor), 0);
+}
+
+// --------------------------------------------------------------------------------- validation rows
+
+// The phase-1 arguments; a test breaks one of them at a time.
+struct GradCall {
+    const aclTensor *origInput, *origOutput, *grad;
+    const aclIntArray *ksize, *strides;
+    const char *paddingMode;
+    const aclIntArray *pads;
+    const char *dataFormat;
+    bool globalPooling, ceilMode;
+    aclTensor *outGrad;
+    bool nullWorkspaceSize = false, nullExecutor = false;
+};
+
+struct PhaseOne {
+    aclnnStatus status;
+    uint64_t workspaceSize;
+    aclOpExecutor *executor;
+    std::string message;
+};
+
+const uint64_t kGarbageWorkspace = 0xFEEDFACEull;
+aclOpExecutor *garbageExecutor() { return reinterpret_cast<aclOpExecutor *>(uintptr_t{0xDEAD0}); }
+
+PhaseOne callPhaseOne(const GradCall &c) {
+    PhaseOne result{-1, kGarbageWorkspace, garbageExecutor(), ""};
+    result.status = aclnnMaxPoolV3GradGetWorkspaceSize(
+        c.origInput, c.origOutput, c.grad, c.ksize, c.strides, c.paddingMode, c.pads, c.dataFormat, c.globalPooling,
+        c.ceilMode, c.outGrad, c.nullWorkspaceSize ? nullptr : &result.workspaceSize,
+        c.nullExecutor ? nullptr : &result.executor);
+    result.message = aclGetRecentErrMsg();
+    if (result.status == 0 && result.executor != nullptr && result.executor != garbageExecutor())
+        aclDestroyAclOpExecutor(result.executor);
+    return result;
+}
+
+// Rejected with `code`, both out-parameters cleared (where given), and a message naming every word.
+void expectRejected(const GradCall &c, aclnnStatus code, std::initializer_list<const char *> mentions) {
+    const PhaseOne result = callPhaseOne(c);
+    EXPECT_EQ(result.status, code) << result.message;
+    if (!c.nullWorkspaceSize) EXPECT_EQ(result.workspaceSize, 0u) << "workspaceSize not cleared";
+    if (!c.nullExecutor) EXPECT_EQ(result.executor, nullptr) << "executor not cleared";
+    for (const char *word : mentions)
+        EXPECT_NE(result.message.find(word), std::string::npos) << "message \"" << result.message << "\" lacks \"" << word << "\"";
+}
+
+void expectAccepted(const GradCall &c) {
+    const PhaseOne result = callPhaseOne(c);
+    EXPECT_EQ(result.status, 0) << result.message;
+    EXPECT_EQ(result.workspaceSize, 0u);
+}
+
+// A valid NCHW call: (1,2,4,4) -> (1,2,2,2), 2x2 windows, stride 2; tensors of one dtype.
+class V3GradValidation : public testing::Test {
+protected:
+    V3GradValidation()
+        : origInput({1, 2, 4, 4}, ACL_FLOAT),
+          origOutput({1, 2, 2, 2}, ACL_FLOAT),
+          grad({1, 2, 2, 2}, ACL_FLOAT),
+          outGrad({1, 2, 4, 4}, ACL_FLOAT),
+          ksize({1, 1, 2, 2}),
+          strides({1, 1, 2, 2}),
+          pads({0, 0, 0, 0}) {}
+
+    GradCall call() {
+        return {origInput, origOutput, grad, ksize, strides, "CALCULATED", pads, "NCHW", false, false, outGrad};
+    }
+
+    TestTensor origInput, origOutput, grad, outGrad;
+    IntArray ksize, strides, pads;
+};
+
+TEST_F(V3GradValidation, BaselineIsAcceptedAndDefaultsMayBeNull) {
+    expectAccepted(call());
+    GradCall c = call();
+    c.paddingMode = nullptr;
+    c.pads = nullptr;
+    c.dataFormat = nullptr;
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row1NullPointers) {
+    const char *names[] = {"origInput", "origOutput", "grad", "ksize", "strides", "outGrad"};
+    for (int i = 0; i < 6; ++i) {
+        GradCall c = call();
+        switch (i) {
+            case 0: c.origInput = nullptr; break;
+            case 1: c.origOutput = nullptr; break;
+            case 2: c.grad = nullptr; break;
+            case 3: c.ksize = nullptr; break;
+            case 4: c.strides = nullptr; break;
+            case 5: c.outGrad = nullptr; break;
+        }
+        SCOPED_TRACE(names[i]);
+        expectRejected(c, kNullptr, {names[i]});
+    }
+    GradCall c = call();
+    c.nullWorkspaceSize = true;
+    expectRejected(c, kNullptr, {"workspaceSize"});
+    c = call();
+    c.nullExecutor = true;
+    expectRejected(c, kNullptr, {"executor"});
+}
+
+TEST_F(V3GradValidation, Row2DataTypes) {
+    for (aclDataType bad : {ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT8, ACL_INT64}) {
+        TestTensor input({1, 2, 4, 4}, bad), output({1, 2, 2, 2}, bad), g({1, 2, 2, 2}, bad), out({1, 2, 4, 4}, bad);
+        GradCall c = call();
+        c.origInput = input;
+        c.origOutput = output;
+        c.grad = g;
+        c.outGrad = out;
+        SCOPED_TRACE(bad);
+        expectRejected(c, kInvalid, {"origInput", "dtype"});
+    }
+    TestTensor half({1, 2, 2, 2}, ACL_FLOAT16), halfInput({1, 2, 4, 4}, ACL_FLOAT16);
+    GradCall c = call();
+    c.origOutput = half;
+    expectRejected(c, kInvalid, {"origOutput", "dtype", "FLOAT16"});
+    c = call();
+    c.grad = half;
+    expectRejected(c, kInvalid, {"grad", "dtype"});
+    c = call();
+    c.outGrad = halfInput;
+    expectRejected(c, kInvalid, {"outGrad", "dtype"});
+}
+
+TEST_F(V3GradValidation, Row3RanksAndFormats) {
+    TestTensor rank3({2, 4, 4}, ACL_FLOAT), rank5({1, 2, 1, 4, 4}, ACL_FLOAT), out3({2, 2, 2}, ACL_FLOAT);
+    GradCall c = call();
+    c.origInput = rank3;
+    expectRejected(c, kInvalid, {"origInput", "rank 4"});
+    c = call();
+    c.origOutput = out3;
+    expectRejected(c, kInvalid, {"origOutput", "rank"});
+    c = call();
+    c.grad = out3;
+    expectRejected(c, kInvalid, {"grad", "rank"});
+    c = call();
+    c.outGrad = rank5;
+    expectRejected(c, kInvalid, {"outGrad", "rank"});
+
+    for (aclFormat bad : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED, ACL_FORMAT_FRACTAL_NZ}) {
+        TestTensor input({1, 2, 4, 4}, ACL_FLOAT, bad), output({1, 2, 2, 2}, ACL_FLOAT, bad);
+        SCOPED_TRACE(bad);
+        c = call();
+        c.origInput = input;
+        expectRejected(c, kInvalid, {"origInput", "format"});
+        c = call();
+        c.grad = output;
+        expectRejected(c, kInvalid, {"grad", "format"});
+        c = call();
+        c.origOutput = output;
+        expectRejected(c, kInvalid, {"origOutput", "format"});
+    }
+    // Public format tags are accepted whatever they say: the layout comes from dataFormat.
+    TestTensor tagged({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NHWC), taggedOut({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL);
+    c = call();
+    c.origInput = tagged;
+    c.outGrad = taggedOut;
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row4DataFormatAndPaddingModeStrings) {
+    for (const char *bad : {"nchw", "NCDHW", "ND", "", "NHWC "}) {
+        GradCall c = call();
+        c.dataFormat = bad;
+        SCOPED_TRACE(bad);
+        expectRejected(c, kInvalid, {"dataFormat", bad});
+    }
+    for (const char *bad : {"same", "Valid", "EXPLICIT", ""}) {
+        GradCall c = call();
+        c.paddingMode = bad;
+        SCOPED_TRACE(bad);
+        expectRejected(c, kInvalid, {"paddingMode", bad});
+    }
+}
+
+TEST_F(V3GradValidation, Row5GlobalPoolingIsRejected) {
+    GradCall c = call();
+    c.globalPooling = true;
+    expectRejected(c, kInvalid, {"globalPooling"});
+}
+
+TEST_F(V3GradValidation, Row6CeilModeOnlyWithCalculated) {
+    for (const char *mode : {"SAME", "VALID"}) {
+        GradCall c = call();
+        c.paddingMode = mode;
+        c.ceilMode = true;
+        SCOPED_TRACE(mode);
+        expectRejected(c, kInvalid, {"ceilMode", mode});
+    }
+    GradCall c = call();
+    c.ceilMode = true;  // CALCULATED: allowed (4x4, k2 s2: still 2x2)
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row7ListLengths) {
+    IntArray two({2, 2}), five({1, 1, 2, 2, 1}), empty(std::vector<int64_t>{});
+    GradCall c = call();
+    c.ksize = two;
+    expectRejected(c, kInvalid, {"ksize", "length 4", "2"});
+    c = call();
+    c.strides = five;
+    expectRejected(c, kInvalid, {"strides", "length 4", "5"});
+    c = call();
+    c.pads = two;
+    expectRejected(c, kInvalid, {"pads", "length 4"});
+    c = call();
+    c.pads = empty;
+    expectRejected(c, kInvalid, {"pads", "length 4", "0"});
+    // Lengths are checked with SAME / VALID too, though pads are then unused.
+    c = call();
+    c.paddingMode = "VALID";
+    c.pads = two;
+    expectRejected(c, kInvalid, {"pads"});
+}
+
+TEST_F(V3GradValidation, Row8BatchAndChannelEntriesAreOne) {
+    IntArray kN({2, 1, 2, 2}), kC({1, 2, 2, 2}), sN({3, 1, 2, 2}), sC({1, 0, 2, 2});
+    GradCall c = call();
+    c.ksize = kN;
+    expectRejected(c, kInvalid, {"ksize[0]", "N"});
+    c = call();
+    c.ksize = kC;
+    expectRejected(c, kInvalid, {"ksize[1]", "C"});
+    c = call();
+    c.strides = sN;
+    expectRejected(c, kInvalid, {"strides[0]", "N"});
+    c = call();
+    c.strides = sC;
+    expectRejected(c, kInvalid, {"strides[1]", "C"});
+    // NHWC: C is at index 3, and [1,1,2,2] puts 2 there.
+    TestTensor input({1, 4, 4, 2}, ACL_FLOAT), output({1, 2, 2, 2}, ACL_FLOAT), g({1, 2, 2, 2}, ACL_FLOAT),
+        out({1, 4, 4, 2}, ACL_FLOAT);
+    IntArray nhwcK({1, 2, 2, 1});
+    c = {input, output, g, nhwcK, strides, "CALCULATED", pads, "NHWC", false, false, out};
+    expectRejected(c, kInvalid, {"strides[3]", "C", "NHWC"});
+    IntArray nhwcS({1, 2, 2, 1});
+    c.strides = nhwcS;
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row9KernelAndStrideLimits) {
+    IntArray k256({1, 1, 256, 2}), k0({1, 1, 2, 0}), s64({1, 1, 64, 2}), s0({1, 1, 2, 0});
+    GradCall c = call();
+    c.ksize = k256;
+    expectRejected(c, kInvalid, {"ksize[2]", "H", "[1, 255]", "256"});
+    c = call();
+    c.ksize = k0;
+    expectRejected(c, kInvalid, {"ksize[3]", "W", "0"});
+    c = call();
+    c.strides = s64;
+    expectRejected(c, kInvalid, {"strides[2]", "[1, 63]", "64"});
+    c = call();
+    c.strides = s0;
+    expectRejected(c, kInvalid, {"strides[3]", "W"});
+    // The limits themselves are allowed: 255 x 63 on a 255-row input gives one output row.
+    TestTensor input({1, 1, 255, 2}, ACL_FLOAT), output({1, 1, 1, 1}, ACL_FLOAT), g({1, 1, 1, 1}, ACL_FLOAT),
+        out({1, 1, 255, 2}, ACL_FLOAT);
+    IntArray k255({1, 1, 255, 2}), s63({1, 1, 63, 63});
+    expectAccepted({input, output, g, k255, s63, "VALID", nullptr, "NCHW", false, false, out});
+}
+
+TEST_F(V3GradValidation, Row10CalculatedPadsAreNonNegative) {
+    IntArray negative({0, 0, -1, 0});
+    GradCall c = call();
+    c.pads = negative;
+    expectRejected(c, kInvalid, {"pads[2]", "pad_left", "-1"});
+    // Ignored (so not checked) with SAME and VALID.
+    c.paddingMode = "VALID";
+    expectAccepted(c);
+    // pads >= kernel are allowed: 4 + 5 + 5 - 2 = 12, /2 + 1 = 7 rows and columns.
+    TestTensor output({1, 2, 7, 7}, ACL_FLOAT), g({1, 2, 7, 7}, ACL_FLOAT);
+    IntArray large({5, 5, 5, 5});
+    c = call();
+    c.pads = large;
+    c.origOutput = output;
+    c.grad = g;
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row11Shapes) {
+    TestTensor g({1, 2, 2, 3}, ACL_FLOAT), outputN({2, 2, 2, 2}, ACL_FLOAT), gradN({2, 2, 2, 2}, ACL_FLOAT),
+        outputC({1, 3, 2, 2}, ACL_FLOAT), gradC({1, 3, 2, 2}, ACL_FLOAT), out({1, 2, 4, 5}, ACL_FLOAT);
+    GradCall c = call();
+    c.grad = g;
+    expectRejected(c, kInvalid, {"grad", "shape", "origOutput"});
+    c = call();
+    c.origOutput = outputN;
+    c.grad = gradN;
+    expectRejected(c, kInvalid, {"origOutput", "N"});
+    c = call();
+    c.origOutput = outputC;
+    c.grad = gradC;
+    expectRejected(c, kInvalid, {"origOutput", "C"});
+    c = call();
+    c.outGrad = out;
+    expectRejected(c, kInvalid, {"outGrad", "shape", "origInput"});
+}
+
+TEST_F(V3GradValidation, Row12OrigOutputSpatialSize) {
+    TestTensor output({1, 2, 3, 2}, ACL_FLOAT), g({1, 2, 3, 2}, ACL_FLOAT);
+    GradCall c = call();
+    c.origOutput = output;
+    c.grad = g;
+    expectRejected(c, kInvalid, {"origOutput", "[1, 2, 2, 2]", "[1, 2, 3, 2]"});
+    // ceilMode changes the expected size: 5 rows, k2 s2 -> 2 (floor) or 3 (ceil).
+    TestTensor input({1, 2, 5, 4}, ACL_FLOAT), out({1, 2, 5, 4}, ACL_FLOAT);
+    c = {input, output, g, ksize, strides, "CALCULATED", pads, "NCHW", false, false, out};
+    expectRejected(c, kInvalid, {"origOutput"});
+    c.ceilMode = true;
+    expectAccepted(c);
+}
+
+TEST_F(V3GradValidation, Row13EmptyInputIsANoOp) {
+    TestTensor input({0, 2, 4, 4}, ACL_FLOAT), output({0, 2, 2, 2}, ACL_FLOAT), g({0, 2, 2, 2}, ACL_FLOAT),
+        out({0, 2, 4, 4}, ACL_FLOAT);
+    const V3Status status = max_pool_v3_test::runMaxPoolV3Grad(
+        input, output, g, {{1, 1, 2, 2}, {1, 1, 2, 2}, nullptr, std::nullopt, nullptr, false, false}, out);
+    expectSuccess(status);
+    EXPECT_EQ(status.workspaceSize, 0u);
+    EXPECT_EQ(out.bytesOutsideViewChanged(), 0);
+    // Empty tensors may have no data at all.
+    const int64_t inputShape[4] = {1, 2, 0, 4}, outputShape[4] = {1, 2, 0, 2};
+    aclTensor *nullInput = aclCreateTensor(inputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, inputShape, 4, nullptr);
+    aclTensor *nullOutput = aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
+    aclTensor *nullGrad = aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
+    aclTensor *nullOut = aclCreateTensor(inputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, inputShape, 4, nullptr);
+    expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(
+        nullInput, nullOutput, nullGrad, {{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, nullptr, false, false},
+        nullOut));
+    for (aclTensor *t : {nullInput, nullOutput, nullGrad, nullOut}) aclDestroyTensor(t);
+}
+
+TEST_F(V3GradValidation, Row13NoOutputPositionWritesZeros) {
+    // 2x3 input, 3x3 VALID kernel: Ho = 0, Wo = 1; outGrad (poisoned, permuted, gapped) becomes zeros.
+    for (aclDataType type : {ACL_FLOAT, ACL_FLOAT16})
+        for (bool nhwc : {false, true}) {
+            const auto inShape = max_pool_v3_test::layoutShape(nhwc, 1, 2, 2, 3);
+            const auto outShape = max_pool_v3_test::layoutShape(nhwc, 1, 2, 0, 1);
+            TestTensor input(inShape, type), output(outShape, type), g(outShape, type);
+            std::mt19937 rng(7);
+            TestTensor out = max_pool_v3_test::makeOperand(inShape, type, Storage::PermutedGapped, rng);
+            const V3Attributes attributes{nhwc ? std::vector<int64_t>{1, 3, 3, 1} : std::vector<int64_t>{1, 1, 3, 3},
+                                          {1, 1, 1, 1}, "VALID", std::nullopt, nhwc ? "NHWC" : "NCHW", false, false};
+            expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(input, output, g, attributes, out));
+            expectBits(out, std::vector<double>(12, 0.0), "outGrad");
+        }
+}
+
+TEST_F(V3GradValidation, LibraryAdditionNonEmptyTensorsNeedData) {
+    const int64_t shape[4] = {1, 2, 2, 2};
+    aclTensor *noData = aclCreateTensor(shape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, shape, 4, nullptr);
+    GradCall c = call();
+    c.origOutput = noData;
+    c.grad = noData;
+    expectRejected(c, kNullptr, {"origOutput", "null"});
+    aclDestroyTensor(noData);
+    // A view reaching past its storage.
+    TestTensor small({1, 2, 2, 2}, ACL_FLOAT);
+    const int64_t strides[4] = {8, 4, 2, 1}, storage[1] = {4};
+    aclTensor *overrun = aclCreateTensor(shape, 4, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storage, 1,
+                                         reinterpret_cast<void *>(uintptr_t{64}));
+    c = call();
+    c.grad = overrun;
+    expectRejected(c, kInvalid, {"grad", "storage"});
+    aclDestroyTensor(overrun);
+}
+
+TEST_F(V3GradValidation, FirstBrokenRowWins) {
+    // dtype (row 2) before rank (row 3).
+    TestTensor bfRank3({2, 4, 4}, ACL_BF16);
+    GradCall c = call();
+    c.origInput = bfRank3;
+    expectRejected(c, kInvalid, {"dtype"});
+    // Strings (row 4) before globalPooling (row 5) before ceil/mode (row 6) before lengths (row 7).
+    IntArray two({2, 2});
+    c = call();
+    c.dataFormat = "NDHWC";
+    c.globalPooling = true;
+    expectRejected(c, kInvalid, {"dataFormat"});
+    c = call();
+    c.globalPooling = true;
+    c.ceilMode = true;
+    c.paddingMode = "SAME";
+    expectRejected(c, kInvalid, {"globalPooling"});
+    c = call();
+    c.ceilMode = true;
+    c.paddingMode = "VALID";
+    c.ksize = two;
+    expectRejected(c, kInvalid, {"ceilMode"});
+    // Lengths (7) before N/C entries (8) before limits (9) before pads (10) before shapes (11, 12).
+    IntArray kN({2, 1, 2, 2}), k300({1, 1, 300, 2}), negative({-1, 0, 0, 0});
+    c = call();
+    c.ksize = kN;
+    c.strides = two;
+    expectRejected(c, kInvalid, {"strides", "length"});
+    c = call();
+    c.ksize = kN;
+    c.pads = negative;
+    expectRejected(c, kInvalid, {"ksize[0]"});
+    c = call();
+    c.ksize = k300;
+    c.pads = negative;
+    expectRejected(c, kInvalid, {"ksize[2]"});
+    TestTensor wrong({1, 2, 3, 3}, ACL_FLOAT);
+    c = call();
+    c.pads = negative;
+    c.grad = wrong;
+    expectRejected(c, kInvalid, {"pads[0]"});
+}
+
+TEST_F(V3GradValidation, SpecErrorPathExamples) {
+    // SPEC §9: WE-14 with strides [1,1,64,2]; with ceilMode + VALID; with globalPooling; with BF16 tensors.
+    for (int variant = 0; variant < 4; ++variant) {
+        const aclDataType type = variant == 3 ? ACL_BF16 : ACL_FLOAT;
+        TestTensor input = filled({1, 1, 2, 2}, type, {3, 3, 1, 3});
+        TestTensor output = filled({1, 1, 1, 1}, type, {3});
+        TestTensor g = filled({1, 1, 1, 1}, type, {5});
+        TestTensor out({1, 1, 2, 2}, type);
+        V3Attributes attributes = validTwoByTwo();
+        if (variant == 0) attributes.strides = {1, 1, 64, 2};
+        if (variant == 1) attributes.ceilMode = true;
+        if (variant == 2) attributes.globalPooling = true;
+        SCOPED_TRACE(variant);
+        const V3Status status = max_pool_v3_test::runMaxPoolV3Grad(input, output, g, attributes, out);
+        EXPECT_EQ(status.phaseOne, kInvalid) << status.message;
+        EXPECT_EQ(status.phaseTwo, -1);
+        EXPECT_EQ(out.bytesOutsideViewChanged(), 0);
+    }
+}
+
+// ------------------------------------------------------------------------------ differential tests
+
+struct RandomCase {
+    aclDataType type = ACL_FLOAT;
+    bool nhwc = false;
+    int64_t n = 1, c = 1, h = 1, w = 1;
+    reference::MaxPoolV3Params params;
+    Storage storage[4] = {Storage::Contiguous, Storage::Contiguous, Storage::Contiguous, Storage::Contiguous};
+    bool trueForward = true;  // origOutput is the forward output (else perturbed)
+    bool specials = false;    // NaN / Inf / -0 in the data
+    int64_t outH = 0, outW = 0;
+
+    V3Attributes attributes() const {
+        V3Attributes a;
+        const int64_t kh = params.kernelH, kw = params.kernelW, sh = params.strideH, sw = params.strideW;
+        a.ksize = nhwc ? std::vector<int64_t>{1, kh, kw, 1} : std::vector<int64_t>{1, 1, kh, kw};
+        a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
+        a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
+                        : params.mode == reference::V3PaddingMode::Valid ? "VALID"
+                                                                          : "CALCULATED";
+        a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
+        a.dataFormat = nhwc ? "NHWC" : "NCHW";
+        a.ceilMode = params.ceilMode;
+        return a;
+    }
+
+    std::string describe() const {
+        std::ostringstream text;
+        const V3Attributes a = attributes();
+        text << (type == ACL_FLOAT ? "fp32" : type == ACL_FLOAT16 ? "fp16" : "bf16") << ' ' << a.dataFormat << " n" << n
+             << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x" << params.kernelW << " s"
+             << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads[" << params.pads[0] << ','
+             << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil" << params.ceilMode
+             << " out" << outH << "x" << outW << (trueForward ? " forward-output" : " perturbed-output")
+             << (specials ? " specials" : "") << " storage";
+        for (Storage s : storage) text << ' ' << max_pool_v3_test::storageName(s);
+        return text.str();
+    }
+};
+
+int64_t uniform(std::mt19937 &rng, int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(rng);
+}
+
+struct CaseLimits {
+    int64_t maxPlanes = 3;  // n and c each in [1, maxPlanes]
+    int64_t maxSide = 8;
+    bool allowEmptyOutput = true;
+    bool forceContiguousNchw = false;
+};
+
+RandomCase randomCase(std::mt19937 &rng, const CaseLimits &limits) {
+    for (;;) {
+        RandomCase rc;
+        rc.type = uniform(rng, 0, 1) ? ACL_FLOAT : ACL_FLOAT16;
+        rc.nhwc = !limits.forceContiguousNchw && uniform(rng, 0, 1);
+        rc.n = uniform(rng, 1, limits.maxPlanes);
+        rc.c = uniform(rng, 1, limits.maxPlanes);
+        rc.h = uniform(rng, 1, limits.maxSide);
+        rc.w = uniform(rng, 1, limits.maxSide);
+        reference::MaxPoolV3Params &p = rc.params;
+        p.mode = static_cast<reference::V3PaddingMode>(uniform(rng, 0, 2));
+        p.kernelH = uniform(rng, 1, 4);
+        p.kernelW = uniform(rng, 1, 4);
+        // Half disjoint (stride >= kernel), half overlapping where possible.
+        const bool disjoint = uniform(rng, 0, 1);
+        p.strideH = disjoint ? uniform(rng, p.kernelH, p.kernelH + 2) : uniform(rng, 1, p.kernelH);
+        p.strideW = disjoint ? uniform(rng, p.kernelW, p.kernelW + 2) : uniform(rng, 1, p.kernelW);
+        if (p.mode == reference::V3PaddingMode::Calculated) {
+            for (int64_t &pad : p.pads) pad = uniform(rng, 0, 5) == 0 ? uniform(rng, 3, 6) : uniform(rng, 0, 2);
+            p.ceilMode = uniform(rng, 0, 1);
+        } else {
+            for (int64_t &pad : p.pads) pad = uniform(rng, -2, 2);  // unused (and unchecked) by SAME / VALID
+        }
+        const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(rc.h, rc.w, p);
+        rc.outH = windows.outH;
+        rc.outW = windows.outW;
+        if (!limits.allowEmptyOutput && rc.outH * rc.outW == 0) continue;
+        for (Storage &s : rc.storage)
+            s = limits.forceContiguousNchw ? Storage::Contiguous : static_cast<Storage>(uniform(rng, 0, 3));
+        rc.trueForward = uniform(rng, 0, 2) == 0;
+        rc.specials = uniform(rng, 0, 3) == 0;
+        return rc;
+    }
+}
+
+double randomValue(std::mt19937 &rng, bool specials) {
+    if (specials) {
+        switch (uniform(rng, 0, 9)) {
+            case 0: return kNaN;
+            case 1: return kInf;
+            case 2: return -kInf;
+            case 3: return -0.0;
+            case 4: return 0.0;
+            default: break;
+        }
+    }
+    return static_cast<double>(uniform(rng, -3, 3));  // small integers: many ties
+}
+
+double randomGrad(std::mt19937 &rng, aclDataType type, bool specials) {
+    if (specials && uniform(rng, 0, 15) == 0) {
+        const double choices[] = {kNaN, kInf, -kInf, -0.0};
+        return choices[uniform(rng, 0, 3)];
+    }
+    if (type == ACL_FLOAT) return std::uniform_real_distribution<double>(-4.0, 4.0)(rng);
+    return static_cast<double>(uniform(rng, -2048, 2048)) / 64.0;  // fp16-exact, sums need rounding
+}
+
+// Everything one run needs and produces: operands in the case's layouts, and the reference result.
+struct PreparedCase {
+    TestTensor origInput, origOutput, grad, outGrad;
+    std::vector<float> expectedSums;
+    std::vector<std::vector<uint64_t>> inputBits;  // the three inputs, to check they are not written
+};
+
+PreparedCase prepare(const RandomCase &rc, std::mt19937 &rng) {
+    const bool nhwc = rc.nhwc;
+    const auto inShape = max_pool_v3_test::layoutShape(nhwc, rc.n, rc.c, rc.h, rc.w);
+    const auto outShape = max_pool_v3_test::layoutShape(nhwc, rc.n, rc.c, rc.outH, rc.outW);
+    PreparedCase pc{max_pool_v3_test::makeOperand(inShape, rc.type, rc.storage[0], rng),
+                    max_pool_v3_test::makeOperand(outShape, rc.type, rc.storage[1], rng),
+                    max_pool_v3_test::makeOperand(outShape, rc.type, rc.storage[2], rng),
+                    max_pool_v3_test::makeOperand(inShape, rc.type, rc.storage[3], rng),
+                    {},
+                    {}};
+    const int64_t inCount = rc.n * rc.c * rc.h * rc.w, outCount = rc.n * rc.c * rc.outH * rc.outW;
+    std::vector<double> input(static_cast<size_t>(inCount));
+    for (double &v : input) v = randomValue(rng, rc.specials);
+    max_pool_v3_test::storeLogical(pc.origInput, nhwc, rc.n, rc.c, rc.h, rc.w, input);
+    const std::vector<float> storedInput = max_pool_v3_test::loadLogical(pc.origInput, nhwc, rc.n, rc.c, rc.h, rc.w);
+
+    // origOutput: the true forward, or per position one of: the forward value, some window element
+    // (not necessarily the maximum), a random small integer (maybe in the window, maybe not), NaN, a zero.
+    const std::vector<float> forward = reference::maxPoolV3Forward(storedInput, rc.n, rc.c, rc.h, rc.w, rc.params);
+    const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(rc.h, rc.w, rc.params);
+    std::vector<double> output(static_cast<size_t>(outCount));
+    for (int64_t plane = 0, q = 0; plane < rc.n * rc.c; ++plane)
+        for (int64_t oh = 0; oh < rc.outH; ++oh)
+            for (int64_t ow = 0; ow < rc.outW; ++ow, ++q) {
+                double value = forward[static_cast<size_t>(q)];
+                if (!rc.trueForward) {
+                    const auto rows = reference::maxPoolV3Taps(oh, rc.params.strideH, windows.padTop,
+                                                               rc.params.kernelH, rc.h);
+                    const auto cols = reference::maxPoolV3Taps(ow, rc.params.strideW, windows.padLeft,
+                                                               rc.params.kernelW, rc.w);
+                    switch (uniform(rng, 0, 5)) {
+                        case 0: break;
+                        case 1:
+                        case 2:
+                            if (!rows.empty() && !cols.empty()) {
+                                const int64_t hh = rows[uniform(rng, 0, int64_t(rows.size()) - 1)];
+                                const int64_t ww = cols[uniform(rng, 0, int64_t(cols.size()) - 1)];
+                                value = storedInput[static_cast<size_t>((plane * rc.h + hh) * rc.w + ww)];
+                            }
+                            break;
+                        case 3: value = static_cast<double>(uniform(rng, -4, 4)); break;
+                        case 4: value = kNaN; break;
+                        default: value = uniform(rng, 0, 1) ? 0.0 : -0.0; break;
+                    }
+                }
+                output[static_cast<size_t>(q)] = value;
+            }
+    max_pool_v3_test::storeLogical(pc.origOutput, nhwc, rc.n, rc.c, rc.outH, rc.outW, output);
+
+    std::vector<double> gradValues(static_cast<size_t>(outCount));
+    for (double &g : gradValues) g = randomGrad(rng, rc.type, rc.specials);
+    max_pool_v3_test::storeLogical(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW, gradValues);
+
+    pc.expectedSums = reference::maxPoolV3GradSums(
+        storedInput, max_pool_v3_test::loadLogical(pc.origOutput, nhwc, rc.n, rc.c, rc.outH, rc.outW),
+        max_pool_v3_test::loadLogical(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW), rc.n, rc.c, rc.h, rc.w,
+        rc.params);
+    pc.inputBits = {max_pool_v3_test::loadLogicalBits(pc.origInput, nhwc, rc.n, rc.c, rc.h, rc.w),
+                    max_pool_v3_test::loadLogicalBits(pc.origOutput, nhwc, rc.n, rc.c, rc.outH, rc.outW),
+                    max_pool_v3_test::loadLogicalBits(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW)};
+    return pc;
+}
+
+// Runs the case (outGrad poisoned first) and compares with the reference; returns phase 1's status.
+aclnnStatus runAndCompare(const RandomCase &rc, PreparedCase &pc, std::vector<uint64_t> *resultBits = nullptr) {
+    pc.outGrad.poison();
+    const V3Status status = max_pool_v3_test::runMaxPoolV3Grad(pc.origInput, pc.origOutput, pc.grad,
+                                                               rc.attributes(), pc.outGrad);
+    if (status.phaseOne != 0) return status.phaseOne;
+    EXPECT_EQ(status.phaseTwo, 0) << status.message;
+    EXPECT_EQ(status.workspaceSize, 0u);
+    const std::vector<uint64_t> bits =
+        max_pool_v3_test::loadLogicalBits(pc.outGrad, rc.nhwc, rc.n, rc.c, rc.h, rc.w);
+    int mismatches = 0;
+    for (size_t i = 0; i < bits.size() && mismatches < 5; ++i) {
+        const float sum = pc.expectedSums[i];
+        const bool ok = std::isnan(sum) ? max_pool_v3_test::bitsAreNan(rc.type, bits[i])
+                                        : bits[i] == max_pool_v3_test::bitsIn(rc.type, sum);
+        if (!ok) {
+            ++mismatches;
+            ADD_FAILURE() << "outGrad logical element " << i << ": bits 0x" << std::hex << bits[i]
+                          << ", expected float sum " << std::dec << sum;
+        }
+    }
+    EXPECT_EQ(pc.outGrad.bytesOutsideViewChanged(), 0);
+    EXPECT_EQ(pc.origInput.bytesOutsideViewChanged() + pc.origOutput.bytesOutsideViewChanged() +
+                  pc.grad.bytesOutsideViewChanged(),
+              0);
+    EXPECT_EQ(max_pool_v3_test::loadLogicalBits(pc.origInput, rc.nhwc, rc.n, rc.c, rc.h, rc.w), pc.inputBits[0]);
+    EXPECT_EQ(max_pool_v3_test::loadLogicalBits(pc.origOutput, rc.nhwc, rc.n, rc.c, rc.outH, rc.outW),
+              pc.inputBits[1]);
+    EXPECT_EQ(max_pool_v3_test::loadLogicalBits(pc.grad, rc.nhwc, rc.n, rc.c, rc.outH, rc.outW), pc.inputBits[2]);
+    if (resultBits) *resultBits = bits;
+    return 0;
+}
+
+TEST(MaxPoolV3GradDifferential, MatchesTheNaiveReference) {
+    for (uint64_t seed : seedsWith({1, 2, 3})) {
+        SCOPED_TRACE(seedTrace(seed));
+        std::mt19937 rng(static_cast<uint32_t>(seed ^ (seed >> 32)));
+        for (int i = 0; i < 150; ++i) {
+            const RandomCase rc = randomCase(rng, {});
+            SCOPED_TRACE("case " + std::to_string(i) + ": " + rc.describe());
+            PreparedCase pc = prepare(rc, rng);
+            EXPECT_EQ(runAndCompare(rc, pc), 0) << aclGetRecentErrMsg();
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+}
+
+TEST(MaxPoolV3GradDifferential, LargerPlanes) {
+    // Fewer, larger cases: long rows for the disjoint single-write path and the overlap accumulation.
+    for (uint64_t seed : seedsWith({5})) {
+        SCOPED_TRACE(seedTrace(seed));
+        std::mt19937 rng(static_cast<uint32_t>(seed * 7919));
+        for (int i = 0; i < 12; ++i) {
+            CaseLimits limits;
+            limits.maxPlanes = 3;
+            limits.maxSide = 40;
+            const RandomCase rc = randomCase(rng, limits);
+            SCOPED_TRACE("case " + std::to_string(i) + ": " + rc.describe());
+            PreparedCase pc = prepare(rc, rng);
+            EXPECT_EQ(runAndCompare(rc, pc), 0) << aclGetRecentErrMsg();
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+}
+
+std::vector<std::string> recomputeImplementations() {
+    std::vector<std::string> names;
+    for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
+        const std::string name = poolgradImplementationName(i);
+        if (name.find("recompute_argmax") != std::string::npos) names.push_back(name);
+    }
+    return names;
+}
+
+TEST(MaxPoolV3GradImplementations, EveryImplementationMatchesTheReference) {
+    const std::vector<std::string> names = recomputeImplementations();
+    ASSERT_GE(names.size(), 2u) << "expected a dense implementation and the reference";
+    EXPECT_NE(names.back().find("reference"), std::string::npos) << "the reference closes the list";
+    for (const std::string &name : names) {
+        SCOPED_TRACE("implementation " + name);
+        ASSERT_EQ(poolgradForceImplementation(name.c_str()), ACL_SUCCESS);
+        int accepted = 0, declined = 0;
+        for (uint64_t seed : seedsWith({41, 42})) {
+            SCOPED_TRACE(seedTrace(seed));
+            std::mt19937 rng(static_cast<uint32_t>(seed ^ 0x5bd1e995u));
+            for (int i = 0; i < 60; ++i) {
+                CaseLimits limits;
+                limits.allowEmptyOutput = false;  // an empty output is a zero-fill, not this task
+                limits.forceContiguousNchw = i % 2 == 0;
+                const RandomCase rc = randomCase(rng, limits);
+                SCOPED_TRACE("case " + std::to_string(i) + ": " + rc.describe());
+                PreparedCase pc = prepare(rc, rng);
+                const aclnnStatus status = runAndCompare(rc, pc);
+                if (status == kNoKernel) {
+                    ++declined;
+                    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not dense"), std::string::npos)
+                        << aclGetRecentErrMsg();
+                    EXPECT_EQ(pc.outGrad.bytesOutsideViewChanged(), 0);
+                } else {
+                    EXPECT_EQ(status, 0) << aclGetRecentErrMsg();
+                    ++accepted;
+                }
+                if (testing::Test::HasFailure()) break;
+            }
+        }
+        EXPECT_GT(accepted, 0);
+        if (name.find("reference") != std::string::npos) EXPECT_EQ(declined, 0);
+        if (name.find("dense") != std::string::npos) EXPECT_GT(declined, 0);
+    }
+    EXPECT_EQ(poolgradForceImplementation(nullptr), ACL_SUCCESS);
+}
+
+TEST(MaxPoolV3GradThreads, ThreadCountsGiveBitIdenticalResults) {
+    for (uint64_t seed : seedsWith({61})) {
+        SCOPED_TRACE(seedTrace(seed));
+        std::mt19937 rng(static_cast<uint32_t>(seed + 17));
+        for (int i = 0; i < 16; ++i) {
+            CaseLimits limits;
+            limits.maxPlanes = 4;
+            limits.maxSide = 12;
+            limits.allowEmptyOutput = false;
+            limits.forceContiguousNchw = i % 2 == 0;
+            const RandomCase rc = randomCase(rng, limits);
+            SCOPED_TRACE("case " + std::to_string(i) + ": " + rc.describe());
+            PreparedCase pc = prepare(rc, rng);
+            std::vector<uint64_t> first;
+            for (int threads : {1, 2, 3}) {
+                SCOPED_TRACE("threads " + std::to_string(threads));
+                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                std::vector<uint64_t> bits;
+                EXPECT_EQ(runAndCompare(rc, pc, &bits), 0);
+                if (threads == 1)
+                    first = bits;
+                else
+                    EXPECT_EQ(bits, first);
+            }
+        }
+    }
+    EXPECT_EQ(poolgradSetNumThreads(0), ACL_SUCCESS);
+}
+
+}  // namespace

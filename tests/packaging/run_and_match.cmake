@@ -1,0 +1,27 @@
+# Runs a program and compares its standard output with a file, byte for byte.
+#   cmake -DPROGRAM=<exe> -DEXPECTED=<file> [-DSTDERR_REGEX=<re>] [-DSTDERR_FORBID_REGEX=<re>] -P run_and_match.cmake
+# STDERR_REGEX: standard error must match; STDERR_FORBID_REGEX: standard error must not match.
+foreach(required PROGRAM EXPECTED)
+  if(NOT DEFINED ${required})
+    message(FATAL_ERROR "run_and_match.cmake: -D${required}=... is required")
+  endif()
+endforeach()
+if(NOT EXISTS "${EXPECTED}")
+  message(FATAL_ERROR "no expected output ${EXPECTED} for ${PROGRAM}: write it (and check it by hand)")
+endif()
+execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+if(NOT status STREQUAL "0")
+  message(FATAL_ERROR "${PROGRAM} exited with ${status}\n--- stdout ---\n${output}\n--- stderr ---\n${errors}")
+endif()
+file(READ "${EXPECTED}" expected)
+if(NOT output STREQUAL expected)
+  message(FATAL_ERROR "${PROGRAM}: standard output differs from ${EXPECTED}\n"
+                      "--- expected ---\n${expected}--- got ---\n${output}--- stderr ---\n${errors}")
+endif()
+if(DEFINED STDERR_REGEX AND NOT errors MATCHES "${STDERR_REGEX}")
+  message(FATAL_ERROR "${PROGRAM}: standard error does not match '${STDERR_REGEX}':\n${errors}")
+endif()
+if(DEFINED STDERR_FORBID_REGEX AND errors MATCHES "${STDERR_FORBID_REGEX}")
+  message(FATAL_ERROR "${PROGRAM}: standard error matches '${STDERR_FORBID_REGEX}':\n${errors}")
+endif()
+message(STATUS "${PROGRAM}: output matches ${EXPECTED}")

@@ -1,0 +1,74 @@
+# Packaging checks, included from tests/CMakeLists.txt:
+#  (a) every public header compiles on its own, as strict C11 and as strict C++11 (object libraries
+#      built with the normal build: a header that does not compile alone breaks the build);
+#  (b) ctest runs every example program and compares its output with tests/packaging/expected/<name>.txt;
+#  (c) ctest installs the build into a temporary prefix and uses it like a client would
+#      (tests/packaging/install_test.sh: layout + plain g++, find_package, pkg-config).
+set(POOLGRAD_PACKAGING_DIR ${CMAKE_CURRENT_SOURCE_DIR}/packaging)
+
+# ---- (a) public headers, each alone ------------------------------------------------------------------------
+file(GLOB_RECURSE POOLGRAD_PUBLIC_HEADERS RELATIVE ${PROJECT_SOURCE_DIR}/include CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/include/*.h)
+set(POOLGRAD_HEADER_C_SOURCES)
+set(POOLGRAD_HEADER_CXX_SOURCES)
+foreach(POOLGRAD_HEADER IN LISTS POOLGRAD_PUBLIC_HEADERS)
+  string(MAKE_C_IDENTIFIER "${POOLGRAD_HEADER}" header_id)
+  configure_file(${POOLGRAD_PACKAGING_DIR}/header_alone.c.in ${CMAKE_CURRENT_BINARY_DIR}/header_alone/${header_id}.c
+                 @ONLY)
+  configure_file(${POOLGRAD_PACKAGING_DIR}/header_alone.cpp.in
+                 ${CMAKE_CURRENT_BINARY_DIR}/header_alone/${header_id}.cpp @ONLY)
+  list(APPEND POOLGRAD_HEADER_C_SOURCES ${CMAKE_CURRENT_BINARY_DIR}/header_alone/${header_id}.c)
+  list(APPEND POOLGRAD_HEADER_CXX_SOURCES ${CMAKE_CURRENT_BINARY_DIR}/header_alone/${header_id}.cpp)
+endforeach()
+
+set(POOLGRAD_STRICT_WARNINGS)
+if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+  set(POOLGRAD_STRICT_WARNINGS -Wall -Wextra -Werror -pedantic)
+endif()
+
+add_library(poolgrad_public_headers_c11 OBJECT ${POOLGRAD_HEADER_C_SOURCES})
+target_include_directories(poolgrad_public_headers_c11 PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_options(poolgrad_public_headers_c11 PRIVATE ${POOLGRAD_STRICT_WARNINGS})
+set_target_properties(poolgrad_public_headers_c11 PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+
+add_library(poolgrad_public_headers_cxx11 OBJECT ${POOLGRAD_HEADER_CXX_SOURCES})
+target_include_directories(poolgrad_public_headers_cxx11 PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_options(poolgrad_public_headers_cxx11 PRIVATE ${POOLGRAD_STRICT_WARNINGS})
+set_target_properties(poolgrad_public_headers_cxx11 PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON
+                                                               CXX_EXTENSIONS OFF)
+
+# ---- (b) example programs and their output ---------------------------------------------------------------
+if(POOLGRAD_BUILD_EXAMPLES)
+  foreach(example IN LISTS POOLGRAD_EXAMPLES)
+    # A new example needs tests/packaging/expected/<name>.txt; without it this test fails and says so.
+    add_test(NAME example_${example}_output
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_${example}>
+                     -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/${example}.txt -DSTDERR_FORBID_REGEX=poolgrad:
+                     -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
+    # POOLGRAD_VERBOSE=0: no diagnostics on stderr.
+    set_tests_properties(example_${example}_output PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=0" TIMEOUT 60)
+  endforeach()
+  # POOLGRAD_VERBOSE=1: one line per operator run on stderr naming the implementation; stdout unchanged.
+  if(TARGET example_max_pool3d_with_argmax_backward)
+    add_test(NAME example_max_pool3d_with_argmax_backward_verbose
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_max_pool3d_with_argmax_backward>
+                     -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/max_pool3d_with_argmax_backward.txt
+                     "-DSTDERR_REGEX=poolgrad: aclnnMaxPool3dWithArgmaxBackward .*impl=cpu_index_scatter_backward[a-z_]* .*status=0"
+                     -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
+    set_tests_properties(example_max_pool3d_with_argmax_backward_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1"
+                                                                                    TIMEOUT 60)
+  endif()
+endif()
+
+# ---- (c) the installed package --------------------------------------------------------------------------------
+find_program(POOLGRAD_BASH bash)
+if(POOLGRAD_BASH)
+  foreach(mode layout find_package pkg_config)
+    add_test(NAME packaging_install_${mode}
+             COMMAND ${POOLGRAD_BASH} ${POOLGRAD_PACKAGING_DIR}/install_test.sh ${mode} ${PROJECT_BINARY_DIR}
+                     ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_COMMAND}
+                     ${CMAKE_GENERATOR} $<IF:$<BOOL:${POOLGRAD_SANITIZE}>,ON,OFF> ${CMAKE_CXX_COMPILER}
+                     ${CMAKE_C_COMPILER})
+    set_tests_properties(packaging_install_${mode} PROPERTIES TIMEOUT 300 LABELS packaging)
+  endforeach()
+endif()

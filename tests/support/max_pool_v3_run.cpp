@@ -1,0 +1,156 @@
+#include "support/max_pool_v3_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "aclnnop/aclnn_max_pool_v3_grad.h"
+#include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
+#include "support/float_bits.h"
+
+namespace max_pool_v3_test {
+namespace {
+
+using test_support::IntArray;
+using test_support::TestTensor;
+
+aclnnStatus phaseTwo(aclnnStatus (*run)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t workspaceSize,
+                     aclOpExecutor *executor) {
+    void *workspace = nullptr;
+    if (workspaceSize > 0 && aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+        return -2;
+    const aclnnStatus status = run(workspace, workspaceSize, executor, nullptr);
+    const aclError synchronised = aclrtSynchronizeStream(nullptr);
+    if (workspace != nullptr) aclrtFree(workspace);
+    if (status == 0 && synchronised != ACL_SUCCESS) return -3;
+    return status;
+}
+
+}  // namespace
+
+V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
+                          const V3Attributes &attributes, aclTensor *outGrad) {
+    IntArray ksize(attributes.ksize), strides(attributes.strides);
+    std::optional<IntArray> pads;
+    if (attributes.pads) pads.emplace(*attributes.pads);
+    V3Status result;
+    aclOpExecutor *executor = nullptr;
+    result.phaseOne = aclnnMaxPoolV3GradGetWorkspaceSize(
+        origInput, origOutput, grad, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
+        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, outGrad, &result.workspaceSize,
+        &executor);
+    if (result.phaseOne != 0) {
+        result.message = aclGetRecentErrMsg();
+        return result;
+    }
+    result.phaseTwo = phaseTwo(aclnnMaxPoolV3Grad, result.workspaceSize, executor);
+    result.message = aclGetRecentErrMsg();
+    return result;
+}
+
+V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attributes, aclTensor *y) {
+    IntArray ksize(attributes.ksize), strides(attributes.strides);
+    std::optional<IntArray> pads;
+    if (attributes.pads) pads.emplace(*attributes.pads);
+    V3Status result;
+    aclOpExecutor *executor = nullptr;
+    result.phaseOne = aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
+        x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
+        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, &result.workspaceSize, &executor);
+    if (result.phaseOne != 0) {
+        result.message = aclGetRecentErrMsg();
+        return result;
+    }
+    result.phaseTwo = phaseTwo(aclnnMaxPoolV3WithAttrs, result.workspaceSize, executor);
+    result.message = aclGetRecentErrMsg();
+    return result;
+}
+
+const char *storageName(Storage storage) {
+    switch (storage) {
+        case Storage::Contiguous: return "contiguous";
+        case Storage::Permuted: return "permuted";
+        case Storage::Gapped: return "gapped";
+        case Storage::PermutedGapped: return "permuted+gapped";
+    }
+    return "?";
+}
+
+TestTensor makeOperand(const std::vector<int64_t> &shape, aclDataType type, Storage storage, std::mt19937 &rng,
+                       aclFormat format) {
+    if (storage == Storage::Contiguous) return TestTensor(shape, type, format);
+    std::vector<int> order(shape.size());
+    std::iota(order.begin(), order.end(), 0);
+    const bool permute = storage == Storage::Permuted || storage == Storage::PermutedGapped;
+    const bool gaps = storage == Storage::Gapped || storage == Storage::PermutedGapped;
+    if (permute) std::shuffle(order.begin(), order.end(), rng);
+    std::vector<int64_t> strides(shape.size());
+    int64_t running = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+        strides[order[k]] = running;
+        running *= std::max<int64_t>(shape[order[k]], 1) + (gaps ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : 0);
+    }
+    const int64_t offset = gaps ? std::uniform_int_distribution<int64_t>(1, 5)(rng) : 0;
+    return TestTensor(shape, strides, offset, type, format, gaps ? 3 : 0);
+}
+
+std::vector<int64_t> layoutShape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
+    return nhwc ? std::vector<int64_t>{n, h, w, c} : std::vector<int64_t>{n, c, h, w};
+}
+
+int64_t layoutIndex(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ci, int64_t hi, int64_t wi) {
+    return nhwc ? ((n * h + hi) * w + wi) * c + ci : ((n * c + ci) * h + hi) * w + wi;
+}
+
+void storeLogical(TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                  const std::vector<double> &values) {
+    if (static_cast<int64_t>(values.size()) != n * c * h * w) throw std::invalid_argument("storeLogical: size");
+    size_t i = 0;
+    for (int64_t ni = 0; ni < n; ++ni)
+        for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t hi = 0; hi < h; ++hi)
+                for (int64_t wi = 0; wi < w; ++wi) tensor.set(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi), values[i++]);
+}
+
+std::vector<float> loadLogical(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
+    std::vector<float> values;
+    values.reserve(static_cast<size_t>(n * c * h * w));
+    for (int64_t ni = 0; ni < n; ++ni)
+        for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t hi = 0; hi < h; ++hi)
+                for (int64_t wi = 0; wi < w; ++wi)
+                    values.push_back(static_cast<float>(tensor.at(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi))));
+    return values;
+}
+
+std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h,
+                                      int64_t w) {
+    std::vector<uint64_t> bits;
+    bits.reserve(static_cast<size_t>(n * c * h * w));
+    for (int64_t ni = 0; ni < n; ++ni)
+        for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t hi = 0; hi < h; ++hi)
+                for (int64_t wi = 0; wi < w; ++wi) bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
+    return bits;
+}
+
+uint64_t bitsIn(aclDataType type, float value) {
+    switch (type) {
+        case ACL_FLOAT: return test_support::bitsFromFloat(value);
+        case ACL_FLOAT16: return test_support::halfFromFloat(value);
+        case ACL_BF16: return test_support::bfloat16FromFloat(value);
+        default: throw std::invalid_argument("bitsIn: dtype");
+    }
+}
+
+bool bitsAreNan(aclDataType type, uint64_t bits) {
+    switch (type) {
+        case ACL_FLOAT: return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
+        case ACL_FLOAT16: return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
+        case ACL_BF16: return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
+        default: return false;
+    }
+}
+
+}  // namespace max_pool_v3_test

@@ -1,0 +1,71 @@
+// Two-phase calls of aclnnMaxPoolV3Grad and aclnnMaxPoolV3WithAttrs for tests, and operands for them:
+// logical (N,C,H,W) host values placed into NCHW or NHWC test tensors of any strides and offset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_base.h"
+#include "support/test_tensor.h"
+
+namespace max_pool_v3_test {
+
+// Attributes exactly as passed to the operators (nullptr strings and a missing pads list = defaults).
+struct V3Attributes {
+    std::vector<int64_t> ksize;
+    std::vector<int64_t> strides;
+    const char *paddingMode = nullptr;
+    std::optional<std::vector<int64_t>> pads;
+    const char *dataFormat = nullptr;
+    bool globalPooling = false;
+    bool ceilMode = false;
+};
+
+struct V3Status {
+    aclnnStatus phaseOne = -1;
+    aclnnStatus phaseTwo = -1;  // -1 when phase 2 was not reached
+    uint64_t workspaceSize = 0;
+    std::string message;  // aclGetRecentErrMsg() after phase 1 (when it failed) or phase 2
+};
+
+V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
+                          const V3Attributes &attributes, aclTensor *outGrad);
+V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attributes, aclTensor *y);
+
+// Memory layouts of a rank-4 test operand.
+enum class Storage {
+    Contiguous,      // row-major over the view shape
+    Permuted,        // dense, dimensions stored in a random order
+    Gapped,          // row-major with padding after every dimension and an element offset
+    PermutedGapped,  // both
+};
+const char *storageName(Storage storage);
+
+// A rank-4 test tensor of the given view shape, stored as `storage` asks (random parts drawn from rng).
+test_support::TestTensor makeOperand(const std::vector<int64_t> &shape, aclDataType type, Storage storage,
+                                     std::mt19937 &rng, aclFormat format = ACL_FORMAT_ND);
+
+// The view shape of an (n, c, h, w) operand for the data format.
+std::vector<int64_t> layoutShape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w);
+// Flat (row-major over the view) index of logical element (n, c, h, w).
+int64_t layoutIndex(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ci, int64_t hi, int64_t wi);
+
+// Writes logical (N,C,H,W) values into a tensor of layoutShape(nhwc, ...), converting to its dtype.
+void storeLogical(test_support::TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                  const std::vector<double> &values);
+// Reads back logical (N,C,H,W) values (exactly as stored, widened to float).
+std::vector<float> loadLogical(const test_support::TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h,
+                               int64_t w);
+// Raw element bits of logical (N,C,H,W) order.
+std::vector<uint64_t> loadLogicalBits(const test_support::TestTensor &tensor, bool nhwc, int64_t n, int64_t c,
+                                      int64_t h, int64_t w);
+
+// The bits of `value` rounded once to `type` (independent conversions of support/float_bits.h).
+uint64_t bitsIn(aclDataType type, float value);
+bool bitsAreNan(aclDataType type, uint64_t bits);
+
+}  // namespace max_pool_v3_test

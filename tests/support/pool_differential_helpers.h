@@ -1,0 +1,358 @@
+// Helpers shared by the differential tests of the adaptive and 2-D max-pooling operators
+// (tests/adaptive_max_pool_test.cpp, tests/max_pool2d_wrappers_test.cpp): seeds, random operands in
+// every storage layout, random element bits (tie-heavy, NaN/Inf/-0, plain), bit-exact comparisons,
+// the implementation list of include/poolgrad/poolgrad.h, and a two-phase runner.
+// Header-only; it uses only public headers and the independent conversions of float_bits.h.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_base.h"
+#include "poolgrad/poolgrad.h"
+#include "support/float_bits.h"
+#include "support/test_tensor.h"
+
+namespace pool_diff {
+
+using test_support::TestTensor;
+using Rng = std::mt19937_64;
+
+constexpr aclnnStatus kFindKernelError = 561003;
+
+// ------------------------------------------------------------------------------------------------ seeds
+
+// One fresh seed per process (std::random_device), or POOLGRAD_TEST_SEED to reproduce a failure.
+inline uint64_t freshSeed() {
+    static const uint64_t seed = [] {
+        if (const char *text = std::getenv("POOLGRAD_TEST_SEED"))
+            return static_cast<uint64_t>(std::strtoull(text, nullptr, 0));
+        std::random_device device;
+        return (uint64_t(device()) << 32) ^ uint64_t(device());
+    }();
+    return seed;
+}
+
+inline std::vector<uint64_t> seeds(std::initializer_list<uint64_t> fixed) {
+    std::vector<uint64_t> all(fixed);
+    all.push_back(freshSeed());
+    return all;
+}
+
+inline std::string seedTrace(uint64_t seed) {
+    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
+}
+
+inline int64_t uniform(Rng &rng, int64_t low, int64_t high) {  // inclusive
+    return std::uniform_int_distribution<int64_t>(low, high)(rng);
+}
+
+inline bool chance(Rng &rng, double probability) {
+    return std::uniform_real_distribution<double>(0, 1)(rng) < probability;
+}
+
+// ------------------------------------------------------------------------------------------------ text
+
+inline const char *typeName(aclDataType type) {
+    switch (type) {
+        case ACL_FLOAT: return "FLOAT";
+        case ACL_FLOAT16: return "FLOAT16";
+        case ACL_BF16: return "BF16";
+        case ACL_INT32: return "INT32";
+        case ACL_INT64: return "INT64";
+        case ACL_INT8: return "INT8";
+        default: return "?";
+    }
+}
+
+inline const char *formatName(aclFormat format) {
+    switch (format) {
+        case ACL_FORMAT_ND: return "ND";
+        case ACL_FORMAT_NCHW: return "NCHW";
+        case ACL_FORMAT_NHWC: return "NHWC";
+        case ACL_FORMAT_NCDHW: return "NCDHW";
+        case ACL_FORMAT_NDHWC: return "NDHWC";
+        default: return "?";
+    }
+}
+
+inline std::string listText(const std::vector<int64_t> &values) {
+    std::ostringstream text;
+    text << "[";
+    for (size_t i = 0; i < values.size(); ++i) text << (i ? "," : "") << values[i];
+    text << "]";
+    return text.str();
+}
+
+inline std::string hex(uint64_t bits) {
+    std::ostringstream text;
+    text << "0x" << std::hex << bits;
+    return text.str();
+}
+
+// ------------------------------------------------------------------------------------------------ element bits
+
+// Bits of `value` rounded once (round-to-nearest-even, overflow -> Inf) to a floating dtype.
+inline uint32_t toBits(float value, aclDataType type) {
+    switch (type) {
+        case ACL_FLOAT: return test_support::bitsFromFloat(value);
+        case ACL_FLOAT16: return test_support::halfFromFloat(value);
+        case ACL_BF16: return test_support::bfloat16FromFloat(value);
+        default: ADD_FAILURE() << "toBits: not a floating dtype"; return 0;
+    }
+}
+
+// The exact float value of element bits.
+inline float fromBits(uint32_t bits, aclDataType type) {
+    switch (type) {
+        case ACL_FLOAT: return test_support::floatFromBits(bits);
+        case ACL_FLOAT16: return test_support::floatFromHalf(static_cast<uint16_t>(bits));
+        case ACL_BF16: return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
+        default: ADD_FAILURE() << "fromBits: not a floating dtype"; return 0;
+    }
+}
+
+inline bool isNanBits(uint32_t bits, aclDataType type) { return std::isnan(fromBits(bits, type)); }
+
+inline std::vector<float> widen(const std::vector<uint32_t> &bits, aclDataType type) {
+    std::vector<float> values(bits.size());
+    for (size_t i = 0; i < bits.size(); ++i) values[i] = fromBits(bits[i], type);
+    return values;
+}
+
+// A quiet NaN of either sign, sometimes with a payload.
+inline uint32_t quietNanBits(Rng &rng, aclDataType type) {
+    const bool negative = chance(rng, 0.5), payload = chance(rng, 0.4);
+    if (type == ACL_FLOAT)
+        return (negative ? 0x80000000u : 0u) | 0x7FC00000u | (payload ? uint32_t(uniform(rng, 1, 0x3FFFFF)) : 0u);
+    if (type == ACL_FLOAT16)
+        return (negative ? 0x8000u : 0u) | 0x7E00u | (payload ? uint32_t(uniform(rng, 1, 0x1FF)) : 0u);
+    return (negative ? 0x8000u : 0u) | 0x7FC0u | (payload ? uint32_t(uniform(rng, 1, 0x3F)) : 0u);
+}
+
+enum class DataMode { TieHeavy, Special, Plain };
+
+inline const char *dataModeName(DataMode mode) {
+    return mode == DataMode::TieHeavy ? "tie-heavy integers" : mode == DataMode::Special ? "NaN/Inf/-0 sprinkled" : "plain";
+}
+
+inline uint32_t randomElement(Rng &rng, aclDataType type, DataMode mode) {
+    const float inf = std::numeric_limits<float>::infinity();
+    switch (mode) {
+        case DataMode::TieHeavy: {
+            const int64_t value = uniform(rng, -2, 2);
+            if (value == 0 && chance(rng, 0.5)) return toBits(-0.0f, type);
+            return toBits(static_cast<float>(value), type);
+        }
+        case DataMode::Special: {
+            const double roll = std::uniform_real_distribution<double>(0, 1)(rng);
+            if (roll < 0.06) return quietNanBits(rng, type);
+            if (roll < 0.12) return toBits(inf, type);
+            if (roll < 0.20) return toBits(-inf, type);
+            if (roll < 0.28) return toBits(-0.0f, type);
+            if (roll < 0.34) return toBits(0.0f, type);
+            return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
+        }
+        case DataMode::Plain:
+            return toBits(static_cast<float>(std::uniform_real_distribution<double>(-1000, 1000)(rng)), type);
+    }
+    return 0;
+}
+
+inline std::vector<uint32_t> randomElements(Rng &rng, int64_t count, aclDataType type, DataMode mode) {
+    std::vector<uint32_t> bits(static_cast<size_t>(count));
+    for (auto &b : bits) b = randomElement(rng, type, mode);
+    return bits;
+}
+
+// ------------------------------------------------------------------------------------------------ operands
+
+struct Operand {
+    TestTensor tensor;
+    std::string description;
+};
+
+// An operand of view shape `shape` in a random storage layout: contiguous, channels-last (the channel
+// axis `channelAxis` stored innermost), or padded strides with gaps and an element offset. `contiguous`
+// forces the first (so that whole problems reach the dense fast paths too).
+inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int channelAxis, aclDataType type,
+                           aclFormat format, bool contiguous = false) {
+    const int layout = contiguous ? 0 : static_cast<int>(uniform(rng, 0, 2));
+    if (layout == 0) return {TestTensor(shape, type, format), "contiguous"};
+    if (layout == 1) {
+        std::vector<int> order;
+        for (int i = 0; i < static_cast<int>(shape.size()); ++i)
+            if (i != channelAxis) order.push_back(i);
+        order.push_back(channelAxis);
+        TestTensor tensor = TestTensor::permuted(shape, order, type, format);
+        std::string text = "channels-last strides " + listText(tensor.strides());
+        return {std::move(tensor), text};
+    }
+    std::vector<int64_t> strides(shape.size());
+    int64_t running = chance(rng, 0.7) ? 1 : 2;
+    for (size_t i = shape.size(); i-- > 0;) {
+        strides[i] = running;
+        running = running * std::max<int64_t>(shape[i], 1) + (chance(rng, 0.5) ? 0 : uniform(rng, 1, 3));
+    }
+    const int64_t offset = uniform(rng, 1, 9), slack = uniform(rng, 0, 4);
+    std::string text = "padded strides " + listText(strides) + " offset " + std::to_string(offset);
+    return {TestTensor(shape, strides, offset, type, format, slack), text};
+}
+
+inline void storeBits(TestTensor &tensor, const std::vector<uint32_t> &bits) {
+    for (size_t i = 0; i < bits.size(); ++i) tensor.setBits(static_cast<int64_t>(i), bits[i]);
+}
+
+inline void storeIndices(TestTensor &tensor, const std::vector<int64_t> &indices) {
+    for (size_t i = 0; i < indices.size(); ++i) tensor.set(static_cast<int64_t>(i), static_cast<double>(indices[i]));
+}
+
+inline std::vector<uint64_t> snapshot(const TestTensor &tensor) {
+    std::vector<uint64_t> bits(static_cast<size_t>(tensor.elementCount()));
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) bits[static_cast<size_t>(i)] = tensor.bitsAt(i);
+    return bits;
+}
+
+// ------------------------------------------------------------------------------------------------ checks
+
+// Bit-exact comparison of a floating tensor; `nanMatchesNan` lets any NaN stand for an expected NaN.
+inline testing::AssertionResult bitsMatch(const TestTensor &tensor, const std::vector<uint32_t> &expected,
+                                          aclDataType type, bool nanMatchesNan, const char *what) {
+    if (tensor.elementCount() != static_cast<int64_t>(expected.size()))
+        return testing::AssertionFailure() << what << ": " << tensor.elementCount() << " elements, expected "
+                                           << expected.size();
+    int64_t mismatches = 0;
+    std::ostringstream first;
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) {
+        const uint32_t got = static_cast<uint32_t>(tensor.bitsAt(i)), want = expected[static_cast<size_t>(i)];
+        bool same = got == want;
+        if (!same && nanMatchesNan && isNanBits(want, type)) same = isNanBits(got, type);
+        if (!same && mismatches++ < 6)
+            first << "\n  " << what << "[" << i << "]: got " << hex(got) << " (" << fromBits(got, type)
+                  << "), expected " << hex(want) << " (" << fromBits(want, type) << ")";
+    }
+    if (mismatches == 0) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << what << ": " << mismatches << " of " << tensor.elementCount()
+                                       << " elements differ" << first.str();
+}
+
+inline testing::AssertionResult indicesMatch(const TestTensor &tensor, const std::vector<int64_t> &expected,
+                                             const char *what = "indices") {
+    if (tensor.elementCount() != static_cast<int64_t>(expected.size()))
+        return testing::AssertionFailure() << what << ": element count differs";
+    int64_t mismatches = 0;
+    std::ostringstream first;
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) {
+        const double got = tensor.at(i);
+        if (got != static_cast<double>(expected[static_cast<size_t>(i)]) && mismatches++ < 6)
+            first << "\n  " << what << "[" << i << "]: got " << got << ", expected " << expected[static_cast<size_t>(i)];
+    }
+    if (mismatches == 0) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << what << ": " << mismatches << " of " << tensor.elementCount()
+                                       << " differ" << first.str();
+}
+
+// An input operand was neither modified inside its view nor outside it.
+inline testing::AssertionResult unchanged(const TestTensor &tensor, const std::vector<uint64_t> &before,
+                                          const char *what) {
+    for (int64_t i = 0; i < tensor.elementCount(); ++i)
+        if (tensor.bitsAt(i) != before[static_cast<size_t>(i)])
+            return testing::AssertionFailure() << "input " << what << "[" << i << "] was modified";
+    if (tensor.bytesOutsideViewChanged() != 0)
+        return testing::AssertionFailure() << "storage of input " << what << " outside its view was modified";
+    return testing::AssertionSuccess();
+}
+
+// Float32 accumulators rounded once to the output dtype.
+inline std::vector<uint32_t> roundAll(const std::vector<float> &accumulators, aclDataType type) {
+    std::vector<uint32_t> bits(accumulators.size());
+    for (size_t i = 0; i < accumulators.size(); ++i) bits[i] = toBits(accumulators[i], type);
+    return bits;
+}
+
+// ------------------------------------------------------------------------------------------------ library controls
+
+// Resets the forced implementation and the thread count however the test ends.
+struct LibraryControlsGuard {
+    ~LibraryControlsGuard() {
+        poolgradForceImplementation(nullptr);
+        poolgradSetNumThreads(0);
+    }
+};
+
+// "" (the default selection) followed by every implementation name.
+inline std::vector<std::string> implementationChoices() {
+    std::vector<std::string> names{""};
+    for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
+        if (const char *name = poolgradImplementationName(i)) names.emplace_back(name);
+    return names;
+}
+
+inline bool isReference(const std::string &name) { return name.find("reference") != std::string::npos; }
+
+inline std::string implementationTrace(const std::string &name) {
+    return "implementation " + (name.empty() ? std::string("<default>") : name);
+}
+
+// How many cases each implementation accepted (printed, so that a silently declining fast path shows).
+struct AcceptanceLog {
+    std::map<std::string, int> accepted;
+    int cases = 0;
+    void print(const char *test) const {
+        std::cout << "[ info     ] " << test << ": " << cases << " cases;";
+        for (const auto &[name, count] : accepted) std::cout << " " << (name.empty() ? "<default>" : name) << "=" << count;
+        std::cout << std::endl;
+    }
+};
+
+// ------------------------------------------------------------------------------------------------ two-phase runs
+
+struct TwoPhase {
+    aclnnStatus phaseOne = -1;
+    aclnnStatus phaseTwo = -1;  // -1: not reached
+    uint64_t workspaceSize = 0;
+    bool executorReturned = false;
+    std::string message;  // aclGetRecentErrMsg() after the failing phase
+};
+
+using PhaseTwoFunction = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+// `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` then phase 2 (+ workspace) and a sync.
+template <typename PhaseOne>
+TwoPhase runTwoPhase(PhaseOne phaseOne, PhaseTwoFunction phaseTwo) {
+    TwoPhase result;
+    aclOpExecutor *executor = nullptr;
+    result.phaseOne = phaseOne(&result.workspaceSize, &executor);
+    result.executorReturned = executor != nullptr;
+    if (result.phaseOne != ACLNN_SUCCESS) {
+        result.message = aclGetRecentErrMsg();
+        return result;
+    }
+    void *workspace = nullptr;
+    if (result.workspaceSize > 0 &&
+        aclrtMalloc(&workspace, result.workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+        result.phaseTwo = -2;
+        aclDestroyAclOpExecutor(executor);
+        return result;
+    }
+    result.phaseTwo = phaseTwo(workspace, result.workspaceSize, executor, nullptr);
+    if (result.phaseTwo != ACLNN_SUCCESS) result.message = aclGetRecentErrMsg();
+    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS && result.phaseTwo == ACLNN_SUCCESS) result.phaseTwo = -3;
+    if (workspace != nullptr) aclrtFree(workspace);
+    return result;
+}
+
+}  // namespace pool_diff
