@@ -188,7 +188,7 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set) {
 namespace bench {
 std::string dnnlVersion() { return ""; }
 void addDnnlContenders(const Case &, const CaseData &, ContenderSet &set) {
-    set.skipped.push_back({"onednn", "not built (oneDNN was not found when configuring)"});
+    set.skipped.push_back({"onednn", "not built (oneDNN not found, or POOLGRAD_BENCH_ONEDNN=OFF, when configuring)"});
 }
 }  // namespace bench
 

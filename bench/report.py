@@ -139,10 +139,11 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
              f"{run['last_level_cache_bytes'] / 2**20:.0f} MiB (as the VM reports it) |")
     L.append(f"| threads | {run['threads']} for every contender (poolgradSetNumThreads, at::set_num_threads, "
              f"omp_set_num_threads for oneDNN) |")
-    L.append(f"| copy bandwidth (read + write) | **DRAM {dram:.1f} GB/s** ({run['copy_dram_bytes'] >> 20} MiB "
-             f"buffers; the reference for %copy; {run['copy_dram_gbps_during_cases']:.1f} GB/s during the cases, "
+    L.append(f"| copy bandwidth (read + write; medians, best in brackets) | **DRAM {dram:.1f} GB/s** "
+             f"({run.get('copy_dram_gbps_best', dram):.1f}; {run['copy_dram_bytes'] >> 20} MiB buffers; the reference "
+             f"for %copy; {run['copy_dram_gbps_during_cases']:.1f} GB/s during the cases, "
              f"{run['copy_dram_gbps_end']:.1f} GB/s at the end), L3-warm {run['copy_l3_gbps']:.1f} GB/s "
-             f"({run['copy_l3_bytes'] >> 10} KiB buffers) |")
+             f"({run.get('copy_l3_gbps_best', run['copy_l3_gbps']):.1f}; {run['copy_l3_bytes'] >> 10} KiB buffers) |")
     versions = f"poolgrad {run['poolgrad_version']}"
     if meta.get("commit"):
         versions += f" (commit {meta['commit']}{', modified tree' if meta.get('dirty') else ''})"
@@ -159,7 +160,11 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
         L.append(f"| **warning** | {run['cases_with_fewer_reps']} of {len(cases)} cases ran fewer repetitions than "
                  f"planned to fit the {run['time_limit_s']:.0f} s time limit: the machine was slow or busy |")
     if meta.get("load"):
-        L.append(f"| load average before the run | {meta['load']} |")
+        load1 = float(meta["load"].split()[0])
+        busy = (f" — **the machine was busy**: other processes competed for the {run['processors']} processors, so "
+                "every multi-threaded call waited for CPU time and the figures are noise-dominated; rerun on a quiet "
+                "machine") if load1 >= 0.5 else ""
+        L.append(f"| load average before the run | {meta['load']}{busy} |")
     L.append("")
     L.append("## Commands")
     L.append("")

@@ -166,7 +166,7 @@ namespace bench {
 std::string torchVersion() { return ""; }
 void setTorchThreads(int) {}
 void addTorchContenders(const Case &, const CaseData &, int, ContenderSet &set) {
-    set.skipped.push_back({"torch", "not built (libtorch was not found when configuring)"});
+    set.skipped.push_back({"torch", "not built (libtorch not found, or POOLGRAD_BENCH_TORCH=OFF, when configuring)"});
 }
 }  // namespace bench
 

@@ -89,6 +89,9 @@ if ((report_only == 0)); then
   torch_package=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "")
   compiler=$(c++ --version | head -1)
   load=$(cut -d' ' -f1-3 /proc/loadavg)
+  if awk -v l="${load%% *}" 'BEGIN {exit !(l >= 0.5)}'; then
+    echo "bench.sh: WARNING: load average $load before the run: other processes compete for the CPUs, the figures will be noisy"
+  fi
   cat >"$results/meta.json" <<EOF
 {"commit": "$commit", "dirty": $dirty, "torch_package": "$torch_package", "compiler": "$compiler", "load": "$load"}
 EOF

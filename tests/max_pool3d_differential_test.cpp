@@ -423,8 +423,11 @@ void computeForwardExpectation(ForwardCase &c) {
         c.expectedBits[o] = c.inputBits[static_cast<size_t>(plane * P + index)];
         // Self-check of the reference: the value it reports is the element it points at.
         const float value = c.expected.values[o];
-        if (!std::isnan(value)) EXPECT_EQ(reference::elementBits(value, type), c.expectedBits[o]);
-        else EXPECT_TRUE(reference::elementIsNan(c.expectedBits[o], type));
+        if (!std::isnan(value)) {
+            EXPECT_EQ(reference::elementBits(value, type), c.expectedBits[o]);
+        } else {
+            EXPECT_TRUE(reference::elementIsNan(c.expectedBits[o], type));
+        }
     }
 }
 
@@ -739,11 +742,16 @@ TEST(MaxPool3dDifferential, ResultsAreBitIdenticalForOneTwoAndThreeThreads) {
                     }
                     if (runBackwardAndCheck(backward, backwardOperands, name)) {
                         backwardAccepted = true;
-                        if (threads == 1) firstGradInput = snapshot(backwardOperands.gradInput.tensor);
-                        else EXPECT_EQ(snapshot(backwardOperands.gradInput.tensor), firstGradInput);
+                        if (threads == 1) {
+                            firstGradInput = snapshot(backwardOperands.gradInput.tensor);
+                        } else {
+                            EXPECT_EQ(snapshot(backwardOperands.gradInput.tensor), firstGradInput);
+                        }
                     }
                 }
-                if (name.empty()) EXPECT_TRUE(forwardAccepted && backwardAccepted);
+                if (name.empty()) {
+                    EXPECT_TRUE(forwardAccepted && backwardAccepted);
+                }
             }
             if (testing::Test::HasFailure()) return;
         }

@@ -62,7 +62,9 @@ void expectFloatBits(const TestTensor &tensor, const std::vector<double> &expect
         const double value = expected[static_cast<size_t>(i)];
         if (std::isnan(value)) {
             EXPECT_TRUE(isNanBits(tensor.bitsAt(i), tensor.type())) << what << "[" << i << "] should be NaN";
-            if (nanBits != 0) EXPECT_EQ(tensor.bitsAt(i), nanBits) << what << "[" << i << "] NaN bits";
+            if (nanBits != 0) {
+                EXPECT_EQ(tensor.bitsAt(i), nanBits) << what << "[" << i << "] NaN bits";
+            }
         } else {
             EXPECT_EQ(tensor.bitsAt(i), bitsOf(value, tensor.type()))
                 << what << "[" << i << "] = " << tensor.at(i) << ", expected " << value;

@@ -732,14 +732,21 @@ TEST(PoolgradControls, ImplementationNames) {
     EXPECT_EQ(poolgradForceImplementation(nullptr), ACL_SUCCESS);
     EXPECT_EQ(poolgradImplementationName(-1), nullptr);
     EXPECT_EQ(poolgradImplementationName(count), nullptr);
-    // The list ends each task with its reference implementation: the last name mentioning a task is a reference.
-    for (const char *task : {"forward", "backward"}) {
-        std::string last;
-        for (int32_t i = 0; i < count; ++i)
-            if (std::string(poolgradImplementationName(i)).find(task) != std::string::npos)
-                last = poolgradImplementationName(i);
-        EXPECT_NE(last.find("reference"), std::string::npos) << "last " << task << " implementation: " << last;
+    // Each task's list ends with its reference: no "<task>_<variant>" follows "<task>_reference".
+    bool forwardReference = false, backwardReference = false;
+    for (int32_t i = 0; i < count; ++i) {
+        const std::string name = poolgradImplementationName(i), suffix = "_reference";
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        const std::string task = name.substr(0, name.size() - suffix.size());
+        forwardReference |= task.find("forward") != std::string::npos;
+        backwardReference |= task.find("backward") != std::string::npos;
+        for (int32_t j = i + 1; j < count; ++j)
+            EXPECT_NE(std::string(poolgradImplementationName(j)).rfind(task + "_", 0), 0u)
+                << poolgradImplementationName(j) << " comes after " << name;
     }
+    EXPECT_TRUE(forwardReference) << "no forward reference implementation";
+    EXPECT_TRUE(backwardReference) << "no backward reference implementation";
 }
 
 TEST(PoolgradControls, EveryImplementationEitherDeclinesOrComputesTheSeed) {
@@ -771,15 +778,18 @@ TEST(PoolgradControls, EveryImplementationEitherDeclinesOrComputesTheSeed) {
 }
 
 TEST(PoolgradControls, ForcingIsPerThread) {
-    // Force a forward implementation: this thread's backward phase 1 has no candidate, another thread's does.
-    std::string forwardName;
+    // Force the dense backward: on this thread a strided gradInput has no candidate, another thread's
+    // identical call is not restricted.
+    std::string denseName;
     for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
-        if (std::string(poolgradImplementationName(i)).find("forward") != std::string::npos)
-            forwardName = poolgradImplementationName(i);
-    ASSERT_FALSE(forwardName.empty());
-    ASSERT_EQ(poolgradForceImplementation(forwardName.c_str()), ACL_SUCCESS);
+        if (std::string(poolgradImplementationName(i)) == "cpu_index_scatter_backward_dense")
+            denseName = poolgradImplementationName(i);
+    ASSERT_FALSE(denseName.empty());
+    ASSERT_EQ(poolgradForceImplementation(denseName.c_str()), ACL_SUCCESS);
+    const auto stridedGradInput = [] { return TestTensor({1, 1, 2, 2, 2}, {16, 16, 8, 4, 2}, 0, ACL_FLOAT); };
     {
         SeedBackward seed;
+        seed.gradInput = stridedGradInput();
         aclOpExecutor *executor = test_support::garbageExecutor();
         EXPECT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(seed.gradOutput, seed.self, seed.indices,
                                                                   seed.kernel, seed.stride, seed.padding,
@@ -787,11 +797,12 @@ TEST(PoolgradControls, ForcingIsPerThread) {
                                                                   &seed.workspaceSize, &executor),
                   ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
         EXPECT_EQ(executor, nullptr);
-        EXPECT_FALSE(recentMessage().empty());
+        EXPECT_NE(recentMessage().find("not dense"), std::string::npos) << recentMessage();
     }
     aclnnStatus otherThreadStatus = -1;
     std::thread other([&] {
         SeedBackward seed;
+        seed.gradInput = stridedGradInput();
         aclOpExecutor *executor = seed.phaseOne();
         otherThreadStatus = executor ? aclnnMaxPool3dWithArgmaxBackward(nullptr, 0, executor, nullptr) : -1;
     });

@@ -26,8 +26,9 @@ ACL_FUNC_VISIBILITY int32_t poolgradImplementationCount(void);
 ACL_FUNC_VISIBILITY const char *poolgradImplementationName(int32_t index);
 /**
  * Restricts phase 1 of the operators called from this thread to the implementation named (nullptr or
- * "": no restriction). If it declines a problem, phase 1 fails with 561003 and the message gives its
- * reason. For testing every implementation and for benchmarks. Unknown names: 100000.
+ * "": no restriction), for problems of the kind it implements (others, such as the zero-fill of an
+ * empty input, keep their usual choice). If it declines a problem, phase 1 fails with 561003 and the
+ * message gives its reason. For testing every implementation and for benchmarks. Unknown names: 100000.
  */
 ACL_FUNC_VISIBILITY aclError poolgradForceImplementation(const char *name);
 /** The library version, "MAJOR.MINOR.PATCH". */

@@ -10,12 +10,22 @@ namespace {
 thread_local std::string forcedImplementation;
 }
 
+// The forced implementation restricts only the task it implements: other tasks of the same call
+// (the empty shortcut's zero-fill) keep their usual choice.
+bool forcedFor(const PoolProblem &problem) {
+    if (forcedImplementation.empty()) return false;
+    for (const Implementation &candidate : allImplementations())
+        if (forcedImplementation == candidate.name) return candidate.task == problem.task;
+    return false;
+}
+
 Selection selectImplementation(const PoolProblem &problem) {
     Selection selection;
+    const bool forced = forcedFor(problem);
     for (const Implementation &candidate : allImplementations()) {
         if (candidate.task != problem.task || candidate.backend != problem.backend) continue;
         std::optional<std::string> reason;
-        if (!forcedImplementation.empty() && forcedImplementation != candidate.name)
+        if (forced && forcedImplementation != candidate.name)
             reason = "not the forced implementation";
         else
             reason = candidate.declineReason(problem);

@@ -2,17 +2,27 @@
 // parallel loop in which each iteration owns a disjoint part of the output.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace poolgrad {
 
 int operatorThreadCount();
 
-// Runs body(begin, end) over contiguous blocks of [0, count). Blocks are a pure function of count and
-// the thread count, and each index is visited once; bodies must write only what their indices own.
+// Threads worth using for `work` elements: a thread costs more to wake than a few thousand
+// elements take, so small problems run on the calling thread alone.
+inline int threadsForWork(int64_t work) {
+    constexpr int64_t minimumWorkPerThread = 32 * 1024;
+    const int64_t useful = std::max<int64_t>(1, work / minimumWorkPerThread);
+    return static_cast<int>(std::min<int64_t>(operatorThreadCount(), useful));
+}
+
+// Runs body(begin, end) over contiguous blocks of [0, count), each item touching about workPerItem
+// elements. Each index is visited once; bodies must write only what their indices own, which makes
+// results independent of how many threads run.
 template <typename Body>
-void parallelForBlocks(int64_t count, const Body &body) {
-    const int threads = operatorThreadCount();
+void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
+    const int threads = threadsForWork(count * std::max<int64_t>(workPerItem, 1));
     if (threads <= 1 || count <= 1) {
         body(int64_t{0}, count);
         return;
@@ -23,6 +33,16 @@ void parallelForBlocks(int64_t count, const Body &body) {
         const int64_t end = count * (t + 1) / threads;
         if (begin < end) body(begin, end);
     }
+}
+
+}  // namespace poolgrad
+
+namespace poolgrad {
+
+// For callers that cannot estimate their work: every item counts as large.
+template <typename Body>
+void parallelForBlocks(int64_t count, const Body &body) {
+    parallelForBlocks(count, int64_t{1} << 20, body);
 }
 
 }  // namespace poolgrad

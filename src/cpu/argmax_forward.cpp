@@ -88,7 +88,9 @@ RunResult argmaxForward(const PoolProblem &problem) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) {
+            const int64_t workPerPlane =
+                problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
             });
         });

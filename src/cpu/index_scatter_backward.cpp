@@ -172,7 +172,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
     const int64_t W = geometry.axes[2].inputSize;
     const int64_t planes = geometry.planes();
-    const int64_t threads = operatorThreadCount();
+    const int64_t threads = threadsForWork(problem.gradInput.elementCount() + problem.gradOutput.elementCount());
     // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
     constexpr int64_t slabElementBudget = 64 * 1024;
     const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(W, 1));
@@ -184,7 +184,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
 
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
-    parallelForBlocks(planes * slabsPerPlane, [&](int64_t begin, int64_t end) {
+    const int64_t workPerSlab = (geometry.inputPlaneElements() + geometry.outputPlaneElements()) / slabsPerPlane;
+    parallelForBlocks(planes * slabsPerPlane, workPerSlab, [&](int64_t begin, int64_t end) {
         std::vector<float> sums;
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
@@ -211,7 +212,9 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
         withIndexType(problem.indices.present() ? problem.indices.type : ElementType::Int32, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) {
+            const int64_t workPerPlane =
+                problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 const BadIndex bad = scatterPlanes<T, I>(problem, begin, end);
                 if (!bad.found()) return;
                 std::lock_guard lock(firstMutex);

@@ -12,7 +12,7 @@ void zeroFill(const StridedTensor &tensor) {
     auto *base = static_cast<unsigned char *>(tensor.base);
     const int64_t channels = tensor.size[1];
     const bool dense = tensor.planesDense();
-    parallelForBlocks(tensor.size[0] * channels, [&](int64_t begin, int64_t end) {
+    parallelForBlocks(tensor.size[0] * channels, tensor.planeElements(), [&](int64_t begin, int64_t end) {
         for (int64_t plane = begin; plane < end; ++plane) {
             unsigned char *planeBase =
                 base + (plane / channels * tensor.stride[0] + plane % channels * tensor.stride[1]) * bytes;
