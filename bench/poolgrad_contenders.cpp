@@ -276,6 +276,17 @@ std::string declineReason(const char *message, const std::string &name) {
     return reason == "not the forced implementation" ? "" : reason;
 }
 
+// Whether implementation `name` serves the case's task. The public API does not say which task an
+// implementation serves, and forcing one of another task does not restrict a call (it only restricts
+// its own task), so the list's naming scheme tells: "…_forward_…" (ArgmaxForward),
+// "…_recompute_argmax_backward_…" (MaxPoolV3Grad), other "…_backward_…" (the indices backward).
+bool servesTask(const std::string &name, const Case &c) {
+    const bool recompute = name.find("recompute") != std::string::npos;
+    if (c.dir == Dir::Forward) return name.find("forward") != std::string::npos;
+    if (c.op == Op::V3) return recompute;
+    return name.find("backward") != std::string::npos && !recompute;
+}
+
 }  // namespace
 
 void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &set) {
@@ -340,6 +351,7 @@ void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &se
     bool first = true;
     for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
         const std::string name = poolgradImplementationName(i);
+        if (!servesTask(name, c)) continue;
         if (first) {
             // Is this the dispatched one? The list is ordered; the first that accepts is the dispatched one.
             poolgradForceImplementation(name.c_str());

@@ -205,9 +205,10 @@ TEST_P(BadIndex, OutOfRangeIndexIs161002WithZeroGradInput) {
                 EXPECT_EQ(allBits(operands.gradOutput), gradOutputBefore) << "gradOutput was modified";
                 EXPECT_EQ(allBits(operands.indices), indicesBefore) << "indices were modified";
             }
-            if (!messages.empty())
+            if (!messages.empty()) {
                 EXPECT_EQ(messages.size(), std::size(positions))
                     << "the message must name the position, so different positions give different messages";
+            }
         }
         implementationsThatRan += ran;
     }
@@ -249,7 +250,9 @@ TEST_P(BadIndex, MinusOneContributesNothing) {
         const std::vector<double> expected = expectedGradInput(operands);
         for (int64_t i = 0; i < operands.gradInput.elementCount(); ++i) {
             EXPECT_EQ(operands.gradInput.at(i), expected[static_cast<size_t>(i)]) << "element " << i;
-            if (expected[static_cast<size_t>(i)] == 0.0) EXPECT_EQ(operands.gradInput.bitsAt(i), 0u) << "+0.0 at " << i;
+            if (expected[static_cast<size_t>(i)] == 0.0) {
+                EXPECT_EQ(operands.gradInput.bitsAt(i), 0u) << "+0.0 at " << i;
+            }
         }
         EXPECT_EQ(operands.gradInput.bytesOutsideViewChanged(), 0);
     }

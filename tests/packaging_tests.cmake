@@ -79,6 +79,7 @@ if(POOLGRAD_BASH)
                      ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_COMMAND}
                      ${CMAKE_GENERATOR} $<IF:$<BOOL:${POOLGRAD_SANITIZE}>,ON,OFF> ${CMAKE_CXX_COMPILER}
                      ${CMAKE_C_COMPILER})
-    set_tests_properties(packaging_install_${mode} PROPERTIES TIMEOUT 300 LABELS packaging)
+    # cmake --install writes install_manifest.txt into the build tree: one install at a time.
+    set_tests_properties(packaging_install_${mode} PROPERTIES TIMEOUT 300 LABELS packaging RESOURCE_LOCK poolgrad_install)
   endforeach()
 endif()

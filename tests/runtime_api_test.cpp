@@ -33,7 +33,9 @@ TEST(RuntimeApi, AclInitTwiceIs100002) {
     ASSERT_TRUE(first == ACL_SUCCESS || first == ACL_ERROR_REPEAT_INITIALIZE) << first;
     EXPECT_EQ(aclInit(nullptr), ACL_ERROR_REPEAT_INITIALIZE);
     EXPECT_FALSE(recentMessage().empty());
-    if (first == ACL_SUCCESS) EXPECT_EQ(aclFinalize(), ACL_SUCCESS);  // restore the state we found
+    if (first == ACL_SUCCESS) {  // restore the state we found
+        EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    }
 }
 
 TEST(RuntimeApi, AclFinalizeWithoutInitIs100037) {
@@ -43,7 +45,9 @@ TEST(RuntimeApi, AclFinalizeWithoutInitIs100037) {
     EXPECT_FALSE(recentMessage().empty());
     // A finalised runtime can be initialised again.
     EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    if (!wasInitialised) EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    if (!wasInitialised) {
+        EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    }
 }
 
 // ---- devices --------------------------------------------------------------------------------------------
@@ -340,7 +344,9 @@ TEST(TensorApi, IntArrayCopiesItsValues) {
                                                               dilation, false, gradInput, &workspaceSize, &executor),
               ACLNN_SUCCESS)
         << recentMessage();
-    if (executor) EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+    if (executor) {
+        EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+    }
     aclDestroyIntArray(kernel);
 }
 

@@ -149,12 +149,20 @@ check_pkg_config() {
     local version
     version=$(PKG_CONFIG_PATH=$pc_path PKG_CONFIG_LIBDIR=$pc_path pkg-config --modversion poolgrad)
     [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "pkg-config --modversion poolgrad gives '$version'"
-    # The flags must point into the prefix the package was installed to (a relocatable .pc file).
-    [[ " $flags " == *" -I$inc "* ]] ||
-        fail "the Cflags do not contain -I$inc (poolgrad.pc: $(grep '^prefix=' "$pc_path/poolgrad.pc")):" \
-            "poolgrad.pc is not relocatable; 'cmake --install --prefix' elsewhere than CMAKE_INSTALL_PREFIX breaks it"
-    [[ " $flags " == *" -L$lib "* ]] || fail "the Libs do not contain -L$lib"
-    [[ " $flags " == *" -lpoolgrad "* ]] || fail "the Libs do not contain -lpoolgrad"
+    # The flags must point into the prefix the package was installed to (a relocatable .pc file, e.g.
+    # prefix=${pcfiledir}/../..): compare canonical paths, so "<prefix>/lib/pkgconfig/../../include" counts.
+    local flag include_ok=false lib_ok=false link_ok=false
+    for flag in $flags; do
+        case "$flag" in
+            -I*) [[ $(realpath -m "${flag#-I}") == $(realpath -m "$inc") ]] && include_ok=true ;;
+            -L*) [[ $(realpath -m "${flag#-L}") == $(realpath -m "$lib") ]] && lib_ok=true ;;
+            -lpoolgrad) link_ok=true ;;
+        esac
+    done
+    $include_ok || fail "the Cflags do not name $inc (poolgrad.pc: $(grep '^prefix=' "$pc_path/poolgrad.pc")):" \
+        "poolgrad.pc is not relocatable; 'cmake --install --prefix' elsewhere than CMAKE_INSTALL_PREFIX breaks it"
+    $lib_ok || fail "the Libs do not name $lib"
+    $link_ok || fail "the Libs do not contain -lpoolgrad"
     # shellcheck disable=SC2086  # the flags are meant to be split
     "$cxx" "$packaging_dir/seed_style_client.cpp" $flags "${sanitize_flags[@]}" "-Wl,-rpath,$lib" \
         -o "$work/seed_style_client" || fail "the client does not build with the pkg-config flags"
