@@ -276,15 +276,13 @@ std::string declineReason(const char *message, const std::string &name) {
     return reason == "not the forced implementation" ? "" : reason;
 }
 
-// Whether implementation `name` serves the case's task. The public API does not say which task an
-// implementation serves, and forcing one of another task does not restrict a call (it only restricts
-// its own task), so the list's naming scheme tells: "…_forward_…" (ArgmaxForward),
-// "…_recompute_argmax_backward_…" (MaxPoolV3Grad), other "…_backward_…" (the indices backward).
-bool servesTask(const std::string &name, const Case &c) {
-    const bool recompute = name.find("recompute") != std::string::npos;
-    if (c.dir == Dir::Forward) return name.find("forward") != std::string::npos;
-    if (c.op == Op::V3) return recompute;
-    return name.find("backward") != std::string::npos && !recompute;
+// Whether implementation `index` serves the case's task (forcing one of another task would not
+// restrict the call at all).
+bool servesTask(int32_t index, const Case &c) {
+    const std::string task = poolgradImplementationTask(index);
+    if (c.dir == Dir::Forward) return task == "argmax-forward";
+    if (c.op == Op::V3) return task == "recompute-argmax-backward";
+    return task == "index-scatter-backward";
 }
 
 }  // namespace
@@ -351,7 +349,7 @@ void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &se
     bool first = true;
     for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
         const std::string name = poolgradImplementationName(i);
-        if (!servesTask(name, c)) continue;
+        if (!servesTask(i, c)) continue;
         if (first) {
             // Is this the dispatched one? The list is ordered; the first that accepts is the dispatched one.
             poolgradForceImplementation(name.c_str());

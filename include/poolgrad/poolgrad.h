@@ -25,6 +25,12 @@ ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
 ACL_FUNC_VISIBILITY int32_t poolgradImplementationCount(void);
 ACL_FUNC_VISIBILITY const char *poolgradImplementationName(int32_t index);
 /**
+ * The kind of problem implementation `index` solves: "argmax-forward" (every forward),
+ * "index-scatter-backward" (every indices-based backward), "recompute-argmax-backward"
+ * (MaxPoolV3Grad) or "zero-fill" (empty inputs); nullptr for an index outside the list.
+ */
+ACL_FUNC_VISIBILITY const char *poolgradImplementationTask(int32_t index);
+/**
  * Restricts phase 1 of the operators called from this thread to the implementation named (nullptr or
  * "": no restriction), for problems of the kind it implements (others, such as the zero-fill of an
  * empty input, keep their usual choice). If it declines a problem, phase 1 fails with 561003 and the

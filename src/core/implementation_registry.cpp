@@ -51,6 +51,12 @@ const char *poolgradImplementationName(int32_t index) {
     return implementations[static_cast<size_t>(index)].name;
 }
 
+const char *poolgradImplementationTask(int32_t index) {
+    const auto implementations = poolgrad::allImplementations();
+    if (index < 0 || static_cast<size_t>(index) >= implementations.size()) return nullptr;
+    return poolgrad::poolTaskName(implementations[static_cast<size_t>(index)].task);
+}
+
 aclError poolgradForceImplementation(const char *name) {
     if (name == nullptr || *name == '\0') {
         poolgrad::forcedImplementation.clear();
