@@ -37,9 +37,8 @@ int main() {
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
     ret = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gradOut, self, indices, gradIn, &workspaceSize, &executor);
-    CHECK_RET(ret == ACL_SUCCESS,
-              LOG_PRINT("aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize failed. ERROR: %d (%s)\n", ret,
-                        aclGetRecentErrMsg());
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize failed. ERROR: %d (%s)\n",
+                                            ret, aclGetRecentErrMsg());
               return ret);
     void *workspaceAddr = nullptr;
     if (workspaceSize > 0) {

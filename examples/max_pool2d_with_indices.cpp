@@ -48,11 +48,10 @@ int main() {
     // Forward: phase 1 checks the arguments and plans the computation; phase 2 runs it on the stream.
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    ret = aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernelSize, stride, padding, dilation, ceilMode, out,
-                                                    indices, &workspaceSize, &executor);
-    CHECK_RET(ret == ACL_SUCCESS,
-              LOG_PRINT("aclnnMaxPool2dWithIndicesGetWorkspaceSize failed. ERROR: %d (%s)\n", ret,
-                        aclGetRecentErrMsg());
+    ret = aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+                                                    &workspaceSize, &executor);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithIndicesGetWorkspaceSize failed. ERROR: %d (%s)\n", ret,
+                                            aclGetRecentErrMsg());
               return ret);
     void *workspaceAddr = nullptr;
     if (workspaceSize > 0) {

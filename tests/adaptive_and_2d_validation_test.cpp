@@ -129,24 +129,24 @@ public:
                                                                                  t("indices"), t("gradInput"), ws, ex);
                 break;
             case Op::Indices2d:
-                outcome_.status = aclnnMaxPool2dWithIndicesGetWorkspaceSize(
-                    t("self"), l("kernelSize"), l("stride"), l("padding"), l("dilation"), ceil, t("out"),
-                    t("indices"), ws, ex);
+                outcome_.status =
+                    aclnnMaxPool2dWithIndicesGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                              l("dilation"), ceil, t("out"), t("indices"), ws, ex);
                 break;
             case Op::Mask2d:
-                outcome_.status = aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"),
-                                                                         l("padding"), l("dilation"), ceil, t("out"),
-                                                                         t("indices"), ws, ex);
+                outcome_.status =
+                    aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                           l("dilation"), ceil, t("out"), t("indices"), ws, ex);
                 break;
             case Op::Indices2dBackward:
                 outcome_.status = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"),
-                    l("dilation"), ceil, t("gradInput"), ws, ex);
+                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
+                    ceil, t("gradInput"), ws, ex);
                 break;
             case Op::Mask2dBackward:
                 outcome_.status = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"),
-                    l("dilation"), ceil, t("gradInput"), ws, ex);
+                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
+                    ceil, t("gradInput"), ws, ex);
                 break;
         }
         outcome_.message = aclGetRecentErrMsg();
@@ -249,8 +249,8 @@ Case pool2dForward(Op op) {
     c.op = op;
     c.tensors["self"] = {{2, 3, 6, 8}, ACL_FLOAT};
     c.tensors["out"] = {{2, 3, 3, 4}, ACL_FLOAT};
-    c.tensors["indices"] = op == Op::Mask2d ? Spec{maskShapeFor({2, 3}, 4, 3, 4), ACL_INT8}
-                                            : Spec{{2, 3, 3, 4}, ACL_INT32};
+    c.tensors["indices"] =
+        op == Op::Mask2d ? Spec{maskShapeFor({2, 3}, 4, 3, 4), ACL_INT8} : Spec{{2, 3, 3, 4}, ACL_INT32};
     addPoolLists(c);
     return c;
 }
@@ -260,8 +260,8 @@ Case pool2dBackward(Op op) {
     c.op = op;
     c.tensors["gradOutput"] = {{2, 3, 3, 4}, ACL_FLOAT};
     c.tensors["self"] = {{2, 3, 6, 8}, ACL_FLOAT};
-    c.tensors["indices"] = op == Op::Mask2dBackward ? Spec{maskShapeFor({2, 3}, 4, 3, 4), ACL_INT8}
-                                                    : Spec{{2, 3, 3, 4}, ACL_INT32};
+    c.tensors["indices"] =
+        op == Op::Mask2dBackward ? Spec{maskShapeFor({2, 3}, 4, 3, 4), ACL_INT8} : Spec{{2, 3, 3, 4}, ACL_INT32};
     c.tensors["gradInput"] = {{2, 3, 6, 8}, ACL_FLOAT};
     addPoolLists(c);
     return c;
@@ -316,12 +316,12 @@ std::vector<std::string> pointerNames(Op op) {
             return {"gradOutput", "self", "indices", "gradInput", "workspaceSize", "executor"};
         case Op::Indices2d:
         case Op::Mask2d:  // SPEC §7.1 row 1
-            return {"self", "kernelSize", "stride", "padding", "dilation", "out", "indices", "workspaceSize",
-                    "executor"};
+            return {"self", "kernelSize", "stride",        "padding", "dilation",
+                    "out",  "indices",    "workspaceSize", "executor"};
         case Op::Indices2dBackward:
         case Op::Mask2dBackward:  // SPEC §4 row 1
-            return {"gradOutput", "self", "indices", "kernelSize", "stride", "padding", "dilation", "gradInput",
-                    "workspaceSize", "executor"};
+            return {"gradOutput", "self",     "indices",   "kernelSize",    "stride",
+                    "padding",    "dilation", "gradInput", "workspaceSize", "executor"};
     }
     return {};
 }
@@ -339,7 +339,9 @@ TEST_P(AdaptiveAnd2dValidation, Row1NullPointerWinsOverAnInvalidDtype) {
     // A null output (161001) is reported before a dtype error (161002) on self.
     Case c = validCase(GetParam());
     c["self"].type = ACL_DOUBLE;
-    const std::string name = c.tensors.count("indicesOut") ? "indicesOut" : c.tensors.count("gradInput") ? "gradInput" : "indices";
+    const std::string name = c.tensors.count("indicesOut")  ? "indicesOut"
+                             : c.tensors.count("gradInput") ? "gradInput"
+                                                            : "indices";
     c.nulls = {name};
     EXPECT_TRUE(IsRejected(phaseOne(c), kNull, {name}));
 }
@@ -367,8 +369,10 @@ TEST_P(AdaptiveAnd2dValidation, EveryFloatingDtypeAndIndexDtypeIsAccepted) {
             SCOPED_TRACE(std::string("dtype ") + std::to_string(value) + " index " + std::to_string(index));
             Case c = validCase(GetParam());
             for (auto &[name, spec] : c.tensors) {
-                if (spec.type == ACL_FLOAT) spec.type = value;
-                else if (!mask) spec.type = index;
+                if (spec.type == ACL_FLOAT)
+                    spec.type = value;
+                else if (!mask)
+                    spec.type = index;
             }
             EXPECT_TRUE(IsAccepted(phaseOne(c)));
         }
@@ -378,9 +382,9 @@ TEST_P(AdaptiveAnd2dValidation, IndicesDtypeOutsideTheAllowedSetIs161002) {
     const bool mask = GetParam() == Op::Mask2d || GetParam() == Op::Mask2dBackward;
     const std::string name = validCase(GetParam()).tensors.count("indicesOut") ? "indicesOut" : "indices";
     // Indices ops: INT32/INT64 only. Mask ops: INT8 only (SPEC §8).
-    const std::vector<aclDataType> bad = mask ? std::vector<aclDataType>{ACL_INT32, ACL_UINT8, ACL_FLOAT, ACL_BOOL}
-                                              : std::vector<aclDataType>{ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_UINT32,
-                                                                         ACL_UINT64, ACL_DOUBLE};
+    const std::vector<aclDataType> bad =
+        mask ? std::vector<aclDataType>{ACL_INT32, ACL_UINT8, ACL_FLOAT, ACL_BOOL}
+             : std::vector<aclDataType>{ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_UINT32, ACL_UINT64, ACL_DOUBLE};
     for (aclDataType type : bad) {
         SCOPED_TRACE(std::to_string(type));
         Case c = validCase(GetParam());
@@ -601,7 +605,7 @@ TEST_P(AdaptiveForwardValidation, Row6OutputDtypeDiffersFromSelfIs161002) {
 
 TEST_P(AdaptiveForwardValidation, Row6DtypeMismatchWinsOverOutputSizeZero) {
     Case c = valid();
-    c["outputOut"].type = ACL_BF16;  // row 6
+    c["outputOut"].type = ACL_BF16;    // row 6
     c.lists["outputSize"].back() = 0;  // row 7 (out's shape follows so that row 5 holds)
     c["outputOut"].shape.back() = c["indicesOut"].shape.back() = 0;
     const PhaseOneOutcome outcome = phaseOne(c);
@@ -651,7 +655,8 @@ TEST_P(AdaptiveForwardValidation, Row7Int32IndicesOnAPlaneAbove2To31Is161002AndI
     // a RawTensor over a tiny buffer (its storage dims claim the full size).
     const std::vector<int64_t> selfShape =
         twoD() ? std::vector<int64_t>{1, 1, 65536, 32768} : std::vector<int64_t>{1, 1, 2048, 1024, 1024};
-    const std::vector<int64_t> outShape = twoD() ? std::vector<int64_t>{1, 1, 1, 1} : std::vector<int64_t>{1, 1, 1, 1, 1};
+    const std::vector<int64_t> outShape =
+        twoD() ? std::vector<int64_t>{1, 1, 1, 1} : std::vector<int64_t>{1, 1, 1, 1, 1};
     const std::vector<int64_t> sizes = twoD() ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{1, 1, 1};
     test_support::DeviceBuffer buffer(64);
     test_support::RawTensor self(selfShape, ACL_FLOAT, buffer.get(), selfShape);
@@ -662,9 +667,9 @@ TEST_P(AdaptiveForwardValidation, Row7Int32IndicesOnAPlaneAbove2To31Is161002AndI
         PhaseOneOutcome outcome;
         outcome.executor = test_support::garbageExecutor();
         outcome.status = twoD() ? aclnnAdaptiveMaxPool2dGetWorkspaceSize(self.get(), outputSize, out, indices,
-                                                                        &outcome.workspaceSize, &outcome.executor)
+                                                                         &outcome.workspaceSize, &outcome.executor)
                                 : aclnnAdaptiveMaxPool3dGetWorkspaceSize(self.get(), outputSize, out, indices,
-                                                                        &outcome.workspaceSize, &outcome.executor);
+                                                                         &outcome.workspaceSize, &outcome.executor);
         outcome.message = aclGetRecentErrMsg();
         if (index == ACL_INT32) {
             EXPECT_TRUE(IsRejected(outcome, kInvalid, {"indicesOut"}));
@@ -698,7 +703,8 @@ TEST_P(AdaptiveForwardValidation, Row8UnbatchedEmptyChannelIsSuccess) {
     EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, AdaptiveForwardValidation, ::testing::Values(Op::Adaptive3d, Op::Adaptive2d), opParamName);
+INSTANTIATE_TEST_SUITE_P(Ops, AdaptiveForwardValidation, ::testing::Values(Op::Adaptive3d, Op::Adaptive2d),
+                         opParamName);
 
 // ================================================================================================ adaptive backward
 
@@ -739,7 +745,7 @@ TEST_P(AdaptiveBackwardValidation, Row3RanksDifferIs161002) {
 TEST_P(AdaptiveBackwardValidation, Row3RankWinsOverShape) {
     Case c = valid();
     c["gradInput"].shape.insert(c["gradInput"].shape.begin(), 2);  // rank differs (and shape differs)
-    c["indices"].shape.back() += 1;                                 // shape differs
+    c["indices"].shape.back() += 1;                                // shape differs
     const PhaseOneOutcome outcome = phaseOne(c);
     EXPECT_TRUE(IsRejected(outcome, kInvalid, {"rank"}));
     EXPECT_TRUE(DoesNotMention(outcome, "indices"));
@@ -780,12 +786,11 @@ TEST_P(AdaptiveBackwardValidation, Row5Int32IndicesOnAPlaneAbove2To31Is161002And
         TestTensor gradOutput(smallShape, ACL_FLOAT), indices(smallShape, index);
         PhaseOneOutcome outcome;
         outcome.executor = test_support::garbageExecutor();
-        outcome.status = twoD() ? aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gradOutput, self.get(), indices,
-                                                                                gradInput.get(), &outcome.workspaceSize,
-                                                                                &outcome.executor)
-                                : aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gradOutput, self.get(), indices,
-                                                                                gradInput.get(), &outcome.workspaceSize,
-                                                                                &outcome.executor);
+        outcome.status =
+            twoD() ? aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gradOutput, self.get(), indices, gradInput.get(),
+                                                                    &outcome.workspaceSize, &outcome.executor)
+                   : aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gradOutput, self.get(), indices, gradInput.get(),
+                                                                    &outcome.workspaceSize, &outcome.executor);
         outcome.message = aclGetRecentErrMsg();
         if (index == ACL_INT32) {
             EXPECT_TRUE(IsRejected(outcome, kInvalid, {"indices"}));
@@ -890,8 +895,8 @@ TEST_P(AdaptiveBackwardValidation, ZeroFilledGradInputHonoursItsStrides) {
     EXPECT_EQ(gradInput.bytesOutsideViewChanged(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, AdaptiveBackwardValidation, ::testing::Values(Op::Adaptive3dBackward, Op::Adaptive2dBackward),
-                         opParamName);
+INSTANTIATE_TEST_SUITE_P(Ops, AdaptiveBackwardValidation,
+                         ::testing::Values(Op::Adaptive3dBackward, Op::Adaptive2dBackward), opParamName);
 
 // ================================================================================================ 2-D wrappers
 
@@ -926,10 +931,10 @@ struct ListBreak {
 
 std::vector<ListBreak> badLists() {
     return {
-        {"kernelSize", {}},        {"kernelSize", {2, 2, 2}}, {"kernelSize", {0, 2}},   {"kernelSize", {2, -1}},
-        {"stride", {2, 2, 2}},     {"stride", {0}},           {"stride", {2, 0}},       {"padding", {}},
-        {"padding", {0, 0, 0}},    {"padding", {2}},          {"padding", {0, -1}},     {"padding", {1, 2}},
-        {"dilation", {}},          {"dilation", {1, 1, 1}},   {"dilation", {0}},        {"dilation", {1, -2}},
+        {"kernelSize", {}},     {"kernelSize", {2, 2, 2}}, {"kernelSize", {0, 2}}, {"kernelSize", {2, -1}},
+        {"stride", {2, 2, 2}},  {"stride", {0}},           {"stride", {2, 0}},     {"padding", {}},
+        {"padding", {0, 0, 0}}, {"padding", {2}},          {"padding", {0, -1}},   {"padding", {1, 2}},
+        {"dilation", {}},       {"dilation", {1, 1, 1}},   {"dilation", {0}},      {"dilation", {1, -2}},
     };
 }
 
@@ -965,8 +970,10 @@ TEST_P(MaxPool2dForwardValidation, OutputShapeMismatchIs161002) {
 TEST_P(MaxPool2dForwardValidation, IndicesShapeMismatchIs161002) {
     // Indices: == out. Mask: exactly (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32).
     std::vector<std::vector<int64_t>> bad;
-    if (mask()) bad = {{2, 3, 4, 96}, {2, 3, 4, 32}, {2, 3, 1, 64}, {2, 3, 256}, {2, 3, 3, 4}};
-    else bad = {{2, 3, 3, 5}, {2, 3, 4, 4}, {2, 4, 3, 4}};
+    if (mask())
+        bad = {{2, 3, 4, 96}, {2, 3, 4, 32}, {2, 3, 1, 64}, {2, 3, 256}, {2, 3, 3, 4}};
+    else
+        bad = {{2, 3, 3, 5}, {2, 3, 4, 4}, {2, 4, 3, 4}};
     for (const auto &shape : bad) {
         SCOPED_TRACE(::testing::PrintToString(shape));
         Case c = valid();
@@ -1065,8 +1072,10 @@ TEST_P(MaxPool2dBackwardValidation, ListLengthsAndValuesViolatingTheRulesAre1610
 
 TEST_P(MaxPool2dBackwardValidation, IndicesShapeMismatchIs161002) {
     std::vector<std::vector<int64_t>> bad;
-    if (mask()) bad = {{2, 3, 4, 96}, {2, 3, 9, 64}, {2, 3, 3, 4}};
-    else bad = {{2, 3, 3, 5}, {2, 3, 4, 4}};
+    if (mask())
+        bad = {{2, 3, 4, 96}, {2, 3, 9, 64}, {2, 3, 3, 4}};
+    else
+        bad = {{2, 3, 3, 5}, {2, 3, 4, 4}};
     for (const auto &shape : bad) {
         SCOPED_TRACE(::testing::PrintToString(shape));
         Case c = valid();
@@ -1121,6 +1130,7 @@ TEST_P(MaxPool2dBackwardValidation, EmptySelfIsSuccess) {
     EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, MaxPool2dBackwardValidation, ::testing::Values(Op::Indices2dBackward, Op::Mask2dBackward), opParamName);
+INSTANTIATE_TEST_SUITE_P(Ops, MaxPool2dBackwardValidation, ::testing::Values(Op::Indices2dBackward, Op::Mask2dBackward),
+                         opParamName);
 
 }  // namespace

@@ -241,15 +241,21 @@ TEST_P(AdaptiveWorkedExample, ForwardTieNanAndInfinityRules) {
         int64_t index;
     };
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
-    const std::vector<Row> rows{{{3, 3, 1, 3}, false, 3, 0},       {{1, nan, 5, nan}, true, 0, 3},
-                                {{1, nan, 5, 2}, true, 0, 1},      {{-inf, -inf, -inf, -inf}, false, -inf, 0},
-                                {{-0.0, 0.0, -1, 0.0}, false, -0.0, 0}, {{-1, inf, inf, 2}, false, inf, 1}};
+    const std::vector<Row> rows{{{3, 3, 1, 3}, false, 3, 0},
+                                {{1, nan, 5, nan}, true, 0, 3},
+                                {{1, nan, 5, 2}, true, 0, 1},
+                                {{-inf, -inf, -inf, -inf}, false, -inf, 0},
+                                {{-0.0, 0.0, -1, 0.0}, false, -0.0, 0},
+                                {{-1, inf, inf, 2}, false, inf, 1}};
     for (const Row &row : rows) {
-        TestTensor self({1, 1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1, 1}, ACL_FLOAT), indices({1, 1, 1, 1, 1}, GetParam());
+        TestTensor self({1, 1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1, 1}, ACL_FLOAT),
+            indices({1, 1, 1, 1, 1}, GetParam());
         self.setValues(row.input);
         EXPECT_RAN(runForward(false, self, {1}, out, indices));
-        if (row.nan) EXPECT_TRUE(std::isnan(out.at(0)));
-        else EXPECT_EQ(out.bitsAt(0), self.bitsAt(row.index)) << "value must be the selected input, bit for bit";
+        if (row.nan)
+            EXPECT_TRUE(std::isnan(out.at(0)));
+        else
+            EXPECT_EQ(out.bitsAt(0), self.bitsAt(row.index)) << "value must be the selected input, bit for bit";
         EXPECT_EQ(indices.at(0), row.index) << "input " << ::testing::PrintToString(row.input);
     }
 }
@@ -262,8 +268,8 @@ INSTANTIATE_TEST_SUITE_P(IndexTypes, AdaptiveWorkedExample, ::testing::Values(AC
 // ================================================================================================ problems
 
 struct Problem {
-    bool twoD = false;     // aclnnAdaptiveMaxPool2d(+Backward): D = 1 and not part of the view
-    bool batched = true;   // N is part of the view (rank 5 for 3-D, 4 for 2-D)
+    bool twoD = false;    // aclnnAdaptiveMaxPool2d(+Backward): D = 1 and not part of the view
+    bool batched = true;  // N is part of the view (rank 5 for 3-D, 4 for 2-D)
     aclDataType type = ACL_FLOAT;
     aclDataType indexType = ACL_INT32;
     ref::Shape5 in{};
@@ -292,17 +298,19 @@ struct Problem {
 };
 
 struct ProblemLimits {
-    int64_t maxBatch = 2, maxChannels = 3, maxAxis = 9;
+    int64_t maxBatch = 2, minChannels = 1, maxChannels = 3;
+    int64_t minAxis = 1, maxAxis = 9;      // spatial axes of the 3-D operators
+    int64_t minAxis2d = 1, maxAxis2d = 9;  // H and W of the 2-D operators
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
-std::pair<int64_t, int64_t> randomAxis(Rng &rng, bool nonDivisible, int64_t maxAxis) {
+std::pair<int64_t, int64_t> randomAxis(Rng &rng, bool nonDivisible, int64_t minAxis, int64_t maxAxis) {
     if (!nonDivisible) {
-        const int64_t I = chance(rng, 0.15) ? 1 : uniform(rng, 1, maxAxis);
+        const int64_t I = minAxis == 1 && chance(rng, 0.15) ? 1 : uniform(rng, minAxis, maxAxis);
         return {I, chance(rng, 0.15) ? 1 : uniform(rng, 1, maxAxis + 3)};
     }
     for (;;) {
-        const int64_t I = chance(rng, 0.1) ? 1 : uniform(rng, 2, maxAxis);
+        const int64_t I = minAxis == 1 && chance(rng, 0.1) ? 1 : uniform(rng, std::max<int64_t>(minAxis, 2), maxAxis);
         const int64_t O = chance(rng, 0.3) ? I + uniform(rng, 1, 4) : uniform(rng, 2, I + 4);
         if (I % O != 0) return {I, O};
     }
@@ -316,7 +324,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     p.type = types[uniform(rng, 0, 2)];
     p.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
     p.in[0] = p.batched ? uniform(rng, 1, limits.maxBatch) : 1;
-    p.in[1] = uniform(rng, 1, limits.maxChannels);
+    p.in[1] = uniform(rng, limits.minChannels, limits.maxChannels);
     const int firstAxis = p.twoD ? 1 : 0;  // spatial axes in use (0 = D, 1 = H, 2 = W)
     const int spatialDims = 3 - firstAxis;
     const bool allNonDivisible = chance(rng, 0.4);
@@ -325,7 +333,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.in[2 + a] = p.out[a] = 1;
             continue;
         }
-        const auto [I, O] = randomAxis(rng, allNonDivisible, limits.maxAxis);
+        const auto [I, O] = p.twoD ? randomAxis(rng, allNonDivisible, limits.minAxis2d, limits.maxAxis2d)
+                                   : randomAxis(rng, allNonDivisible, limits.minAxis, limits.maxAxis);
         p.in[2 + a] = I;
         p.out[a] = O;
     }
@@ -407,8 +416,8 @@ bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::str
     const std::vector<uint64_t> selfBefore = snapshot(o.self.tensor);
     o.out.tensor.poison();
     o.indices.tensor.poison();
-    const TwoPhase status = runForward(c.problem.twoD, o.self.tensor, c.problem.outputSizeList, o.out.tensor,
-                                       o.indices.tensor);
+    const TwoPhase status =
+        runForward(c.problem.twoD, o.self.tensor, c.problem.outputSizeList, o.out.tensor, o.indices.tensor);
     poolgradForceImplementation(nullptr);
     if (!name.empty() && status.phaseOne == kFindKernelError) {
         EXPECT_FALSE(status.executorReturned);
@@ -427,7 +436,7 @@ bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::str
 
 TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> choices = implementationChoices(kForwardTask);
     AcceptanceLog log;
     int nonDivisible = 0, outputLarger = 0;
     for (uint64_t seed : seeds({101, 102, 103})) {
@@ -497,8 +506,8 @@ struct BackwardCase {
 };
 
 void computeBackward(BackwardCase &c) {
-    const ref::BackwardResult result = ref::backward(widen(c.gradOutputBits, c.problem.type), c.indices,
-                                                     c.problem.outShape(), c.problem.in);
+    const ref::BackwardResult result =
+        ref::backward(widen(c.gradOutputBits, c.problem.type), c.indices, c.problem.outShape(), c.problem.in);
     ASSERT_TRUE(result.ok) << "test bug: generated an invalid index";
     c.expectedBits = roundAll(result.accumulators, c.problem.type);
 }
@@ -520,8 +529,9 @@ BackwardCase randomBackwardCase(Rng &rng, const ProblemLimits &limits = {}) {
         for (auto &h : hot) h = uniform(rng, 0, p.planeIn() - 1);
         c.indices.resize(static_cast<size_t>(outputs));
         for (auto &index : c.indices)
-            index = chance(rng, 0.15) ? -1 : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
-                                                             : uniform(rng, 0, p.planeIn() - 1);
+            index = chance(rng, 0.15)  ? -1
+                    : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
+                                       : uniform(rng, 0, p.planeIn() - 1);
     }
     c.gradOutputBits.resize(static_cast<size_t>(outputs));
     for (auto &bits : c.gradOutputBits) bits = randomGradient(rng, p.type, c.gradMode);
@@ -584,7 +594,7 @@ bool runBackwardAndCheck(const BackwardCase &c, BackwardOperands &o, const std::
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> choices = implementationChoices(kBackwardTask);
     AcceptanceLog log;
     for (uint64_t seed : seeds({201, 202, 203})) {
         SCOPED_TRACE(seedTrace(seed));
@@ -661,8 +671,10 @@ TEST(AdaptiveMaxPoolDifferential, BackwardOutOfRangeIndexFailsInPhaseTwoAndZeroe
     for (bool twoD : {false, true})
         for (int64_t bad : {int64_t{12}, int64_t{-2}}) {
             SCOPED_TRACE(std::string(twoD ? "2-D" : "3-D") + ", bad index " + std::to_string(bad));
-            const std::vector<int64_t> selfShape = twoD ? std::vector<int64_t>{1, 3, 4} : std::vector<int64_t>{1, 1, 3, 4};
-            const std::vector<int64_t> outShape = twoD ? std::vector<int64_t>{1, 2, 2} : std::vector<int64_t>{1, 1, 2, 2};
+            const std::vector<int64_t> selfShape =
+                twoD ? std::vector<int64_t>{1, 3, 4} : std::vector<int64_t>{1, 1, 3, 4};
+            const std::vector<int64_t> outShape =
+                twoD ? std::vector<int64_t>{1, 2, 2} : std::vector<int64_t>{1, 1, 2, 2};
             TestTensor self(selfShape, ACL_FLOAT), gradOutput(outShape, ACL_FLOAT), indices(outShape, ACL_INT64),
                 gradInput(selfShape, ACL_FLOAT);
             gradOutput.setValues({1, 2, 3, 4});
@@ -680,44 +692,63 @@ TEST(AdaptiveMaxPoolDifferential, BackwardOutOfRangeIndexFailsInPhaseTwoAndZeroe
 
 TEST(AdaptiveMaxPoolDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> forwardChoices = implementationChoices(kForwardTask);
+    const std::vector<std::string> backwardChoices = implementationChoices(kBackwardTask);
+    // Problems large enough to be split between threads (the library runs less than ~32K elements of work
+    // per thread on the calling thread alone): 2..12 planes of about 4K..30K elements.
     ProblemLimits limits;
     limits.maxBatch = 3;
-    limits.maxChannels = 4;  // up to 12 planes so that they are split between threads
-    limits.maxAxis = 11;
+    limits.minChannels = 2;
+    limits.maxChannels = 4;
+    limits.minAxis = 16;
+    limits.maxAxis = 30;
+    limits.minAxis2d = 64;
+    limits.maxAxis2d = 170;
+    int largeForward = 0, largeBackward = 0, cases = 0;
     for (uint64_t seed : seeds({301, 302})) {
         SCOPED_TRACE(seedTrace(seed));
         Rng rng(seed);
-        for (int n = 0; n < 15; ++n) {
+        for (int n = 0; n < 6; ++n) {
             const ForwardCase f = randomForwardCase(rng, limits);
             ForwardOperands fo = makeForwardOperands(rng, f);
             const BackwardCase b = randomBackwardCase(rng, limits);
             BackwardOperands bo = makeBackwardOperands(rng, b);
             SCOPED_TRACE("case " + std::to_string(n) + ": forward " + forwardTrace(f, fo) + " | backward " +
                          backwardTrace(b, bo));
-            for (const std::string &name : choices) {
-                std::vector<uint64_t> firstOut, firstIndices, firstGradInput;
+            ++cases;
+            largeForward += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
+            largeBackward += b.problem.planes() * b.problem.planeIn() >= 3 * 32 * 1024;
+            for (const std::string &name : forwardChoices) {
+                std::vector<uint64_t> firstOut, firstIndices;
                 for (int32_t threads : {1, 2, 3}) {
-                    SCOPED_TRACE("threads " + std::to_string(threads));
+                    SCOPED_TRACE("forward, threads " + std::to_string(threads));
                     ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
                     ASSERT_EQ(poolgradGetNumThreads(), threads);
-                    if (runForwardAndCheck(f, fo, name)) {
-                        const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
-                        if (firstOut.empty()) firstOut = out, firstIndices = idx;
-                        EXPECT_EQ(out, firstOut) << "forward out differs from the 1-thread run";
-                        EXPECT_EQ(idx, firstIndices) << "forward indices differ from the 1-thread run";
-                    }
-                    if (runBackwardAndCheck(b, bo, name)) {
-                        const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
-                        if (firstGradInput.empty()) firstGradInput = gi;
-                        EXPECT_EQ(gi, firstGradInput) << "gradInput differs from the 1-thread run (NaN bits included)";
-                    }
+                    if (!runForwardAndCheck(f, fo, name)) continue;
+                    const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
+                    if (firstOut.empty()) firstOut = out, firstIndices = idx;
+                    EXPECT_EQ(out, firstOut) << "forward out differs from the 1-thread run";
+                    EXPECT_EQ(idx, firstIndices) << "forward indices differ from the 1-thread run";
+                }
+            }
+            for (const std::string &name : backwardChoices) {
+                std::vector<uint64_t> firstGradInput;
+                for (int32_t threads : {1, 2, 3}) {
+                    SCOPED_TRACE("backward, threads " + std::to_string(threads));
+                    ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                    if (!runBackwardAndCheck(b, bo, name)) continue;
+                    const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
+                    if (firstGradInput.empty()) firstGradInput = gi;
+                    EXPECT_EQ(gi, firstGradInput) << "gradInput differs from the 1-thread run (NaN bits included)";
                 }
             }
             poolgradSetNumThreads(0);
             if (testing::Test::HasFailure()) return;
         }
     }
+    // The test only means something if most problems are big enough for three threads.
+    EXPECT_GE(largeForward * 2, cases) << "too few forward problems large enough to be split between threads";
+    EXPECT_GE(largeBackward * 2, cases) << "too few backward problems large enough to be split between threads";
 }
 
 // ================================================================================================ beyond 2^24
@@ -747,7 +778,9 @@ public:
     aclTensor *get() const { return tensor_; }
     operator aclTensor *() const { return tensor_; }
     template <typename T>
-    T *data() const { return static_cast<T *>(data_); }
+    T *data() const {
+        return static_cast<T *>(data_);
+    }
     int64_t elements() const { return elements_; }
     void fill(unsigned char byte) { std::memset(data_, byte, bytes_); }
 
@@ -773,9 +806,15 @@ TEST(AdaptiveMaxPoolBeyond2To24, BackwardIsExactOnPlanesLargerThan2To24) {
     // must scatter exactly. Every target below 2^24 + 9 is odd, hence not representable in float32.
     const int64_t W2 = 4097;  // 2-D: 4097 x 4097 = 16785409 > 2^24
     const std::vector<BigBackwardCase> cases{
-        {false, {1, 1, 1, 1, 16777225}, {1, 1, 1, 1, 8}, 16777225,
+        {false,
+         {1, 1, 1, 1, 16777225},
+         {1, 1, 1, 1, 8},
+         16777225,
          {16777217, 16777219, 16777217, 16777224, 16777223, 1, -1, 16777221}},
-        {true, {1, 4097, 4097}, {1, 2, 4}, W2 * W2,
+        {true,
+         {1, 4097, 4097},
+         {1, 2, 4},
+         W2 * W2,
          {4096 * W2 + 4095, 4096 * W2 + 1, 4096 * W2 + 4095, 4095 * W2 + 4096, 16777217, 3, -1, 4096 * W2 + 4093}},
     };
     const std::vector<float> grads{1, 2, 4, 8, 16, 32, 64, 128};
@@ -797,7 +836,7 @@ TEST(AdaptiveMaxPoolBeyond2To24, BackwardIsExactOnPlanesLargerThan2To24) {
                 gradOutput.set(static_cast<int64_t>(q), grads[q]);
                 indices.set(static_cast<int64_t>(q), static_cast<double>(c.indices[q]));
             }
-            for (const std::string &name : implementationChoices()) {
+            for (const std::string &name : implementationChoices(kBackwardTask)) {
                 SCOPED_TRACE(std::string(c.twoD ? "2-D" : "3-D") + " " + typeName(indexType) + " " +
                              implementationTrace(name));
                 ASSERT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);

@@ -50,8 +50,8 @@ TwoPhase runForward(bool mask, const aclTensor *self, const Lists &l, aclTensor 
         [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
             return mask ? aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernel, stride, padding, dilation, l.ceilMode,
                                                                  out, indices, workspaceSize, executor)
-                        : aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernel, stride, padding, dilation,
-                                                                    l.ceilMode, out, indices, workspaceSize, executor);
+                        : aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernel, stride, padding, dilation, l.ceilMode,
+                                                                    out, indices, workspaceSize, executor);
         },
         mask ? aclnnMaxPool2dWithMask : aclnnMaxPool2dWithIndices);
 }
@@ -121,24 +121,65 @@ struct Example {
 std::vector<Example> examples() {
     std::vector<Example> list;
     // WE-2 overlap: 3x3, k 2, s 1 -> every window picks the 9 in the middle; gradients accumulate.
-    list.push_back({"WE2Overlap", {1, 1, 3, 3}, {1, 2, 3, 4, 9, 5, 6, 7, 8}, {{2}, {1}, {0}, {1}, false},
-                    {1, 1, 2, 2}, {9, 9, 9, 9}, {4, 4, 4, 4}, {1, 2, 3, 4}, {0, 0, 0, 0, 10, 0, 0, 0, 0}});
+    list.push_back({"WE2Overlap",
+                    {1, 1, 3, 3},
+                    {1, 2, 3, 4, 9, 5, 6, 7, 8},
+                    {{2}, {1}, {0}, {1}, false},
+                    {1, 1, 2, 2},
+                    {9, 9, 9, 9},
+                    {4, 4, 4, 4},
+                    {1, 2, 3, 4},
+                    {0, 0, 0, 0, 10, 0, 0, 0, 0}});
     // WE-3 ceil mode along W (H = 1): W_out 3, last window {4}.
-    list.push_back({"WE3Ceil", {1, 1, 1, 5}, {1, 5, 2, 3, 9}, {{1, 2}, {1, 2}, {0, 0}, {1, 1}, true},
-                    {1, 1, 1, 3}, {5, 3, 9}, {1, 3, 4}, {1, 2, 3}, {0, 1, 0, 2, 3}});
+    list.push_back({"WE3Ceil",
+                    {1, 1, 1, 5},
+                    {1, 5, 2, 3, 9},
+                    {{1, 2}, {1, 2}, {0, 0}, {1, 1}, true},
+                    {1, 1, 1, 3},
+                    {5, 3, 9},
+                    {1, 3, 4},
+                    {1, 2, 3},
+                    {0, 1, 0, 2, 3}});
     // WE-4 last-window rule: p 1 (k 2 allows p <= 1), ceil: raw 4 windows, the 4th would start in padding -> 3.
-    list.push_back({"WE4LastWindowRule", {1, 1, 1, 5}, {1, 5, 2, 3, 9}, {{1, 2}, {1, 2}, {0, 1}, {1}, true},
-                    {1, 1, 1, 3}, {1, 5, 9}, {0, 1, 4}, {1, 2, 3}, {1, 2, 0, 0, 3}});
+    list.push_back({"WE4LastWindowRule",
+                    {1, 1, 1, 5},
+                    {1, 5, 2, 3, 9},
+                    {{1, 2}, {1, 2}, {0, 1}, {1}, true},
+                    {1, 1, 1, 3},
+                    {1, 5, 9},
+                    {0, 1, 4},
+                    {1, 2, 3},
+                    {1, 2, 0, 0, 3}});
     // WE-5 padding never wins: negative data, k 3, s 2, p 1.
-    list.push_back({"WE5PaddingNeverWins", {1, 1, 1, 4}, {-5, -1, -7, -2}, {{1, 3}, {1, 2}, {0, 1}, {1}, false},
-                    {1, 1, 1, 2}, {-1, -1}, {1, 1}, {1, 2}, {0, 3, 0, 0}});
+    list.push_back({"WE5PaddingNeverWins",
+                    {1, 1, 1, 4},
+                    {-5, -1, -7, -2},
+                    {{1, 3}, {1, 2}, {0, 1}, {1}, false},
+                    {1, 1, 1, 2},
+                    {-1, -1},
+                    {1, 1},
+                    {1, 2},
+                    {0, 3, 0, 0}});
     // 3-D (C,H,W) input with two planes, stride list empty (= kernel); indices are per plane.
-    list.push_back({"ChwTwoPlanesDefaultStride", {2, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-                    {{2}, {}, {0}, {1}, false}, {2, 1, 2}, {5, 7, 13, 15}, {5, 7, 5, 7}, {1, 2, 3, 4},
+    list.push_back({"ChwTwoPlanesDefaultStride",
+                    {2, 2, 4},
+                    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+                    {{2}, {}, {0}, {1}, false},
+                    {2, 1, 2},
+                    {5, 7, 13, 15},
+                    {5, 7, 5, 7},
+                    {1, 2, 3, 4},
                     {0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4}});
     // Dilation 2 along W: taps {w, w+2}.
-    list.push_back({"Dilation", {1, 1, 1, 5}, {4, 9, 1, 8, 7}, {{1, 2}, {1, 1}, {0, 0}, {1, 2}, false},
-                    {1, 1, 1, 3}, {4, 9, 7}, {0, 1, 4}, {1, 2, 3}, {1, 2, 0, 0, 3}});
+    list.push_back({"Dilation",
+                    {1, 1, 1, 5},
+                    {4, 9, 1, 8, 7},
+                    {{1, 2}, {1, 1}, {0, 0}, {1, 2}, false},
+                    {1, 1, 1, 3},
+                    {4, 9, 7},
+                    {0, 1, 4},
+                    {1, 2, 3},
+                    {1, 2, 0, 0, 3}});
     return list;
 }
 
@@ -154,8 +195,9 @@ TEST_P(MaxPool2dExample, ForwardAndBackwardGiveTheExactValues) {
     int64_t kernelElements = 1;
     for (int a = 0; a < 2; ++a) kernelElements *= e.lists.kernel[e.lists.kernel.size() == 1 ? 0 : a];
     TestTensor self(e.selfShape, ACL_FLOAT), out(e.outShape, ACL_FLOAT),
-        indices(mask ? maskShape(batched, N, C, kernelElements, Ho, Wo) : e.outShape,
-                encoding == 0 ? ACL_INT32 : encoding == 1 ? ACL_INT64 : ACL_INT8);
+        indices(mask ? maskShape(batched, N, C, kernelElements, Ho, Wo) : e.outShape, encoding == 0   ? ACL_INT32
+                                                                                      : encoding == 1 ? ACL_INT64
+                                                                                                      : ACL_INT8);
     self.setValues(e.self);
     EXPECT_RAN(runForward(mask, self, e.lists, out, indices));
     EXPECT_EQ(floatsOf(out), e.out);
@@ -171,7 +213,8 @@ TEST_P(MaxPool2dExample, ForwardAndBackwardGiveTheExactValues) {
 
 std::string exampleName(const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
     static const char *const encodings[] = {"Int32", "Int64", "Mask"};
-    return std::string(examples()[static_cast<size_t>(std::get<0>(info.param))].name) + encodings[std::get<1>(info.param)];
+    return std::string(examples()[static_cast<size_t>(std::get<0>(info.param))].name) +
+           encodings[std::get<1>(info.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, MaxPool2dExample,
@@ -186,8 +229,10 @@ TEST(MaxPool2dWithMask, MaskHoldsInt32IndicesInItsFirstBytes) {
     for (bool batched : {true, false}) {
         SCOPED_TRACE(batched ? "4-D self" : "3-D self");
         const int64_t N = batched ? 2 : 1, C = 3, H = 5, W = 7, Ho = 3, Wo = 4;
-        const std::vector<int64_t> selfShape = batched ? std::vector<int64_t>{N, C, H, W} : std::vector<int64_t>{C, H, W};
-        const std::vector<int64_t> outShape = batched ? std::vector<int64_t>{N, C, Ho, Wo} : std::vector<int64_t>{C, Ho, Wo};
+        const std::vector<int64_t> selfShape =
+            batched ? std::vector<int64_t>{N, C, H, W} : std::vector<int64_t>{C, H, W};
+        const std::vector<int64_t> outShape =
+            batched ? std::vector<int64_t>{N, C, Ho, Wo} : std::vector<int64_t>{C, Ho, Wo};
         const std::vector<int64_t> shape = maskShape(batched, N, C, 4, Ho, Wo);
         EXPECT_EQ(shape.back(), 64);
         TestTensor self(selfShape, ACL_FLOAT), out(outShape, ACL_FLOAT), mask(shape, ACL_INT8);
@@ -200,7 +245,8 @@ TEST(MaxPool2dWithMask, MaskHoldsInt32IndicesInItsFirstBytes) {
         params.kernel = {1, 2, 2};
         params.stride = {1, 2, 2};
         params.ceilMode = true;
-        const reference::ForwardResult expected = reference::maxPool3dWithArgmax(widen(bits, ACL_FLOAT), {N, C, 1, H, W}, params);
+        const reference::ForwardResult expected =
+            reference::maxPool3dWithArgmax(widen(bits, ACL_FLOAT), {N, C, 1, H, W}, params);
         ASSERT_EQ(expected.indices.size(), static_cast<size_t>(N * C * Ho * Wo));
         for (int64_t q = 0; q < N * C * Ho * Wo; ++q)
             EXPECT_EQ(maskIndex(mask, q), expected.indices[static_cast<size_t>(q)]) << "INT32 number " << q;
@@ -219,7 +265,7 @@ TEST(MaxPool2dWithMask, BackwardConsumesHandWrittenInt32IndicesIncludingCollisio
     for (size_t q = 0; q < written.size(); ++q) setMaskIndex(mask, static_cast<int64_t>(q), written[q]);
     EXPECT_RAN(runBackward(true, gradOutput, self, mask, lists, gradInput));
     EXPECT_EQ(floatsOf(gradInput), (std::vector<float>{4, 0, 0, 0, 0, 0, 0, 0, 3,  //
-                                                      32, 0, 0, 0, 208, 0, 0, 0, 0}));
+                                                       32, 0, 0, 0, 208, 0, 0, 0, 0}));
 }
 
 TEST(MaxPool2dWithMask, OneByOneKernelUsesTheSingleElementWindows) {
@@ -279,8 +325,8 @@ TEST(MaxPool2dBackward, GradOutputShapeMustEqualTheForwardOutputShape) {
     // self (1,1,4,4), k 2 s 2 -> (1,1,2,2). gradOutput (1,1,3,2) with indices / mask matching IT.
     const Lists lists{{2}, {2}, {0}, {1}, false};
     for (bool mask : {false, true})
-        for (const std::vector<int64_t> &bad : {std::vector<int64_t>{1, 1, 3, 2}, std::vector<int64_t>{1, 1, 2, 1},
-                                                std::vector<int64_t>{1, 1, 1, 1}}) {
+        for (const std::vector<int64_t> &bad :
+             {std::vector<int64_t>{1, 1, 3, 2}, std::vector<int64_t>{1, 1, 2, 1}, std::vector<int64_t>{1, 1, 1, 1}}) {
             SCOPED_TRACE(std::string(mask ? "mask" : "indices") + " gradOutput " + listText(bad));
             TestTensor self({1, 1, 4, 4}, ACL_FLOAT), gradOutput(bad, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
             TestTensor indices(mask ? maskShape(true, 1, 1, 4, bad[2], bad[3]) : bad, mask ? ACL_INT8 : ACL_INT32);
@@ -291,7 +337,8 @@ TEST(MaxPool2dBackward, GradOutputShapeMustEqualTheForwardOutputShape) {
         }
     // The right shape is accepted (control).
     for (bool mask : {false, true}) {
-        TestTensor self({1, 1, 4, 4}, ACL_FLOAT), gradOutput({1, 1, 2, 2}, ACL_FLOAT), gradInput({1, 1, 4, 4}, ACL_FLOAT);
+        TestTensor self({1, 1, 4, 4}, ACL_FLOAT), gradOutput({1, 1, 2, 2}, ACL_FLOAT),
+            gradInput({1, 1, 4, 4}, ACL_FLOAT);
         TestTensor indices(mask ? maskShape(true, 1, 1, 4, 2, 2) : std::vector<int64_t>{1, 1, 2, 2},
                            mask ? ACL_INT8 : ACL_INT32);
         gradOutput.setValues({1, 2, 3, 4});
@@ -359,7 +406,12 @@ void randomList(Rng &rng, std::vector<int64_t> &list, int64_t &h, int64_t &w, bo
     }
 }
 
-Problem randomProblem(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+// Problem sizes: batch, channels, and how much each input axis exceeds its smallest valid size.
+struct Sizes {
+    int64_t maxBatch = 2, minChannels = 1, maxChannels = 3, minExtra = 0, maxExtra = 6;
+};
+
+Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
     Problem p;
     p.batched = chance(rng, 0.6);
     const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -386,19 +438,21 @@ Problem randomProblem(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
         params.padding[2] = uniform(rng, 0, padLimitW);
         p.lists.padding = {params.padding[1], params.padding[2]};
     }
-    const std::array<int64_t, 2> d{chance(rng, 0.6) ? 1 : uniform(rng, 2, 3), chance(rng, 0.6) ? 1 : uniform(rng, 2, 3)};
+    const std::array<int64_t, 2> d{chance(rng, 0.6) ? 1 : uniform(rng, 2, 3),
+                                   chance(rng, 0.6) ? 1 : uniform(rng, 2, 3)};
     randomList(rng, p.lists.dilation, params.dilation[1], params.dilation[2], false, d, d, false);
     params.ceilMode = p.lists.ceilMode = chance(rng, 0.5);
 
-    p.in[0] = p.batched ? uniform(rng, 1, maxBatch) : 1;
-    p.in[1] = uniform(rng, 1, maxChannels);
+    p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
+    p.in[1] = uniform(rng, sizes.minChannels, sizes.maxChannels);
     p.in[2] = 1;
     for (int a = 1; a < 3; ++a) {
         int64_t smallest = 1;
         while (reference::pooledSize(smallest, params.kernel[a], params.stride[a], params.padding[a],
                                      params.dilation[a], params.ceilMode) < 1)
             ++smallest;
-        p.in[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, 6);
+        p.in[2 + a] = sizes.minExtra == 0 && chance(rng, 0.15) ? smallest
+                                                                 : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -431,9 +485,9 @@ struct ForwardCase {
     std::vector<int64_t> expectedIndices;
 };
 
-ForwardCase randomForwardCase(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+ForwardCase randomForwardCase(Rng &rng, const Sizes &sizes = {}) {
     ForwardCase c;
-    c.problem = randomProblem(rng, maxBatch, maxChannels);
+    c.problem = randomProblem(rng, sizes);
     c.mode = static_cast<DataMode>(uniform(rng, 0, 2));
     c.inputBits = randomElements(rng, c.problem.planes() * c.problem.planeIn(), c.problem.type, c.mode);
     const reference::ForwardResult result =
@@ -487,7 +541,8 @@ bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::str
     const std::vector<uint64_t> selfBefore = snapshot(o.self.tensor);
     o.out.tensor.poison();
     o.indices.tensor.poison();
-    const TwoPhase status = runForward(c.problem.mask(), o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
+    const TwoPhase status =
+        runForward(c.problem.mask(), o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
     poolgradForceImplementation(nullptr);
     if (!name.empty() && status.phaseOne == kFindKernelError) {
         EXPECT_FALSE(status.executorReturned);
@@ -497,8 +552,10 @@ bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::str
     EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
     if (status.phaseOne != ACLNN_SUCCESS || status.phaseTwo != ACLNN_SUCCESS) return true;
     EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
-    if (!c.problem.mask()) EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
-    else if (c.problem.kernelElements() > 1) EXPECT_TRUE(maskIndicesMatch(o.indices.tensor, c.expectedIndices));
+    if (!c.problem.mask())
+        EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
+    else if (c.problem.kernelElements() > 1)
+        EXPECT_TRUE(maskIndicesMatch(o.indices.tensor, c.expectedIndices));
     EXPECT_EQ(o.out.tensor.bytesOutsideViewChanged(), 0) << "out written outside its view";
     EXPECT_EQ(o.indices.tensor.bytesOutsideViewChanged(), 0) << "indices written outside its view";
     EXPECT_TRUE(unchanged(o.self.tensor, selfBefore, "self"));
@@ -507,7 +564,7 @@ bool runForwardAndCheck(const ForwardCase &c, ForwardOperands &o, const std::str
 
 TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> choices = implementationChoices(kForwardTask);
     AcceptanceLog log;
     int oneByOneMasks = 0, ceilCases = 0, rank3 = 0;
     for (uint64_t seed : seeds({401, 402, 403})) {
@@ -547,9 +604,9 @@ struct BackwardCase {
     std::vector<uint32_t> expectedBits;
 };
 
-BackwardCase randomBackwardCase(Rng &rng, int64_t maxBatch = 2, int64_t maxChannels = 3) {
+BackwardCase randomBackwardCase(Rng &rng, const Sizes &sizes = {}) {
     BackwardCase c;
-    c.problem = randomProblem(rng, maxBatch, maxChannels);
+    c.problem = randomProblem(rng, sizes);
     const Problem &p = c.problem;
     const std::vector<uint32_t> input =
         randomElements(rng, p.planes() * p.planeIn(), p.type, static_cast<DataMode>(uniform(rng, 0, 2)));
@@ -560,13 +617,15 @@ BackwardCase randomBackwardCase(Rng &rng, int64_t maxBatch = 2, int64_t maxChann
         std::vector<int64_t> hot(static_cast<size_t>(uniform(rng, 1, 3)));
         for (auto &h : hot) h = uniform(rng, 0, p.planeIn() - 1);
         for (auto &index : c.indices)
-            index = chance(rng, 0.15) ? -1 : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
-                                                             : uniform(rng, 0, p.planeIn() - 1);
+            index = chance(rng, 0.15)  ? -1
+                    : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, hot.size() - 1))]
+                                       : uniform(rng, 0, p.planeIn() - 1);
     }
     c.gradOutputBits.resize(c.indices.size());
     for (auto &bits : c.gradOutputBits)
-        bits = chance(rng, 0.1) ? randomElement(rng, p.type, DataMode::Special)
-                                : toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), p.type);
+        bits = chance(rng, 0.1)
+                   ? randomElement(rng, p.type, DataMode::Special)
+                   : toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), p.type);
     const reference::adaptive::BackwardResult result =
         reference::adaptive::backward(widen(c.gradOutputBits, p.type), c.indices, p.out, p.in);
     EXPECT_TRUE(result.ok) << "test bug: invalid index generated";
@@ -629,7 +688,7 @@ bool runBackwardAndCheck(const BackwardCase &c, BackwardOperands &o, const std::
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> choices = implementationChoices(kBackwardTask);
     AcceptanceLog log;
     for (uint64_t seed : seeds({501, 502, 503})) {
         SCOPED_TRACE(seedTrace(seed));
@@ -680,39 +739,57 @@ TEST(MaxPool2dDifferential, BackwardOfTheLibraryForwardMatchesReference) {
 
 TEST(MaxPool2dDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
     LibraryControlsGuard guard;
-    const std::vector<std::string> choices = implementationChoices();
+    const std::vector<std::string> forwardChoices = implementationChoices(kForwardTask);
+    const std::vector<std::string> backwardChoices = implementationChoices(kBackwardTask);
+    // Problems large enough to be split between threads (the library keeps less than ~32K elements of work per
+    // thread on the calling thread): 2..12 planes of roughly 60x60 .. 130x130.
+    Sizes sizes;
+    sizes.maxBatch = 3;
+    sizes.minChannels = 2;
+    sizes.maxChannels = 4;
+    sizes.minExtra = 60;
+    sizes.maxExtra = 120;
+    int large = 0, cases = 0;
     for (uint64_t seed : seeds({601, 602})) {
         SCOPED_TRACE(seedTrace(seed));
         Rng rng(seed);
-        for (int n = 0; n < 12; ++n) {
-            const ForwardCase f = randomForwardCase(rng, 3, 4);
+        for (int n = 0; n < 6; ++n) {
+            const ForwardCase f = randomForwardCase(rng, sizes);
             ForwardOperands fo = makeForwardOperands(rng, f);
-            const BackwardCase b = randomBackwardCase(rng, 3, 4);
+            const BackwardCase b = randomBackwardCase(rng, sizes);
             BackwardOperands bo = makeBackwardOperands(rng, b);
             SCOPED_TRACE("case " + std::to_string(n) + ": forward " + forwardTrace(f, fo) + " | backward " +
                          backwardTrace(b, bo));
-            for (const std::string &name : choices) {
-                std::vector<uint64_t> firstOut, firstIndices, firstGradInput;
+            ++cases;
+            large += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
+            for (const std::string &name : forwardChoices) {
+                std::vector<uint64_t> firstOut, firstIndices;
                 for (int32_t threads : {1, 2, 3}) {
-                    SCOPED_TRACE("threads " + std::to_string(threads));
+                    SCOPED_TRACE("forward, threads " + std::to_string(threads));
                     ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
-                    if (runForwardAndCheck(f, fo, name)) {
-                        const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
-                        if (firstOut.empty()) firstOut = out, firstIndices = idx;
-                        EXPECT_EQ(out, firstOut);
-                        EXPECT_EQ(idx, firstIndices);
-                    }
-                    if (runBackwardAndCheck(b, bo, name)) {
-                        const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
-                        if (firstGradInput.empty()) firstGradInput = gi;
-                        EXPECT_EQ(gi, firstGradInput);
-                    }
+                    if (!runForwardAndCheck(f, fo, name)) continue;
+                    const std::vector<uint64_t> out = snapshot(fo.out.tensor), idx = snapshot(fo.indices.tensor);
+                    if (firstOut.empty()) firstOut = out, firstIndices = idx;
+                    EXPECT_EQ(out, firstOut);
+                    EXPECT_EQ(idx, firstIndices);
+                }
+            }
+            for (const std::string &name : backwardChoices) {
+                std::vector<uint64_t> firstGradInput;
+                for (int32_t threads : {1, 2, 3}) {
+                    SCOPED_TRACE("backward, threads " + std::to_string(threads));
+                    ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                    if (!runBackwardAndCheck(b, bo, name)) continue;
+                    const std::vector<uint64_t> gi = snapshot(bo.gradInput.tensor);
+                    if (firstGradInput.empty()) firstGradInput = gi;
+                    EXPECT_EQ(gi, firstGradInput);
                 }
             }
             poolgradSetNumThreads(0);
             if (testing::Test::HasFailure()) return;
         }
     }
+    EXPECT_GE(large * 2, cases) << "too few problems large enough to be split between threads";
 }
 
 }  // namespace

@@ -28,6 +28,14 @@ struct StridedTensor {
                (size[2] <= 1 || stride[2] == size[3] * size[4]);
     }
 
+    // True when the storage is channels-last (N, D, H, W, C) with C, W, H, D dense, as NDHWC/NHWC
+    // tensors and channels-last views of NCDHW tensors are.
+    bool channelsLastDense() const {
+        const int64_t c = size[1];
+        return (c <= 1 || stride[1] == 1) && (size[4] <= 1 || stride[4] == c) &&
+               (size[3] <= 1 || stride[3] == size[4] * c) && (size[2] <= 1 || stride[2] == size[3] * size[4] * c);
+    }
+
     template <typename T>
     T *at(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) const {
         return static_cast<T *>(base) + n * stride[0] + c * stride[1] + d * stride[2] + h * stride[3] + w * stride[4];

@@ -44,6 +44,14 @@ std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
     return std::nullopt;
 }
 
+std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] : {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+                                       std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
+    return std::nullopt;
+}
+
 constexpr std::array implementations{
     Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, forwardDenseDecline,
                    cpu::argmaxForwardDense},
@@ -51,6 +59,8 @@ constexpr std::array implementations{
                    cpu::argmaxForwardStrided},
     Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
                    backwardDenseDecline, cpu::indexScatterBackwardDense},
+    Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   backwardChannelsLastDecline, cpu::indexScatterBackwardChannelsLast},
     Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu, acceptAll,
                    cpu::indexScatterBackwardStrided},
     Implementation{"cpu_recompute_argmax_backward_dense", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,

@@ -14,6 +14,7 @@ RunResult argmaxForwardStrided(const PoolProblem &problem);
 
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
 RunResult indexScatterBackwardDense(const PoolProblem &problem);
+RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem);
 RunResult indexScatterBackwardStrided(const PoolProblem &problem);
 
 // Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of

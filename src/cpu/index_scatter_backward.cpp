@@ -115,20 +115,24 @@ struct RowSpan {
     int64_t first = -1, last = -1;
 };
 
-template <typename T, typename I>
+// A slab is rows [r0, r1) of the (d,h) rows of one group of channels: one (n,c) plane for dense
+// planes, all channels of one n for channels-last storage (where a row holds W*C elements, C fastest).
+template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow> &windowsD,
-                       const std::vector<AxisWindow> &windowsH, int64_t plane, int64_t r0, int64_t r1, bool ownsEmpty,
+                       const std::vector<AxisWindow> &windowsH, int64_t group, int64_t r0, int64_t r1, bool ownsEmpty,
                        bool streaming, std::vector<float> &sums) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
     const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize,
                   Wo = geometry.axes[2].outputSize;
     const int64_t planeElements = geometry.inputPlaneElements();
-    const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+    const int64_t channels = ChannelsLast ? geometry.channels : 1;
+    const int64_t n = ChannelsLast ? group : group / geometry.channels;
+    const int64_t c = ChannelsLast ? 0 : group % geometry.channels;
     const T *gradOut = problem.gradOutput.plane<const T>(n, c);
     const I *indices = problem.indices.plane<const I>(n, c);
     const int64_t base = r0 * W, size = (r1 - r0) * W;
-    sums.assign(static_cast<size_t>(size), 0.0f);
+    sums.assign(static_cast<size_t>(size * channels), 0.0f);
 
     SlabCounts counts;
     for (int64_t od = 0; od < Do; ++od) {
@@ -142,57 +146,65 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
             const bool owned = span.first >= 0 ? (span.first >= r0 && span.first < r1) : ownsEmpty;
             const bool reaches = span.first >= 0 && span.first < r1 && span.last >= r0;
             if (!owned && !reaches) continue;
-            const T *gradRow = gradOut + (od * Ho + oh) * Wo;
-            const I *indexRow = indices + (od * Ho + oh) * Wo;
+            const int64_t rowOffset = ChannelsLast ? od * problem.gradOutput.stride[2] + oh * problem.gradOutput.stride[3]
+                                                   : (od * Ho + oh) * Wo;
+            const int64_t indexRowOffset =
+                ChannelsLast ? od * problem.indices.stride[2] + oh * problem.indices.stride[3] : rowOffset;
+            // Output positions in increasing order; channels of one position are independent sums.
             for (int64_t ow = 0; ow < Wo; ++ow) {
-                const int64_t target = static_cast<int64_t>(indexRow[ow]);
-                if (target == -1) continue;
-                if (target < -1 || target >= planeElements) {
-                    counts.badIndex = true;
-                    return counts;
+                for (int64_t cc = 0; cc < channels; ++cc) {
+                    const int64_t at = ChannelsLast ? rowOffset + ow * channels + cc : rowOffset + ow;
+                    const int64_t indexAt = ChannelsLast ? indexRowOffset + ow * channels + cc : at;
+                    const int64_t target = static_cast<int64_t>(indices[indexAt]);
+                    if (target == -1) continue;
+                    if (target < -1 || target >= planeElements) {
+                        counts.badIndex = true;
+                        return counts;
+                    }
+                    counts.expected += owned;
+                    const int64_t local = target - base;
+                    if (local < 0 || local >= size) continue;
+                    sums[static_cast<size_t>(local * channels + cc)] += toFloat(gradOut[at]);
+                    ++counts.accepted;
                 }
-                counts.expected += owned;
-                const int64_t local = target - base;
-                if (local < 0 || local >= size) continue;
-                sums[static_cast<size_t>(local)] += toFloat(gradRow[ow]);
-                ++counts.accepted;
             }
         }
     }
-    T *gradIn = problem.gradInput.plane<T>(n, c) + base;
-    storeFloatRow(problem.gradInput.type, sums.data(), gradIn, size, streaming);
+    T *gradIn = problem.gradInput.plane<T>(n, c) + base * channels;
+    storeFloatRow(problem.gradInput.type, sums.data(), gradIn, size * channels, streaming);
     return counts;
 }
 
-template <typename T, typename I>
+template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterDense(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
     const std::vector<AxisWindow> windowsD = geometry.axes[0].allWindows();
     const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows();
     const int64_t rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
-    const int64_t W = geometry.axes[2].inputSize;
-    const int64_t planes = geometry.planes();
+    const int64_t rowElements = geometry.axes[2].inputSize * (ChannelsLast ? geometry.channels : 1);
+    const int64_t groups = ChannelsLast ? geometry.batch : geometry.planes();
     const int64_t threads = threadsForWork(problem.gradInput.elementCount() + problem.gradOutput.elementCount());
     // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
     constexpr int64_t slabElementBudget = 64 * 1024;
-    const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(W, 1));
-    int64_t slabsPerPlane = (rows + rowsPerBudget - 1) / rowsPerBudget;
-    if (planes < 2 * threads) slabsPerPlane = std::max(slabsPerPlane, (2 * threads + planes - 1) / planes);
-    slabsPerPlane = std::clamp<int64_t>(slabsPerPlane, 1, rows);
+    const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(rowElements, 1));
+    int64_t slabsPerGroup = (rows + rowsPerBudget - 1) / rowsPerBudget;
+    if (groups < 2 * threads) slabsPerGroup = std::max(slabsPerGroup, (2 * threads + groups - 1) / groups);
+    slabsPerGroup = std::clamp<int64_t>(slabsPerGroup, 1, rows);
     const bool streaming =
         problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) > (4 << 20);
 
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
-    const int64_t workPerSlab = (geometry.inputPlaneElements() + geometry.outputPlaneElements()) / slabsPerPlane;
-    parallelForBlocks(planes * slabsPerPlane, workPerSlab, [&](int64_t begin, int64_t end) {
+    const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
+                                std::max<int64_t>(groups * slabsPerGroup, 1);
+    parallelForBlocks(groups * slabsPerGroup, workPerSlab, [&](int64_t begin, int64_t end) {
         std::vector<float> sums;
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
-            const int64_t plane = item / slabsPerPlane, slab = item % slabsPerPlane;
-            const SlabCounts counts =
-                scatterSlab<T, I>(problem, windowsD, windowsH, plane, rows * slab / slabsPerPlane,
-                                  rows * (slab + 1) / slabsPerPlane, slab == 0, streaming, sums);
+            const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
+            const SlabCounts counts = scatterSlab<T, I, ChannelsLast>(
+                problem, windowsD, windowsH, group, rows * slab / slabsPerGroup, rows * (slab + 1) / slabsPerGroup,
+                slab == 0, streaming, sums);
             local.expected += counts.expected;
             local.accepted += counts.accepted;
             local.badIndex = counts.badIndex;
@@ -227,16 +239,22 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
     return {ACLNN_ERR_PARAM_INVALID, describeBadIndex(problem, first)};
 }
 
-}  // namespace
-
-RunResult indexScatterBackwardDense(const PoolProblem &problem) {
+template <bool ChannelsLast>
+RunResult indexScatterBackwardSlabs(const PoolProblem &problem) {
     const SlabCounts counts = withValueType(problem.gradOutput.type, [&](auto value) {
         return withIndexType(problem.indices.type, [&](auto index) {
-            return scatterDense<typename decltype(value)::type, typename decltype(index)::type>(problem);
+            return scatterDense<typename decltype(value)::type, typename decltype(index)::type, ChannelsLast>(problem);
         });
     });
     if (!counts.badIndex && counts.expected == counts.accepted) return {};
     return indexScatterBackwardReference(problem);  // reports bad indices, handles stray ones
+}
+
+}  // namespace
+
+RunResult indexScatterBackwardDense(const PoolProblem &problem) { return indexScatterBackwardSlabs<false>(problem); }
+RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem) {
+    return indexScatterBackwardSlabs<true>(problem);
 }
 RunResult indexScatterBackwardStrided(const PoolProblem &problem) { return indexScatterBackwardReference(problem); }
 

@@ -40,7 +40,8 @@ struct ForwardResult {
 // Adaptive max pooling forward. `input` holds the input values (16-bit types widened exactly to float) in
 // row-major order of `inputShape`; `outputSize` = (Do, Ho, Wo), each >= 1. The output VALUE of element q is
 // the input element `selected[q]` bit for bit (the caller looks it up in its own bits).
-ForwardResult forward(const std::vector<float> &input, const Shape5 &inputShape, const std::array<int64_t, 3> &outputSize);
+ForwardResult forward(const std::vector<float> &input, const Shape5 &inputShape,
+                      const std::array<int64_t, 3> &outputSize);
 
 // Backward scatter of SPEC §3.6: the float32 accumulator of every gradInput element, row-major over
 // `inputShape`; contributions are added in increasing output flat order within each plane, starting from

@@ -146,7 +146,9 @@ inline uint32_t quietNanBits(Rng &rng, aclDataType type) {
 enum class DataMode { TieHeavy, Special, Plain };
 
 inline const char *dataModeName(DataMode mode) {
-    return mode == DataMode::TieHeavy ? "tie-heavy integers" : mode == DataMode::Special ? "NaN/Inf/-0 sprinkled" : "plain";
+    return mode == DataMode::TieHeavy  ? "tie-heavy integers"
+           : mode == DataMode::Special ? "NaN/Inf/-0 sprinkled"
+                                       : "plain";
 }
 
 inline uint32_t randomElement(Rng &rng, aclDataType type, DataMode mode) {
@@ -232,8 +234,8 @@ inline std::vector<uint64_t> snapshot(const TestTensor &tensor) {
 inline testing::AssertionResult bitsMatch(const TestTensor &tensor, const std::vector<uint32_t> &expected,
                                           aclDataType type, bool nanMatchesNan, const char *what) {
     if (tensor.elementCount() != static_cast<int64_t>(expected.size()))
-        return testing::AssertionFailure() << what << ": " << tensor.elementCount() << " elements, expected "
-                                           << expected.size();
+        return testing::AssertionFailure()
+               << what << ": " << tensor.elementCount() << " elements, expected " << expected.size();
     int64_t mismatches = 0;
     std::ostringstream first;
     for (int64_t i = 0; i < tensor.elementCount(); ++i) {
@@ -258,11 +260,12 @@ inline testing::AssertionResult indicesMatch(const TestTensor &tensor, const std
     for (int64_t i = 0; i < tensor.elementCount(); ++i) {
         const double got = tensor.at(i);
         if (got != static_cast<double>(expected[static_cast<size_t>(i)]) && mismatches++ < 6)
-            first << "\n  " << what << "[" << i << "]: got " << got << ", expected " << expected[static_cast<size_t>(i)];
+            first << "\n  " << what << "[" << i << "]: got " << got << ", expected "
+                  << expected[static_cast<size_t>(i)];
     }
     if (mismatches == 0) return testing::AssertionSuccess();
-    return testing::AssertionFailure() << what << ": " << mismatches << " of " << tensor.elementCount()
-                                       << " differ" << first.str();
+    return testing::AssertionFailure() << what << ": " << mismatches << " of " << tensor.elementCount() << " differ"
+                                       << first.str();
 }
 
 // An input operand was neither modified inside its view nor outside it.
@@ -293,13 +296,21 @@ struct LibraryControlsGuard {
     }
 };
 
-// "" (the default selection) followed by every implementation name.
-inline std::vector<std::string> implementationChoices() {
+// "" (the default selection) followed by the name of every implementation of `task` ("argmax-forward",
+// "index-scatter-backward", ... as poolgradImplementationTask reports it).
+inline std::vector<std::string> implementationChoices(const std::string &task) {
     std::vector<std::string> names{""};
-    for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
-        if (const char *name = poolgradImplementationName(i)) names.emplace_back(name);
+    for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
+        const char *name = poolgradImplementationName(i);
+        const char *kind = poolgradImplementationTask(i);
+        if (name != nullptr && kind != nullptr && task == kind) names.emplace_back(name);
+    }
+    EXPECT_GE(names.size(), 2u) << "no implementation of task " << task;
     return names;
 }
+
+constexpr const char *kForwardTask = "argmax-forward";
+constexpr const char *kBackwardTask = "index-scatter-backward";
 
 inline bool isReference(const std::string &name) { return name.find("reference") != std::string::npos; }
 
@@ -313,7 +324,8 @@ struct AcceptanceLog {
     int cases = 0;
     void print(const char *test) const {
         std::cout << "[ info     ] " << test << ": " << cases << " cases;";
-        for (const auto &[name, count] : accepted) std::cout << " " << (name.empty() ? "<default>" : name) << "=" << count;
+        for (const auto &[name, count] : accepted)
+            std::cout << " " << (name.empty() ? "<default>" : name) << "=" << count;
         std::cout << std::endl;
     }
 };
