@@ -852,3 +852,14 @@ TEST(PoolgradControls, EveryImplementationNamesItsTaskAndEachTaskEndsWithARefere
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PoolgradControls, ParallelThresholdRejectsNegativeAndAcceptsDefault) {
+    EXPECT_EQ(poolgradSetParallelThreshold(-1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("elementsPerThread"), std::string::npos);
+    EXPECT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    EXPECT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
+}
+
+}  // namespace

@@ -16,6 +16,13 @@ extern "C" {
  * settings are never changed. Results are bit-identical for every thread count. Negative: 100000.
  */
 ACL_FUNC_VISIBILITY aclError poolgradSetNumThreads(int32_t numThreads);
+/**
+ * Sets how many elements of work a thread must have before an operator wakes it (>= 1), or 0 for the
+ * default (32768): smaller problems run on fewer threads, down to the calling thread alone, because
+ * waking a thread costs more than they take. 1 makes every problem use all threads (tests use it to
+ * check that results do not depend on the thread count). Negative: 100000.
+ */
+ACL_FUNC_VISIBILITY aclError poolgradSetParallelThreshold(int64_t elementsPerThread);
 /** The number of threads operators will use now. */
 ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
 /**

@@ -12,6 +12,8 @@ namespace poolgrad {
 namespace {
 
 std::atomic<int> requestedThreads{0};
+constexpr int64_t defaultMinimumWorkPerThread = 32 * 1024;
+std::atomic<int64_t> requestedMinimumWork{0};
 
 int defaultThreadCount() {
     if (const char *text = std::getenv("POOLGRAD_NUM_THREADS")) {
@@ -29,9 +31,24 @@ int operatorThreadCount() {
     return requested > 0 ? requested : defaultThreadCount();
 }
 
+int64_t minimumWorkPerThread() {
+    const int64_t requested = requestedMinimumWork.load(std::memory_order_relaxed);
+    return requested > 0 ? requested : defaultMinimumWorkPerThread;
+}
+
 }  // namespace poolgrad
 
 extern "C" {
+
+aclError poolgradSetParallelThreshold(int64_t elementsPerThread) {
+    if (elementsPerThread < 0) {
+        poolgrad::setRecentError(poolgrad::joinText(
+            "poolgradSetParallelThreshold: elementsPerThread must be >= 0 (0 = default), got ", elementsPerThread));
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    poolgrad::requestedMinimumWork.store(elementsPerThread, std::memory_order_relaxed);
+    return ACL_SUCCESS;
+}
 
 aclError poolgradSetNumThreads(int32_t numThreads) {
     if (numThreads < 0) {

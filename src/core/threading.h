@@ -8,12 +8,12 @@
 namespace poolgrad {
 
 int operatorThreadCount();
+int64_t minimumWorkPerThread();
 
 // Threads worth using for `work` elements: a thread costs more to wake than a few thousand
 // elements take, so small problems run on the calling thread alone.
 inline int threadsForWork(int64_t work) {
-    constexpr int64_t minimumWorkPerThread = 32 * 1024;
-    const int64_t useful = std::max<int64_t>(1, work / minimumWorkPerThread);
+    const int64_t useful = std::max<int64_t>(1, work / minimumWorkPerThread());
     return static_cast<int>(std::min<int64_t>(operatorThreadCount(), useful));
 }
 
