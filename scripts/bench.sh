@@ -97,6 +97,9 @@ if ((report_only == 0)); then
 EOF
 
   echo "== run (bench/standard_cases.txt) =="
+  # poolgrad, libtorch and oneDNN share one OpenMP runtime in this process: with the default active
+  # wait, idle team threads spin between calls and steal the 2 CPUs from whichever contender runs next.
+  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
   "$build/bench/poolgrad_bench" --cases bench/standard_cases.txt --out "$results" "${quick[@]}" "${extra[@]}" \
     | tee "$results/console.txt"
   ran=$(date +%s)
