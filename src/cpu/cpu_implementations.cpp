@@ -25,23 +25,9 @@ std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
         {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}});
 }
 
-// Dense row-major planes, judged only on axes longer than 1: the (N,C,1,H,W) view of a 2-D operand has
-// a D stride of 0, and a size-1 W or H axis may carry any stride without breaking density.
-bool planesDenseIgnoringUnitAxes(const StridedTensor &tensor) {
-    int64_t expected = 1;
-    for (int axis = 4; axis >= 2; --axis) {
-        if (tensor.size[axis] != 1 && tensor.stride[axis] != expected) return false;
-        expected *= tensor.size[axis];
-    }
-    return true;
-}
-
 std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"gradOutput", &problem.gradOutput},
-                                       std::pair{"gradInput", &problem.gradInput}})
-        if (!planesDenseIgnoringUnitAxes(*tensor)) return std::string(role) + " planes are not dense row-major";
-    return std::nullopt;
+    return requireDensePlanes({{"input", &problem.input}, {"output", &problem.output},
+                               {"gradOutput", &problem.gradOutput}, {"gradInput", &problem.gradInput}});
 }
 
 std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &problem) {

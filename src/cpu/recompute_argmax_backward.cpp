@@ -188,7 +188,10 @@ RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const RecomputeArgmaxPlanes<T, Dense> planes(problem);
-        parallelForBlocks(problem.geometry.planes(), [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        // A plane reads its input and output planes and writes its gradient plane.
+        const int64_t workPerPlane = 2 * problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+        parallelForBlocks(problem.geometry.planes(), workPerPlane,
+                          [&](int64_t begin, int64_t end) { planes.run(begin, end); });
     });
     return {};
 }
