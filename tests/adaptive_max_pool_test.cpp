@@ -8,11 +8,11 @@
 //    for bit (forward values keep the input's bits, NaN payload included; a backward NaN may be any NaN);
 //  * every implementation forced with poolgradForceImplementation (a forced one that declines answers
 //    561003 and is skipped; an implementation named *reference* must accept every problem);
-//  * 1, 2 and 3 threads give bit-identical results;
+//  * 1, 2 and 3 threads give bit-identical results (on problems big enough for the library to use 3 threads);
 //  * SPEC §10 "no 2^24 limit": a backward on planes of more than 2^24 elements whose indices point beyond
 //    2^24, and a forward on an axis so long that windows computed in 32-bit integers or in float are wrong.
-//    Both use ~140 MB and well under a second in Release; set POOLGRAD_SKIP_BIG_TESTS=1 to skip them (e.g.
-//    under slow sanitizers).
+//    They use at most ~140 MB at a time and take about 2-3 s in Release, ~5 s under ASan+UBSan; set
+//    POOLGRAD_SKIP_BIG_TESTS=1 to skip them.
 //
 // Seeds: a fixed list plus one fresh seed per run (POOLGRAD_TEST_SEED reproduces it), shown in every failure.
 #include <gtest/gtest.h>
@@ -803,7 +803,7 @@ TEST(AdaptiveMaxPoolBeyond2To24, BackwardIsExactOnPlanesLargerThan2To24) {
     if (bigTestsSkipped()) GTEST_SKIP() << "POOLGRAD_SKIP_BIG_TESTS is set";
     LibraryControlsGuard guard;
     // SPEC §5 / §10: the A2/A3 "shape <= 2^24 in the non-divisible case" is an fp32-index artifact; the library
-    // must scatter exactly. Every target below 2^24 + 9 is odd, hence not representable in float32.
+    // must scatter exactly. Most targets are odd numbers above 2^24, which float32 cannot represent.
     const int64_t W2 = 4097;  // 2-D: 4097 x 4097 = 16785409 > 2^24
     const std::vector<BigBackwardCase> cases{
         {false,

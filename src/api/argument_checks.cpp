@@ -1,6 +1,7 @@
 #include "api/argument_checks.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "core/error_message.h"
@@ -168,6 +169,11 @@ aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor
         if (tensor->data == nullptr)
             return fail(ACLNN_ERR_PARAM_NULLPTR, op, ": ", named.name, " has ", elementCount(tensor),
                         " elements but its data pointer is null");
+        const size_t bytes = aclDataTypeSize(tensor->dataType);
+        const auto address = reinterpret_cast<uintptr_t>(tensor->data);
+        if (bytes > 1 && address % bytes != 0)
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " data address ", tensor->data,
+                        " is not aligned to its element size (", bytes, " bytes)");
         if (!tensor->storageGiven) continue;
         // Largest element offset the view reaches, in 128 bits so huge strides cannot wrap around.
         __int128 last = tensor->offset;

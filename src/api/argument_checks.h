@@ -43,7 +43,8 @@ aclnnStatus requireSameShape(const char *op, NamedTensor tensor, NamedTensor ref
 aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<int64_t> &expected, const char *why);
 // INT32 indices can only address planes of at most 2^31-1 elements.
 aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements);
-// Library addition: a non-empty tensor has data, and every element of its view lies inside its storage.
+// Library addition: a non-empty tensor has data aligned to its element size, and every element of its
+// view lies inside its storage.
 aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors);
 
 }  // namespace poolgrad

@@ -1,5 +1,7 @@
 #include "api/mask_indices.h"
 
+#include <cstdint>
+
 #include "api/argument_checks.h"
 #include "core/error_message.h"
 
@@ -22,6 +24,11 @@ aclnnStatus requireDenseMask(const char *op, const char *name, const aclTensor *
                         shapeText(mask->strides), " for shape ", shapeText(mask->viewShape));
         expected *= mask->viewShape[i];
     }
+    const auto start = reinterpret_cast<uintptr_t>(static_cast<unsigned char *>(mask->data) + mask->offset);
+    if (mask->data != nullptr && start % alignof(int32_t) != 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
+                    " holds INT32 indices, so its first byte (data + offset ", mask->offset,
+                    ") must be 4-byte aligned");
     return ACLNN_SUCCESS;
 }
 

@@ -17,7 +17,8 @@ namespace poolgrad {
 std::vector<int64_t> maskShape(const std::vector<int64_t> &leadingDims, int64_t kernelElements, int64_t outputHeight,
                                int64_t outputWidth);
 
-// A mask is addressed as raw bytes, so its view must be dense row-major.
+// A mask is addressed as raw bytes holding INT32 values, so its view must be dense row-major and start
+// at a 4-byte aligned address.
 aclnnStatus requireDenseMask(const char *op, const char *name, const aclTensor *mask);
 
 // The INT32 (N,C,1,Ho,Wo) view of the indices inside a mask; absent when the kernel is 1x1.
