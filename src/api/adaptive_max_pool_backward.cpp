@@ -13,15 +13,17 @@ namespace poolgrad {
 namespace {
 
 aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, const aclTensor *gradOutput,
-                                            const aclTensor *self, const aclTensor *indices,
-                                            const aclTensor *gradInput, uint64_t *workspaceSize,
-                                            aclOpExecutor **executor, PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
-                                     {"gradInput", gradInput}, {"workspaceSize", workspaceSize},
+                                            const aclTensor *self, const aclTensor *indices, const aclTensor *gradInput,
+                                            uint64_t *workspaceSize, aclOpExecutor **executor, PoolProblem &problem) {
+    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput},
+                                     {"self", self},
+                                     {"indices", indices},
+                                     {"gradInput", gradInput},
+                                     {"workspaceSize", workspaceSize},
                                      {"executor", executor}}))
         return s;
-    const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self},
-        indicesArg{"indices", indices}, gradInputArg{"gradInput", gradInput};
+    const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self}, indicesArg{"indices", indices},
+        gradInputArg{"gradInput", gradInput};
 
     if (auto s = requireDataTypeIn(op, selfArg, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
     if (auto s = requireSameDataType(op, gradOutputArg, selfArg)) return s;
@@ -48,9 +50,9 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
     const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
     for (size_t i = 0; i < leadingCount; ++i)
         if (gradOutput->viewShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C",
-                        " (dim ", i, ") must equal self's, got gradOutput ", shapeText(gradOutput->viewShape),
-                        " and self ", shapeText(self->viewShape));
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
+                        i, ") must equal self's, got gradOutput ", shapeText(gradOutput->viewShape), " and self ",
+                        shapeText(self->viewShape));
 
     if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
 
@@ -72,13 +74,10 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
 aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutput, const aclTensor *self,
                      const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
                      aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput,
-                                                 workspaceSize, executor, problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput, workspaceSize,
+                                               executor, problem);
+    });
 }
 
 constexpr const char *adaptive3dBackward = "aclnnAdaptiveMaxPool3dBackward";
@@ -92,24 +91,24 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
-                                                          const aclTensor *indices, aclTensor *gradInput,
-                                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
+                                                           const aclTensor *indices, aclTensor *gradInput,
+                                                           uint64_t *workspaceSize, aclOpExecutor **executor) {
     return phaseOne(3, adaptive3dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                          aclrtStream stream) {
+                                           aclrtStream stream) {
     return runPhaseTwo(adaptive3dBackward, workspace, workspaceSize, executor, stream);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
-                                                          const aclTensor *indices, aclTensor *gradInput,
-                                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
+                                                           const aclTensor *indices, aclTensor *gradInput,
+                                                           uint64_t *workspaceSize, aclOpExecutor **executor) {
     return phaseOne(2, adaptive2dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                          aclrtStream stream) {
+                                           aclrtStream stream) {
     return runPhaseTwo(adaptive2dBackward, workspace, workspaceSize, executor, stream);
 }
 

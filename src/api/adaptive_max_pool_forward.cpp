@@ -28,10 +28,14 @@ namespace {
 
 aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, const aclTensor *self,
                                            const aclIntArray *outputSize, const aclTensor *out,
-                                           const aclTensor *indices, uint64_t *workspaceSize,
-                                           aclOpExecutor **executor, PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"workspaceSize", workspaceSize}, {"executor", executor}, {"self", self},
-                                     {"outputSize", outputSize}, {"outputOut", out}, {"indicesOut", indices}}))
+                                           const aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor,
+                                           PoolProblem &problem) {
+    if (auto s = requireNonNull(op, {{"workspaceSize", workspaceSize},
+                                     {"executor", executor},
+                                     {"self", self},
+                                     {"outputSize", outputSize},
+                                     {"outputOut", out},
+                                     {"indicesOut", indices}}))
         return s;
     const NamedTensor selfArg{"self", self}, outArg{"outputOut", out}, indicesArg{"indicesOut", indices};
 
@@ -53,8 +57,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     const std::vector<int64_t> &sizes = outputSize->values;
     const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
     if (sizes.size() != 0 && sizes.size() != 1 && sizes.size() != static_cast<size_t>(spatialDims))
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputSize must have length 0, 1 or ", spatialDims,
-                    ", got length ", sizes.size(), " ", shapeText(sizes));
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputSize must have length 0, 1 or ", spatialDims, ", got length ",
+                    sizes.size(), " ", shapeText(sizes));
     std::vector<int64_t> expected(self->viewShape.begin(), self->viewShape.begin() + leadingCount);
     for (int a = 0; a < spatialDims; ++a) {
         const int64_t inputAxis = self->viewShape[leadingCount + a];
@@ -62,8 +66,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     }
     for (size_t i = 0; i < leadingCount; ++i)
         if (out->viewShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ", leadingCount == 2 && i == 0 ? "N" : "C",
-                        " (dim ", i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
+                        i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
                         shapeText(self->viewShape));
     if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
     if (auto s = requireSameShape(op, indicesArg, outArg)) return s;
@@ -98,13 +102,10 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
 
 aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *self, const aclIntArray *outputSize,
                      aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices, workspaceSize,
-                                                executor, problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices, workspaceSize, executor,
+                                              problem);
+    });
 }
 
 constexpr const char *adaptive3d = "aclnnAdaptiveMaxPool3d";
@@ -118,24 +119,24 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnAdaptiveMaxPool3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
-                                                  aclTensor *outputOut, aclTensor *indicesOut,
-                                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
+                                                   aclTensor *outputOut, aclTensor *indicesOut, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor) {
     return phaseOne(3, adaptive3d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                  aclrtStream stream) {
+                                   aclrtStream stream) {
     return runPhaseTwo(adaptive3d, workspace, workspaceSize, executor, stream);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
-                                                  aclTensor *outputOut, aclTensor *indicesOut,
-                                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
+                                                   aclTensor *outputOut, aclTensor *indicesOut, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor) {
     return phaseOne(2, adaptive2d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                  aclrtStream stream) {
+                                   aclrtStream stream) {
     return runPhaseTwo(adaptive2d, workspace, workspaceSize, executor, stream);
 }
 

@@ -16,49 +16,87 @@ std::string shapeText(const std::vector<int64_t> &values) {
 
 const char *dataTypeName(aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return "FLOAT";
-        case ACL_FLOAT16: return "FLOAT16";
-        case ACL_BF16: return "BF16";
-        case ACL_INT8: return "INT8";
-        case ACL_INT16: return "INT16";
-        case ACL_INT32: return "INT32";
-        case ACL_INT64: return "INT64";
-        case ACL_UINT8: return "UINT8";
-        case ACL_UINT16: return "UINT16";
-        case ACL_UINT32: return "UINT32";
-        case ACL_UINT64: return "UINT64";
-        case ACL_DOUBLE: return "DOUBLE";
-        case ACL_BOOL: return "BOOL";
-        case ACL_STRING: return "STRING";
-        case ACL_COMPLEX64: return "COMPLEX64";
-        case ACL_COMPLEX128: return "COMPLEX128";
-        case ACL_COMPLEX32: return "COMPLEX32";
-        default: return "an unsupported type";
+        case ACL_FLOAT:
+            return "FLOAT";
+        case ACL_FLOAT16:
+            return "FLOAT16";
+        case ACL_BF16:
+            return "BF16";
+        case ACL_INT8:
+            return "INT8";
+        case ACL_INT16:
+            return "INT16";
+        case ACL_INT32:
+            return "INT32";
+        case ACL_INT64:
+            return "INT64";
+        case ACL_UINT8:
+            return "UINT8";
+        case ACL_UINT16:
+            return "UINT16";
+        case ACL_UINT32:
+            return "UINT32";
+        case ACL_UINT64:
+            return "UINT64";
+        case ACL_DOUBLE:
+            return "DOUBLE";
+        case ACL_BOOL:
+            return "BOOL";
+        case ACL_STRING:
+            return "STRING";
+        case ACL_COMPLEX64:
+            return "COMPLEX64";
+        case ACL_COMPLEX128:
+            return "COMPLEX128";
+        case ACL_COMPLEX32:
+            return "COMPLEX32";
+        default:
+            return "an unsupported type";
     }
 }
 
 const char *formatName(aclFormat format) {
     switch (format) {
-        case ACL_FORMAT_UNDEFINED: return "UNDEFINED";
-        case ACL_FORMAT_NCHW: return "NCHW";
-        case ACL_FORMAT_NHWC: return "NHWC";
-        case ACL_FORMAT_ND: return "ND";
-        case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
-        case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
-        case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
-        case ACL_FORMAT_HWCN: return "HWCN";
-        case ACL_FORMAT_NDHWC: return "NDHWC";
-        case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
-        case ACL_FORMAT_NCDHW: return "NCDHW";
-        case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
-        case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
-        case ACL_FORMAT_NC: return "NC";
-        case ACL_FORMAT_NCL: return "NCL";
-        case ACL_FORMAT_FRACTAL_NZ_C0_16: return "FRACTAL_NZ_C0_16";
-        case ACL_FORMAT_FRACTAL_NZ_C0_32: return "FRACTAL_NZ_C0_32";
-        case ACL_FORMAT_FRACTAL_NZ_C0_2: return "FRACTAL_NZ_C0_2";
-        case ACL_FORMAT_FRACTAL_NZ_C0_4: return "FRACTAL_NZ_C0_4";
-        case ACL_FORMAT_FRACTAL_NZ_C0_8: return "FRACTAL_NZ_C0_8";
+        case ACL_FORMAT_UNDEFINED:
+            return "UNDEFINED";
+        case ACL_FORMAT_NCHW:
+            return "NCHW";
+        case ACL_FORMAT_NHWC:
+            return "NHWC";
+        case ACL_FORMAT_ND:
+            return "ND";
+        case ACL_FORMAT_NC1HWC0:
+            return "NC1HWC0";
+        case ACL_FORMAT_FRACTAL_Z:
+            return "FRACTAL_Z";
+        case ACL_FORMAT_NC1HWC0_C04:
+            return "NC1HWC0_C04";
+        case ACL_FORMAT_HWCN:
+            return "HWCN";
+        case ACL_FORMAT_NDHWC:
+            return "NDHWC";
+        case ACL_FORMAT_FRACTAL_NZ:
+            return "FRACTAL_NZ";
+        case ACL_FORMAT_NCDHW:
+            return "NCDHW";
+        case ACL_FORMAT_NDC1HWC0:
+            return "NDC1HWC0";
+        case ACL_FRACTAL_Z_3D:
+            return "FRACTAL_Z_3D";
+        case ACL_FORMAT_NC:
+            return "NC";
+        case ACL_FORMAT_NCL:
+            return "NCL";
+        case ACL_FORMAT_FRACTAL_NZ_C0_16:
+            return "FRACTAL_NZ_C0_16";
+        case ACL_FORMAT_FRACTAL_NZ_C0_32:
+            return "FRACTAL_NZ_C0_32";
+        case ACL_FORMAT_FRACTAL_NZ_C0_2:
+            return "FRACTAL_NZ_C0_2";
+        case ACL_FORMAT_FRACTAL_NZ_C0_4:
+            return "FRACTAL_NZ_C0_4";
+        case ACL_FORMAT_FRACTAL_NZ_C0_8:
+            return "FRACTAL_NZ_C0_8";
     }
     return "an unknown format";
 }
@@ -67,8 +105,7 @@ int64_t elementCount(const aclTensor *tensor) {
     int64_t count = 1;
     for (int64_t dim : tensor->viewShape) {
         if (dim == 0) return 0;
-        count = (count > std::numeric_limits<int64_t>::max() / dim) ? std::numeric_limits<int64_t>::max()
-                                                                     : count * dim;
+        count = (count > std::numeric_limits<int64_t>::max() / dim) ? std::numeric_limits<int64_t>::max() : count * dim;
     }
     return count;
 }
@@ -107,7 +144,8 @@ aclnnStatus requirePublicFormat(const char *op, NamedTensor tensor) {
         case ACL_FORMAT_NCL:
             return ACLNN_SUCCESS;
         default:
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", tensor.name, " format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, NCL), got ",
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", tensor.name,
+                        " format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, NCL), got ",
                         formatName(tensor.tensor->format), " (", static_cast<int>(tensor.tensor->format), ")");
     }
 }
@@ -138,9 +176,9 @@ aclnnStatus requireRankIn(const char *op, NamedTensor tensor, std::initializer_l
 aclnnStatus requireSameRank(const char *op, NamedTensor tensor, NamedTensor reference) {
     if (tensor.tensor->viewShape.size() == reference.tensor->viewShape.size()) return ACLNN_SUCCESS;
     return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", tensor.name, " rank must equal ", reference.name, " rank ",
-                reference.tensor->viewShape.size(), ", got ", tensor.tensor->viewShape.size(), " (",
-                tensor.name, " ", shapeText(tensor.tensor->viewShape), ", ", reference.name, " ",
-                shapeText(reference.tensor->viewShape), ")");
+                reference.tensor->viewShape.size(), ", got ", tensor.tensor->viewShape.size(), " (", tensor.name, " ",
+                shapeText(tensor.tensor->viewShape), ", ", reference.name, " ", shapeText(reference.tensor->viewShape),
+                ")");
 }
 
 aclnnStatus requireSameShape(const char *op, NamedTensor tensor, NamedTensor reference) {
@@ -157,8 +195,7 @@ aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<i
 
 aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements) {
     if (indexType != ACL_INT32 || planeElements <= std::numeric_limits<int32_t>::max()) return ACLNN_SUCCESS;
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
-                " is INT32 but the input plane D*H*W has ", planeElements,
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " is INT32 but the input plane D*H*W has ", planeElements,
                 " elements, more than 2147483647; use INT64 indices");
 }
 
@@ -182,10 +219,10 @@ aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor
         __int128 storage = 1;
         for (int64_t dim : tensor->storageShape) storage = std::min<__int128>(storage * dim, __int128(1) << 100);
         if (last >= storage)
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " view (shape ",
-                        shapeText(tensor->viewShape), ", strides ", shapeText(tensor->strides), ", offset ",
-                        tensor->offset, ") reaches element ", static_cast<long long>(std::min<__int128>(last, INT64_MAX)),
-                        " but its storage ", shapeText(tensor->storageShape), " holds only ",
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " view (shape ", shapeText(tensor->viewShape),
+                        ", strides ", shapeText(tensor->strides), ", offset ", tensor->offset, ") reaches element ",
+                        static_cast<long long>(std::min<__int128>(last, INT64_MAX)), " but its storage ",
+                        shapeText(tensor->storageShape), " holds only ",
                         static_cast<long long>(std::min<__int128>(storage, INT64_MAX)), " elements");
     }
     return ACLNN_SUCCESS;

@@ -20,15 +20,14 @@ aclnnStatus requireDenseMask(const char *op, const char *name, const aclTensor *
     for (size_t i = mask->viewShape.size(); i-- > 0;) {
         if (mask->viewShape[i] != 1 && mask->strides[i] != expected)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
-                        " is an opaque mask and must be a dense row-major view, got strides ",
-                        shapeText(mask->strides), " for shape ", shapeText(mask->viewShape));
+                        " is an opaque mask and must be a dense row-major view, got strides ", shapeText(mask->strides),
+                        " for shape ", shapeText(mask->viewShape));
         expected *= mask->viewShape[i];
     }
     const auto start = reinterpret_cast<uintptr_t>(static_cast<unsigned char *>(mask->data) + mask->offset);
     if (mask->data != nullptr && start % alignof(int32_t) != 0)
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
-                    " holds INT32 indices, so its first byte (data + offset ", mask->offset,
-                    ") must be 4-byte aligned");
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " holds INT32 indices, so its first byte (data + offset ",
+                    mask->offset, ") must be 4-byte aligned");
     return ACLNN_SUCCESS;
 }
 

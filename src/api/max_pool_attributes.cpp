@@ -49,8 +49,8 @@ aclnnStatus requireAtLeastOne(const char *op, const char *name, const std::array
 }  // namespace
 
 aclnnStatus decodeMaxPoolAttributes(const char *op, int spatialDims, const aclIntArray *kernelSize,
-                                    const aclIntArray *stride, const aclIntArray *padding,
-                                    const aclIntArray *dilation, bool ceilMode, MaxPoolAttributes &attributes) {
+                                    const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
+                                    bool ceilMode, MaxPoolAttributes &attributes) {
     attributes.ceilMode = ceilMode;
     if (auto status = expandList(op, "kernelSize", kernelSize, spatialDims, false, nullptr, 1, attributes.kernel))
         return status;
@@ -64,8 +64,8 @@ aclnnStatus decodeMaxPoolAttributes(const char *op, int spatialDims, const aclIn
         const int64_t limit = attributes.kernel[a] / 2;
         if (attributes.padding[a] < 0 || attributes.padding[a] > limit)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": padding on axis ", axisNames[a],
-                        " must satisfy 0 <= padding <= kernelSize/2 = ", limit, " (kernelSize ",
-                        attributes.kernel[a], "), got ", attributes.padding[a]);
+                        " must satisfy 0 <= padding <= kernelSize/2 = ", limit, " (kernelSize ", attributes.kernel[a],
+                        "), got ", attributes.padding[a]);
     }
     if (auto status = expandList(op, "dilation", dilation, spatialDims, false, nullptr, 1, attributes.dilation))
         return status;
@@ -81,7 +81,7 @@ std::array<int64_t, 3> maxPoolOutputSize(const MaxPoolAttributes &attributes, co
 }
 
 PoolGeometry maxPoolGeometry(const MaxPoolAttributes &attributes, int64_t batch, int64_t channels,
-                               const std::array<int64_t, 3> &input, const std::array<int64_t, 3> &output) {
+                             const std::array<int64_t, 3> &input, const std::array<int64_t, 3> &output) {
     PoolGeometry geometry;
     geometry.batch = batch;
     geometry.channels = channels;

@@ -15,9 +15,12 @@ const char *formatText(MaxPoolV3DataFormat format) { return format == MaxPoolV3D
 
 const char *modeText(MaxPoolV3PaddingMode mode) {
     switch (mode) {
-        case MaxPoolV3PaddingMode::Same: return "SAME";
-        case MaxPoolV3PaddingMode::Valid: return "VALID";
-        case MaxPoolV3PaddingMode::Calculated: break;
+        case MaxPoolV3PaddingMode::Same:
+            return "SAME";
+        case MaxPoolV3PaddingMode::Valid:
+            return "VALID";
+        case MaxPoolV3PaddingMode::Calculated:
+            break;
     }
     return "CALCULATED";
 }
@@ -56,8 +59,10 @@ aclnnStatus decodeMaxPoolV3DataFormat(const char *op, const char *dataFormat, Ma
         format = MaxPoolV3DataFormat::Nhwc;
         return ACLNN_SUCCESS;
     }
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": dataFormat must be \"NCHW\" or \"NHWC\" (exact, case-sensitive; "
-                "nullptr means \"NCHW\"), got \"", dataFormat, "\"");
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                ": dataFormat must be \"NCHW\" or \"NHWC\" (exact, case-sensitive; "
+                "nullptr means \"NCHW\"), got \"",
+                dataFormat, "\"");
 }
 
 aclnnStatus decodeMaxPoolV3PaddingMode(const char *op, const char *paddingMode, MaxPoolV3PaddingMode &mode) {
@@ -73,8 +78,10 @@ aclnnStatus decodeMaxPoolV3PaddingMode(const char *op, const char *paddingMode, 
         mode = MaxPoolV3PaddingMode::Valid;
         return ACLNN_SUCCESS;
     }
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": paddingMode must be \"CALCULATED\", \"SAME\" or \"VALID\" (exact, "
-                "case-sensitive; nullptr means \"CALCULATED\"), got \"", paddingMode, "\"");
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                ": paddingMode must be \"CALCULATED\", \"SAME\" or \"VALID\" (exact, "
+                "case-sensitive; nullptr means \"CALCULATED\"), got \"",
+                paddingMode, "\"");
 }
 
 aclnnStatus requireNoGlobalPooling(const char *op, bool globalPooling) {
@@ -85,14 +92,16 @@ aclnnStatus requireNoGlobalPooling(const char *op, bool globalPooling) {
 
 aclnnStatus requireCeilModeOnlyCalculated(const char *op, bool ceilMode, MaxPoolV3PaddingMode mode) {
     if (!ceilMode || mode == MaxPoolV3PaddingMode::Calculated) return ACLNN_SUCCESS;
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ceilMode must be false unless paddingMode is \"CALCULATED\", got "
-                "ceilMode true with paddingMode \"", modeText(mode), "\"");
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                ": ceilMode must be false unless paddingMode is \"CALCULATED\", got "
+                "ceilMode true with paddingMode \"",
+                modeText(mode), "\"");
 }
 
 aclnnStatus requireListOfFour(const char *op, const char *name, const aclIntArray *list) {
     if (list == nullptr || list->values.size() == 4) return ACLNN_SUCCESS;
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " must have length 4, got length ", list->values.size(),
-                " ", shapeText(list->values));
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " must have length 4, got length ", list->values.size(), " ",
+                shapeText(list->values));
 }
 
 aclnnStatus requireUnitBatchAndChannel(const char *op, const char *name, const aclIntArray *list,
@@ -106,8 +115,8 @@ aclnnStatus requireUnitBatchAndChannel(const char *op, const char *name, const a
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus requireSpatialRange(const char *op, const char *name, const aclIntArray *list,
-                                MaxPoolV3DataFormat format, int64_t low, int64_t high, const char *why) {
+aclnnStatus requireSpatialRange(const char *op, const char *name, const aclIntArray *list, MaxPoolV3DataFormat format,
+                                int64_t low, int64_t high, const char *why) {
     const MaxPoolV3AxisPositions at = maxPoolV3AxisPositions(format);
     for (const auto &[position, axis] : {std::pair{at.h, "H"}, std::pair{at.w, "W"}}) {
         const int64_t value = list->values[position];
@@ -186,8 +195,10 @@ MaxPoolV3Plan maxPoolV3Plan(const MaxPoolV3Attributes &attributes, int64_t inH, 
             break;
         case MaxPoolV3PaddingMode::Calculated: {
             const auto &p = attributes.pads;  // top, bottom, left, right
-            plan.outH = pooledOutputSize(inH, attributes.kernelH, attributes.strideH, p[0], p[1], 1, attributes.ceilMode);
-            plan.outW = pooledOutputSize(inW, attributes.kernelW, attributes.strideW, p[2], p[3], 1, attributes.ceilMode);
+            plan.outH =
+                pooledOutputSize(inH, attributes.kernelH, attributes.strideH, p[0], p[1], 1, attributes.ceilMode);
+            plan.outW =
+                pooledOutputSize(inW, attributes.kernelW, attributes.strideW, p[2], p[3], 1, attributes.ceilMode);
             plan.padTop = p[0];
             plan.padLeft = p[2];
             break;

@@ -2,7 +2,6 @@
 // recompute-argmax backward problem (or a zero-fill when there is no window); phase 2 runs the
 // implementation chosen for it. NHWC tensors are read through permuted strides.
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
-
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
 #include "api/tensor_operand.h"
@@ -16,13 +15,18 @@ constexpr const char *op = "aclnnMaxPoolV3Grad";
 
 aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                                   const aclIntArray *ksize, const aclIntArray *strides, const char *paddingMode,
-                                  const aclIntArray *pads, const char *dataFormat, bool globalPooling,
-                                  bool ceilMode, const aclTensor *outGrad, uint64_t *workspaceSize,
-                                  aclOpExecutor **executor, PoolProblem &problem) {
+                                  const aclIntArray *pads, const char *dataFormat, bool globalPooling, bool ceilMode,
+                                  const aclTensor *outGrad, uint64_t *workspaceSize, aclOpExecutor **executor,
+                                  PoolProblem &problem) {
     // Row 1. paddingMode, pads and dataFormat may be null: their defaults.
-    if (auto s = requireNonNull(op, {{"origInput", origInput}, {"origOutput", origOutput}, {"grad", grad},
-                                     {"ksize", ksize}, {"strides", strides}, {"outGrad", outGrad},
-                                     {"workspaceSize", workspaceSize}, {"executor", executor}}))
+    if (auto s = requireNonNull(op, {{"origInput", origInput},
+                                     {"origOutput", origOutput},
+                                     {"grad", grad},
+                                     {"ksize", ksize},
+                                     {"strides", strides},
+                                     {"outGrad", outGrad},
+                                     {"workspaceSize", workspaceSize},
+                                     {"executor", executor}}))
         return s;
     const NamedTensor origInputArg{"origInput", origInput}, origOutputArg{"origOutput", origOutput},
         gradArg{"grad", grad}, outGradArg{"outGrad", outGrad};
@@ -40,8 +44,8 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
 
     // Rows 4-10.
     MaxPoolV3Attributes attributes;
-    if (auto s = decodeMaxPoolV3Attributes(op, MaxPoolV3Direction::Grad, ksize, strides, paddingMode, pads,
-                                           dataFormat, globalPooling, ceilMode, attributes))
+    if (auto s = decodeMaxPoolV3Attributes(op, MaxPoolV3Direction::Grad, ksize, strides, paddingMode, pads, dataFormat,
+                                           globalPooling, ceilMode, attributes))
         return s;
 
     // Row 11.
@@ -75,8 +79,8 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
     }
 
     problem.task = PoolTask::RecomputeArgmaxBackward;
-    problem.geometry = maxPoolV3Geometry(attributes, plan, origInput->viewShape[at.n], origInput->viewShape[at.c],
-                                         inH, inW);
+    problem.geometry =
+        maxPoolV3Geometry(attributes, plan, origInput->viewShape[at.n], origInput->viewShape[at.c], inH, inW);
     problem.input = stridedOperand2d(origInput, layout);
     problem.output = stridedOperand2d(origOutput, layout);
     problem.gradOutput = stridedOperand2d(grad, layout);
@@ -91,22 +95,18 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnMaxPoolV3GradGetWorkspaceSize(const aclTensor *origInput, const aclTensor *origOutput,
-                                              const aclTensor *grad, const aclIntArray *ksize,
-                                              const aclIntArray *strides, const char *paddingMode,
-                                              const aclIntArray *pads, const char *dataFormat, bool globalPooling,
-                                              bool ceilMode, aclTensor *outGrad, uint64_t *workspaceSize,
-                                              aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeMaxPoolV3Grad(origInput, origOutput, grad, ksize, strides, paddingMode, pads, dataFormat,
-                                       globalPooling, ceilMode, outGrad, workspaceSize, executor, problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+                                               const aclTensor *grad, const aclIntArray *ksize,
+                                               const aclIntArray *strides, const char *paddingMode,
+                                               const aclIntArray *pads, const char *dataFormat, bool globalPooling,
+                                               bool ceilMode, aclTensor *outGrad, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor) {
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeMaxPoolV3Grad(origInput, origOutput, grad, ksize, strides, paddingMode, pads, dataFormat,
+                                     globalPooling, ceilMode, outGrad, workspaceSize, executor, problem);
+    });
 }
 
-aclnnStatus aclnnMaxPoolV3Grad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                              aclrtStream stream) {
+aclnnStatus aclnnMaxPoolV3Grad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {
     return runPhaseTwo(op, workspace, workspaceSize, executor, stream);
 }
 

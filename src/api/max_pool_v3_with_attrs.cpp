@@ -2,7 +2,6 @@
 // Phase 1 checks rules 1-4, 6-8 and 10 of §6 as §7.4 adapts them and describes a value-only argmax
 // forward (no indices); phase 2 runs the implementation chosen for it.
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
-
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
 #include "api/tensor_operand.h"
@@ -16,10 +15,14 @@ constexpr const char *op = "aclnnMaxPoolV3WithAttrs";
 
 aclnnStatus describeMaxPoolV3WithAttrs(const aclTensor *x, const aclIntArray *ksize, const aclIntArray *strides,
                                        const char *paddingMode, const aclIntArray *pads, const char *dataFormat,
-                                       bool globalPooling, bool ceilMode, const aclTensor *y,
-                                       uint64_t *workspaceSize, aclOpExecutor **executor, PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"x", x}, {"ksize", ksize}, {"strides", strides}, {"y", y},
-                                     {"workspaceSize", workspaceSize}, {"executor", executor}}))
+                                       bool globalPooling, bool ceilMode, const aclTensor *y, uint64_t *workspaceSize,
+                                       aclOpExecutor **executor, PoolProblem &problem) {
+    if (auto s = requireNonNull(op, {{"x", x},
+                                     {"ksize", ksize},
+                                     {"strides", strides},
+                                     {"y", y},
+                                     {"workspaceSize", workspaceSize},
+                                     {"executor", executor}}))
         return s;
     const NamedTensor xArg{"x", x}, yArg{"y", y};
 
@@ -75,21 +78,18 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnMaxPoolV3WithAttrsGetWorkspaceSize(const aclTensor *x, const aclIntArray *ksize,
-                                                   const aclIntArray *strides, const char *paddingMode,
-                                                   const aclIntArray *pads, const char *dataFormat,
-                                                   bool globalPooling, bool ceilMode, aclTensor *y,
-                                                   uint64_t *workspaceSize, aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeMaxPoolV3WithAttrs(x, ksize, strides, paddingMode, pads, dataFormat, globalPooling,
-                                            ceilMode, y, workspaceSize, executor, problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+                                                    const aclIntArray *strides, const char *paddingMode,
+                                                    const aclIntArray *pads, const char *dataFormat, bool globalPooling,
+                                                    bool ceilMode, aclTensor *y, uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor) {
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeMaxPoolV3WithAttrs(x, ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode, y,
+                                          workspaceSize, executor, problem);
+    });
 }
 
 aclnnStatus aclnnMaxPoolV3WithAttrs(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                   aclrtStream stream) {
+                                    aclrtStream stream) {
     return runPhaseTwo(op, workspace, workspaceSize, executor, stream);
 }
 

@@ -16,18 +16,24 @@ namespace poolgrad {
 aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, const aclTensor *gradOutput,
                                                const aclTensor *self, const aclTensor *indices,
                                                const aclIntArray *kernelSize, const aclIntArray *stride,
-                                               const aclIntArray *padding, const aclIntArray *dilation,
-                                               bool ceilMode, const aclTensor *gradInput, uint64_t *workspaceSize,
+                                               const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
+                                               const aclTensor *gradInput, uint64_t *workspaceSize,
                                                aclOpExecutor **executor, PoolProblem &problem) {
     const char *op = variant.op;
     const bool mask = variant.indices == IndicesEncoding::Mask;
-    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
-                                     {"kernelSize", kernelSize}, {"stride", stride}, {"padding", padding},
-                                     {"dilation", dilation}, {"gradInput", gradInput},
-                                     {"workspaceSize", workspaceSize}, {"executor", executor}}))
+    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput},
+                                     {"self", self},
+                                     {"indices", indices},
+                                     {"kernelSize", kernelSize},
+                                     {"stride", stride},
+                                     {"padding", padding},
+                                     {"dilation", dilation},
+                                     {"gradInput", gradInput},
+                                     {"workspaceSize", workspaceSize},
+                                     {"executor", executor}}))
         return s;
-    const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self},
-        indicesArg{"indices", indices}, gradInputArg{"gradInput", gradInput};
+    const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self}, indicesArg{"indices", indices},
+        gradInputArg{"gradInput", gradInput};
 
     if (auto s = requireDataTypeIn(op, selfArg, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
     if (auto s = mask ? requireDataTypeIn(op, indicesArg, {ACL_INT8})
@@ -57,10 +63,10 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     const std::vector<int64_t> &gradOutputShape = gradOutput->viewShape;
     if (mask) {
         const std::vector<int64_t> leading(gradOutputShape.begin(), gradOutputShape.begin() + leadingCount);
-        if (auto s = requireShape(op, indicesArg,
-                                  maskShape(leading, kernelElements, gradOutputShape[leadingCount],
-                                            gradOutputShape[leadingCount + 1]),
-                                  "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32) for gradOutput"))
+        if (auto s = requireShape(
+                op, indicesArg,
+                maskShape(leading, kernelElements, gradOutputShape[leadingCount], gradOutputShape[leadingCount + 1]),
+                "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32) for gradOutput"))
             return s;
         if (auto s = requireDenseMask(op, "indices", indices)) return s;
     } else if (auto s = requireSameShape(op, indicesArg, gradOutputArg)) {
@@ -75,9 +81,9 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
 
     for (size_t i = 0; i < leadingCount; ++i)
         if (gradOutputShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C",
-                        " (dim ", i, ") must equal self's, got gradOutput ", shapeText(gradOutputShape),
-                        " and self ", shapeText(self->viewShape));
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
+                        i, ") must equal self's, got gradOutput ", shapeText(gradOutputShape), " and self ",
+                        shapeText(self->viewShape));
 
     if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
 
@@ -99,31 +105,26 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     problem.task = PoolTask::IndexScatterBackward;
     problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
     problem.gradOutput = spatialOperand(variant.spatialDims, gradOutput);
-    problem.indices = mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1],
-                                                outputSize[1], outputSize[2])
-                           : spatialOperand(variant.spatialDims, indices);
+    problem.indices =
+        mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1], outputSize[1], outputSize[2])
+             : spatialOperand(variant.spatialDims, indices);
     return ACLNN_SUCCESS;
 }
 
 namespace {
 
 constexpr MaxPoolVariant maxPool3dWithArgmaxBackward{"aclnnMaxPool3dWithArgmaxBackward", 3, IndicesEncoding::Tensor};
-constexpr MaxPoolVariant maxPool2dWithIndicesBackward{"aclnnMaxPool2dWithIndicesBackward", 2,
-                                                      IndicesEncoding::Tensor};
+constexpr MaxPoolVariant maxPool2dWithIndicesBackward{"aclnnMaxPool2dWithIndicesBackward", 2, IndicesEncoding::Tensor};
 constexpr MaxPoolVariant maxPool2dWithMaskBackward{"aclnnMaxPool2dWithMaskBackward", 2, IndicesEncoding::Mask};
 
 aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *gradOutput, const aclTensor *self,
                      const aclTensor *indices, const aclIntArray *kernelSize, const aclIntArray *stride,
                      const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput,
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize, stride, padding,
-                                                    dilation, ceilMode, gradInput, workspaceSize, executor,
-                                                    problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize, stride, padding,
+                                                  dilation, ceilMode, gradInput, workspaceSize, executor, problem);
+    });
 }
 
 }  // namespace
@@ -134,47 +135,47 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
-                                                            const aclTensor *indices, const aclIntArray *kernelSize,
-                                                            const aclIntArray *stride, const aclIntArray *padding,
-                                                            const aclIntArray *dilation, bool ceilMode,
-                                                            aclTensor *gradInput, uint64_t *workspaceSize,
-                                                            aclOpExecutor **executor) {
-    return phaseOne(maxPool3dWithArgmaxBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
-                    ceilMode, gradInput, workspaceSize, executor);
-}
-
-aclnnStatus aclnnMaxPool3dWithArgmaxBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                            aclrtStream stream) {
-    return runPhaseTwo(maxPool3dWithArgmaxBackward.op, workspace, workspaceSize, executor, stream);
-}
-
-aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                              const aclTensor *indices, const aclIntArray *kernelSize,
                                                              const aclIntArray *stride, const aclIntArray *padding,
                                                              const aclIntArray *dilation, bool ceilMode,
                                                              aclTensor *gradInput, uint64_t *workspaceSize,
                                                              aclOpExecutor **executor) {
+    return phaseOne(maxPool3dWithArgmaxBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
+                    ceilMode, gradInput, workspaceSize, executor);
+}
+
+aclnnStatus aclnnMaxPool3dWithArgmaxBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                             aclrtStream stream) {
+    return runPhaseTwo(maxPool3dWithArgmaxBackward.op, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                              const aclTensor *indices, const aclIntArray *kernelSize,
+                                                              const aclIntArray *stride, const aclIntArray *padding,
+                                                              const aclIntArray *dilation, bool ceilMode,
+                                                              aclTensor *gradInput, uint64_t *workspaceSize,
+                                                              aclOpExecutor **executor) {
     return phaseOne(maxPool2dWithIndicesBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
                     ceilMode, gradInput, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream) {
+                                              aclrtStream stream) {
     return runPhaseTwo(maxPool2dWithIndicesBackward.op, workspace, workspaceSize, executor, stream);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
-                                                          const aclTensor *indices, const aclIntArray *kernelSize,
-                                                          const aclIntArray *stride, const aclIntArray *padding,
-                                                          const aclIntArray *dilation, bool ceilMode,
-                                                          aclTensor *gradInput, uint64_t *workspaceSize,
-                                                          aclOpExecutor **executor) {
+                                                           const aclTensor *indices, const aclIntArray *kernelSize,
+                                                           const aclIntArray *stride, const aclIntArray *padding,
+                                                           const aclIntArray *dilation, bool ceilMode,
+                                                           aclTensor *gradInput, uint64_t *workspaceSize,
+                                                           aclOpExecutor **executor) {
     return phaseOne(maxPool2dWithMaskBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
                     ceilMode, gradInput, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                          aclrtStream stream) {
+                                           aclrtStream stream) {
     return runPhaseTwo(maxPool2dWithMaskBackward.op, workspace, workspaceSize, executor, stream);
 }
 

@@ -16,9 +16,7 @@ namespace poolgrad {
 namespace {
 
 std::string attributesText(const MaxPoolAttributes &attributes) {
-    const auto list = [](const std::array<int64_t, 3> &values) {
-        return shapeText({values.begin(), values.end()});
-    };
+    const auto list = [](const std::array<int64_t, 3> &values) { return shapeText({values.begin(), values.end()}); };
     return joinText("kernel ", list(attributes.kernel), ", stride ", list(attributes.stride), ", padding ",
                     list(attributes.padding), ", dilation ", list(attributes.dilation), ", ceilMode ",
                     attributes.ceilMode ? "true" : "false", " as (D,H,W)");
@@ -29,14 +27,18 @@ std::string attributesText(const MaxPoolAttributes &attributes) {
 aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, const aclTensor *self,
                                               const aclIntArray *kernelSize, const aclIntArray *stride,
                                               const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                                              const aclTensor *out, const aclTensor *indices,
-                                              uint64_t *workspaceSize, aclOpExecutor **executor,
-                                              PoolProblem &problem) {
+                                              const aclTensor *out, const aclTensor *indices, uint64_t *workspaceSize,
+                                              aclOpExecutor **executor, PoolProblem &problem) {
     const char *op = variant.op;
     const bool mask = variant.indices == IndicesEncoding::Mask;
-    if (auto s = requireNonNull(op, {{"self", self}, {"kernelSize", kernelSize}, {"stride", stride},
-                                     {"padding", padding}, {"dilation", dilation}, {"out", out},
-                                     {"indices", indices}, {"workspaceSize", workspaceSize},
+    if (auto s = requireNonNull(op, {{"self", self},
+                                     {"kernelSize", kernelSize},
+                                     {"stride", stride},
+                                     {"padding", padding},
+                                     {"dilation", dilation},
+                                     {"out", out},
+                                     {"indices", indices},
+                                     {"workspaceSize", workspaceSize},
                                      {"executor", executor}}))
         return s;
     const NamedTensor selfArg{"self", self}, outArg{"out", out}, indicesArg{"indices", indices};
@@ -68,8 +70,8 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     if (isEmpty(self)) {
         if (!isEmpty(out) || !isEmpty(indices))
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": self is empty (shape ", shapeText(self->viewShape),
-                        ") so out and indices must be empty too, got out ", shapeText(out->viewShape),
-                        " and indices ", shapeText(indices->viewShape));
+                        ") so out and indices must be empty too, got out ", shapeText(out->viewShape), " and indices ",
+                        shapeText(indices->viewShape));
         problem.task = PoolTask::ZeroFill;  // an empty gradInput: nothing to write
         return ACLNN_SUCCESS;
     }
@@ -83,8 +85,8 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     for (int a = 0; a < 3; ++a)
         if (outputSize[a] < 1)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": the output shape computed for self ",
-                        shapeText(self->viewShape), " is ", shapeText(expected),
-                        "; every spatial size must be >= 1 (", attributesText(attributes), ")");
+                        shapeText(self->viewShape), " is ", shapeText(expected), "; every spatial size must be >= 1 (",
+                        attributesText(attributes), ")");
     if (auto s = requireShape(op, outArg, expected, "the pooled shape of self")) return s;
     const int64_t kernelElements = attributes.kernel[0] * attributes.kernel[1] * attributes.kernel[2];
     if (mask) {
@@ -104,9 +106,9 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
     problem.input = input;
     problem.output = spatialOperand(variant.spatialDims, out);
-    problem.indices = mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1],
-                                                outputSize[1], outputSize[2])
-                           : spatialOperand(variant.spatialDims, indices);
+    problem.indices =
+        mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1], outputSize[1], outputSize[2])
+             : spatialOperand(variant.spatialDims, indices);
     return ACLNN_SUCCESS;
 }
 
@@ -117,16 +119,12 @@ constexpr MaxPoolVariant maxPool2dWithIndices{"aclnnMaxPool2dWithIndices", 2, In
 constexpr MaxPoolVariant maxPool2dWithMask{"aclnnMaxPool2dWithMask", 2, IndicesEncoding::Mask};
 
 aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *self, const aclIntArray *kernelSize,
-                     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
-                     bool ceilMode, aclTensor *out, aclTensor *indices, uint64_t *workspaceSize,
-                     aclOpExecutor **executor) {
-    PoolProblem problem;
-    if (auto s = describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding, dilation, ceilMode,
-                                                   out, indices, workspaceSize, executor, problem)) {
-        clearPhaseOneOutputs(workspaceSize, executor);
-        return s;
-    }
-    return finishPhaseOne(problem, workspaceSize, executor);
+                     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
+                     aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        return describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding, dilation, ceilMode, out,
+                                                 indices, workspaceSize, executor, problem);
+    });
 }
 
 }  // namespace
@@ -137,44 +135,44 @@ using namespace poolgrad;
 extern "C" {
 
 aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
-                                                    const aclIntArray *stride, const aclIntArray *padding,
-                                                    const aclIntArray *dilation, bool ceilMode, aclTensor *out,
-                                                    aclTensor *indices, uint64_t *workspaceSize,
-                                                    aclOpExecutor **executor) {
+                                                     const aclIntArray *stride, const aclIntArray *padding,
+                                                     const aclIntArray *dilation, bool ceilMode, aclTensor *out,
+                                                     aclTensor *indices, uint64_t *workspaceSize,
+                                                     aclOpExecutor **executor) {
     return phaseOne(maxPool3dWithArgmax, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
                     workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool3dWithArgmax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                    aclrtStream stream) {
+                                     aclrtStream stream) {
     return runPhaseTwo(maxPool3dWithArgmax.op, workspace, workspaceSize, executor, stream);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
-                                                     const aclIntArray *stride, const aclIntArray *padding,
-                                                     const aclIntArray *dilation, bool ceilMode, aclTensor *out,
-                                                     aclTensor *indices, uint64_t *workspaceSize,
-                                                     aclOpExecutor **executor) {
+                                                      const aclIntArray *stride, const aclIntArray *padding,
+                                                      const aclIntArray *dilation, bool ceilMode, aclTensor *out,
+                                                      aclTensor *indices, uint64_t *workspaceSize,
+                                                      aclOpExecutor **executor) {
     return phaseOne(maxPool2dWithIndices, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
                     workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                     aclrtStream stream) {
+                                      aclrtStream stream) {
     return runPhaseTwo(maxPool2dWithIndices.op, workspace, workspaceSize, executor, stream);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
-                                                  const aclIntArray *stride, const aclIntArray *padding,
-                                                  const aclIntArray *dilation, bool ceilMode, aclTensor *out,
-                                                  aclTensor *indices, uint64_t *workspaceSize,
-                                                  aclOpExecutor **executor) {
+                                                   const aclIntArray *stride, const aclIntArray *padding,
+                                                   const aclIntArray *dilation, bool ceilMode, aclTensor *out,
+                                                   aclTensor *indices, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor) {
     return phaseOne(maxPool2dWithMask, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
                     workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                  aclrtStream stream) {
+                                   aclrtStream stream) {
     return runPhaseTwo(maxPool2dWithMask.op, workspace, workspaceSize, executor, stream);
 }
 

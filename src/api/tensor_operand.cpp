@@ -4,11 +4,16 @@ namespace poolgrad {
 
 ElementType elementTypeOf(aclDataType type) {
     switch (type) {
-        case ACL_FLOAT16: return ElementType::Float16;
-        case ACL_BF16: return ElementType::BFloat16;
-        case ACL_INT32: return ElementType::Int32;
-        case ACL_INT64: return ElementType::Int64;
-        default: return ElementType::Float32;
+        case ACL_FLOAT16:
+            return ElementType::Float16;
+        case ACL_BF16:
+            return ElementType::BFloat16;
+        case ACL_INT32:
+            return ElementType::Int32;
+        case ACL_INT64:
+            return ElementType::Int64;
+        default:
+            return ElementType::Float32;
     }
 }
 

@@ -19,4 +19,16 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
 // Clears the phase-1 outputs of a failed call, as CANN does.
 void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor);
 
+// Phase 1 of every operator: describe(problem) checks the arguments in contract order and fills the
+// problem; a failure clears the outputs, a success picks an implementation and creates the executor.
+template <typename Describe>
+aclnnStatus planOperator(uint64_t *workspaceSize, aclOpExecutor **executor, Describe &&describe) {
+    PoolProblem problem;
+    if (const aclnnStatus status = describe(problem)) {
+        clearPhaseOneOutputs(workspaceSize, executor);
+        return status;
+    }
+    return finishPhaseOne(problem, workspaceSize, executor);
+}
+
 }  // namespace poolgrad
