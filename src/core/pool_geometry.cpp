@@ -1,6 +1,7 @@
 #include "core/pool_geometry.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace poolgrad {
 namespace {
@@ -57,6 +58,8 @@ int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int6
     Wide size = (ceilMode ? floorDivWide(span + stride - 1, stride) : floorDivWide(span, stride)) + 1;
     if (ceilMode && (size - 1) * stride >= Wide(inputSize) + padBegin) --size;
     if (size < 0) return 0;
+    // Only absurd paddings get here; any size that large fails the callers' shape checks anyway.
+    if (size > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
     return static_cast<int64_t>(size);
 }
 
