@@ -237,6 +237,12 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
     else:
         L.append("*(chart not generated: matplotlib was not available)*")
     L.append("")
+    # Hand-written reading of the results (targets met and missed, and why), kept in bench/analysis.md.
+    analysis = os.path.join(ROOT, "bench", "analysis.md")
+    if os.path.exists(analysis):
+        with open(analysis, encoding="utf-8") as handle:
+            L.append(handle.read().rstrip())
+        L.append("")
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:
         L.append("### The peers here and in the issue")
