@@ -7,7 +7,7 @@
 // indices operand (masks of 1x1 kernels) every window has one element, and that element is the index.
 //
 // Dense (dense planes): work items are (plane, slab of input rows), each slab small enough to stay in
-// the L2 cache, so a plane is split across threads when there are few planes. A slab is summed in a
+// the cache, so a plane is split across threads when there are few planes. A slab is summed in a
 // per-thread float32 buffer from the outputs whose windows reach it, then written out once with SIMD
 // conversion (streaming stores for outputs larger than the cache): gradInput is never zero-filled and
 // read back. Indices outside their own window may land in a slab that did not visit their output;
@@ -185,7 +185,10 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t groups = ChannelsLast ? geometry.batch : geometry.planes();
     const int64_t threads = threadsForWork(problem.gradInput.elementCount() + problem.gradOutput.elementCount());
     // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
-    constexpr int64_t slabElementBudget = 64 * 1024;
+    // A channels-last row holds all channels (W*C elements), so such a budget would be a few rows and
+    // every window would straddle several slabs, each rereading its outputs: channels-last slabs get
+    // 2 MiB (L3-resident) so that they span whole windows.
+    const int64_t slabElementBudget = ChannelsLast ? 512 * 1024 : 64 * 1024;
     const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(rowElements, 1));
     int64_t slabsPerGroup = (rows + rowsPerBudget - 1) / rowsPerBudget;
     if (groups < 2 * threads) slabsPerGroup = std::max(slabsPerGroup, (2 * threads + groups - 1) / groups);
