@@ -22,6 +22,12 @@
 
 namespace {
 
+using max_pool_v3_test::expectBits;
+using max_pool_v3_test::expectSuccess;
+using max_pool_v3_test::filled;
+using max_pool_v3_test::freshSeed;
+using max_pool_v3_test::seedsWith;
+using max_pool_v3_test::seedTrace;
 using max_pool_v3_test::Storage;
 using max_pool_v3_test::V3Attributes;
 using max_pool_v3_test::V3Status;
@@ -33,49 +39,6 @@ constexpr aclnnStatus kInvalid = 161002;
 constexpr aclnnStatus kNoKernel = 561003;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
-
-TestTensor filled(const std::vector<int64_t> &shape, aclDataType type, const std::vector<double> &values) {
-    TestTensor tensor(shape, type);
-    tensor.setValues(values);
-    return tensor;
-}
-
-void expectBits(const TestTensor &tensor, const std::vector<double> &expected, const char *what) {
-    ASSERT_EQ(tensor.elementCount(), static_cast<int64_t>(expected.size())) << what;
-    for (int64_t i = 0; i < tensor.elementCount(); ++i) {
-        const double value = expected[static_cast<size_t>(i)];
-        if (std::isnan(value))
-            EXPECT_TRUE(max_pool_v3_test::bitsAreNan(tensor.type(), tensor.bitsAt(i))) << what << "[" << i << "]";
-        else
-            EXPECT_EQ(tensor.bitsAt(i), max_pool_v3_test::bitsIn(tensor.type(), static_cast<float>(value)))
-                << what << "[" << i << "] = " << tensor.at(i) << ", expected " << value;
-    }
-    EXPECT_EQ(tensor.bytesOutsideViewChanged(), 0) << what;
-}
-
-void expectSuccess(const V3Status &status) {
-    EXPECT_EQ(status.phaseOne, 0) << status.message;
-    EXPECT_EQ(status.phaseTwo, 0) << status.message;
-}
-
-uint64_t freshSeed() {
-    static const uint64_t seed = []() -> uint64_t {
-        if (const char *given = std::getenv("POOLGRAD_TEST_SEED")) return std::strtoull(given, nullptr, 10);
-        std::random_device device;
-        return (uint64_t(device()) << 32) ^ device();
-    }();
-    return seed;
-}
-
-std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed) {
-    std::vector<uint64_t> seeds(fixed);
-    seeds.push_back(freshSeed());
-    return seeds;
-}
-
-std::string seedTrace(uint64_t seed) {
-    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
-}
 
 void checkForward(const std::vector<int64_t> &xShape, const std::vector<double> &x, const V3Attributes &attributes,
                   const std::vector<int64_t> &yShape, const std::vector<double> &expected, aclDataType type) {

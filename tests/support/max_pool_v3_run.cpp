@@ -1,6 +1,9 @@
 #include "support/max_pool_v3_run.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -151,6 +154,50 @@ bool bitsAreNan(aclDataType type, uint64_t bits) {
         case ACL_BF16: return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
         default: return false;
     }
+}
+
+test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type,
+                                const std::vector<double> &values) {
+    test_support::TestTensor tensor(shape, type);
+    tensor.setValues(values);
+    return tensor;
+}
+
+void expectBits(const test_support::TestTensor &tensor, const std::vector<double> &expected, const char *what) {
+    ASSERT_EQ(tensor.elementCount(), static_cast<int64_t>(expected.size())) << what;
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) {
+        const double value = expected[static_cast<size_t>(i)];
+        if (std::isnan(value))
+            EXPECT_TRUE(bitsAreNan(tensor.type(), tensor.bitsAt(i))) << what << "[" << i << "]";
+        else
+            EXPECT_EQ(tensor.bitsAt(i), bitsIn(tensor.type(), static_cast<float>(value)))
+                << what << "[" << i << "] = " << tensor.at(i) << ", expected " << value;
+    }
+    EXPECT_EQ(tensor.bytesOutsideViewChanged(), 0) << what;
+}
+
+void expectSuccess(const V3Status &status) {
+    EXPECT_EQ(status.phaseOne, 0) << status.message;
+    EXPECT_EQ(status.phaseTwo, 0) << status.message;
+}
+
+uint64_t freshSeed() {
+    static const uint64_t seed = []() -> uint64_t {
+        if (const char *given = std::getenv("POOLGRAD_TEST_SEED")) return std::strtoull(given, nullptr, 10);
+        std::random_device device;
+        return (uint64_t(device()) << 32) ^ device();
+    }();
+    return seed;
+}
+
+std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed) {
+    std::vector<uint64_t> seeds(fixed);
+    seeds.push_back(freshSeed());
+    return seeds;
+}
+
+std::string seedTrace(uint64_t seed) {
+    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
 }
 
 }  // namespace max_pool_v3_test

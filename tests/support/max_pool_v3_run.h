@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <random>
 #include <string>
@@ -67,5 +68,16 @@ std::vector<uint64_t> loadLogicalBits(const test_support::TestTensor &tensor, bo
 // The bits of `value` rounded once to `type` (independent conversions of support/float_bits.h).
 uint64_t bitsIn(aclDataType type, float value);
 bool bitsAreNan(aclDataType type, uint64_t bits);
+
+// Shared by the MaxPoolV3 test files.
+test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type,
+                                const std::vector<double> &values);
+// Every element bit for bit (so -0 != +0); a NaN expectation needs some NaN; nothing outside the view.
+void expectBits(const test_support::TestTensor &tensor, const std::vector<double> &expected, const char *what);
+void expectSuccess(const V3Status &status);
+// One fresh seed per process (POOLGRAD_TEST_SEED reproduces it), and the fixed seeds plus it.
+uint64_t freshSeed();
+std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed);
+std::string seedTrace(uint64_t seed);
 
 }  // namespace max_pool_v3_test
