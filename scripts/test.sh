@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite twice: a Release build, then an AddressSanitizer +
-# UndefinedBehaviorSanitizer build in which any sanitizer report fails the run.
+# Builds and runs the whole test suite: the C++ suite in a Release build; the Python module, the golden-data
+# tool and the conformance suites against PyTorch and TensorFlow (pytest) on that build; then the C++ suite
+# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
@@ -11,6 +12,11 @@ echo "== Release build and tests =="
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=ON
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+
+echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlow =="
+python=$(scripts/install_python_environment.sh build/python-env)
+POOLGRAD_BUILD_DIR=build/release PYTHONPATH=build/release/python TF_CPP_MIN_LOG_LEVEL=2 \
+  "$python" -m pytest tests/python -p no:cacheprovider -q -rs
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="
 cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON -DPOOLGRAD_SANITIZE=ON

@@ -1,0 +1,22 @@
+"""poolgrad from Python: CANN's max-pooling operators (forward and gradient) on numpy arrays.
+
+Every operator of the C library is a function here, with the aclnn operator's arguments in the same order
+(see poolgrad.operators). Arrays are float32, float16 or ml_dtypes.bfloat16; indices int32 or int64. A
+refused call raises PoolgradError carrying the aclnn status and the library's aclGetRecentErrMsg() text.
+"""
+
+from .controls import (force_implementation, forced_implementation, get_num_threads, implementations,
+                       set_num_threads, version)
+from .errors import PoolgradError
+from .operators import (adaptive_max_pool2d, adaptive_max_pool2d_backward, adaptive_max_pool3d,
+                        adaptive_max_pool3d_backward, max_pool2d_with_indices, max_pool2d_with_indices_backward,
+                        max_pool2d_with_mask, max_pool2d_with_mask_backward, max_pool3d_with_argmax,
+                        max_pool3d_with_argmax_backward, max_pool_v3_grad, max_pool_v3_with_attrs)
+
+__all__ = [
+    "PoolgradError", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "adaptive_max_pool3d",
+    "adaptive_max_pool3d_backward", "force_implementation", "forced_implementation", "get_num_threads",
+    "implementations", "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d_with_mask",
+    "max_pool2d_with_mask_backward", "max_pool3d_with_argmax", "max_pool3d_with_argmax_backward",
+    "max_pool_v3_grad", "max_pool_v3_with_attrs", "set_num_threads", "version"
+]

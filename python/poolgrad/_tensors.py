@@ -1,0 +1,115 @@
+"""numpy arrays as aclTensor descriptors, and the two-phase call every operator makes.
+
+On the CPU backend device memory is host memory, so a descriptor points straight at the array's data:
+any view (channels-last, sliced, padded) is passed with its own element strides and nothing is copied.
+Arrays with negative strides are copied for inputs (aclCreateTensor refuses negative strides) and refused
+for outputs, which must be written in place.
+"""
+
+import ctypes
+from contextlib import ExitStack
+
+import numpy as np
+
+from ._library import library
+from .errors import PoolgradError
+
+# aclDataType values (acl/acl_base.h).
+ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16 = 0, 1, 2, 3, 9, 27
+# aclFormat values.
+FORMAT_NCHW, FORMAT_NHWC, FORMAT_ND = 0, 1, 2
+
+_ACL_TYPES = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16, "int8": ACL_INT8,
+              "int32": ACL_INT32, "int64": ACL_INT64}
+
+
+def acl_data_type(dtype) -> int:
+    """The aclDataType of a numpy dtype; bfloat16 is ml_dtypes.bfloat16 (any dtype named 'bfloat16')."""
+    dtype = np.dtype(dtype)
+    try:
+        return _ACL_TYPES[dtype.name]
+    except KeyError:
+        raise TypeError(f"poolgrad: dtype {dtype} has no aclDataType here; use float32, float16, "
+                        f"ml_dtypes.bfloat16, int8, int32 or int64") from None
+
+
+def _int64_array(values):
+    values = [int(v) for v in values]
+    return (ctypes.c_int64 * max(len(values), 1))(*values), len(values)
+
+
+def as_input(array) -> np.ndarray:
+    array = np.asarray(array)
+    if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
+        array = np.ascontiguousarray(array)
+    return array
+
+
+def check_output(name: str, array: np.ndarray) -> np.ndarray:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"poolgrad: {name} must be a numpy array written in place")
+    if not array.flags.writeable:
+        raise ValueError(f"poolgrad: {name} is read-only")
+    if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
+        raise ValueError(f"poolgrad: {name} has strides {array.strides} that are not non-negative multiples "
+                         f"of its element size {array.itemsize}; pass a view the library can address")
+    return array
+
+
+class Arguments:
+    """Owns the descriptors of one call and destroys them when the call is over."""
+
+    def __init__(self, stack: ExitStack):
+        self._stack = stack
+
+    def tensor(self, array: np.ndarray, tensor_format: int = FORMAT_ND):
+        shape, _ = _int64_array(array.shape)
+        strides, _ = _int64_array(s // array.itemsize for s in array.strides)
+        # The storage is the span the view reaches, from its first element.
+        extent = 0 if array.size == 0 else 1 + sum((d - 1) * s // array.itemsize
+                                                    for d, s in zip(array.shape, array.strides))
+        storage, _ = _int64_array([extent])
+        handle = library.aclCreateTensor(shape, array.ndim, acl_data_type(array.dtype), strides, 0, tensor_format,
+                                         storage, 1, ctypes.c_void_p(array.ctypes.data))
+        if not handle:
+            raise PoolgradError(161001, _recent_message(), "aclCreateTensor")
+        self._stack.callback(library.aclDestroyTensor, handle)
+        return handle
+
+    def int_array(self, values):
+        """None stays a null pointer (the ops that take one treat it as their default)."""
+        if values is None:
+            return None
+        if isinstance(values, (int, np.integer)):
+            values = [values]
+        data, count = _int64_array(values)
+        handle = library.aclCreateIntArray(data, count)
+        if not handle:
+            raise PoolgradError(161001, _recent_message(), "aclCreateIntArray")
+        self._stack.callback(library.aclDestroyIntArray, handle)
+        return handle
+
+
+def _recent_message() -> str:
+    message = library.aclGetRecentErrMsg()
+    return message.decode("utf-8", "replace") if message else ""
+
+
+def run_operator(name: str, build_arguments) -> None:
+    """Phase 1 (``<name>GetWorkspaceSize``) with the descriptors build_arguments makes, then phase 2."""
+    with ExitStack() as stack:
+        phase_one_arguments = build_arguments(Arguments(stack))
+        workspace_size = ctypes.c_uint64(0)
+        executor = ctypes.c_void_p(None)
+        status = getattr(library, name + "GetWorkspaceSize")(*phase_one_arguments, ctypes.byref(workspace_size),
+                                                               ctypes.byref(executor))
+        if status != 0:
+            raise PoolgradError(status, _recent_message(), name + "GetWorkspaceSize")
+        workspace = np.empty(max(workspace_size.value, 1), dtype=np.uint8) if workspace_size.value else None
+        workspace_pointer = ctypes.c_void_p(workspace.ctypes.data) if workspace is not None else None
+        status = getattr(library, name)(workspace_pointer, workspace_size.value, executor, None)
+        if status != 0:
+            raise PoolgradError(status, _recent_message(), name)
+        status = library.aclrtSynchronizeStream(None)
+        if status != 0:
+            raise PoolgradError(status, _recent_message(), "aclrtSynchronizeStream")

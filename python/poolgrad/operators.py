@@ -1,0 +1,192 @@
+"""The poolgrad operators on numpy arrays: one function per aclnn operator, same argument order.
+
+Inputs may be any numpy views (channels-last, sliced, ...); they are passed to the library by pointer and
+strides. Outputs are allocated (C-contiguous) unless given as keyword arguments, in which case they are
+written in place through their own strides. Errors raise PoolgradError with the aclnn status and the
+library's aclGetRecentErrMsg() text.
+"""
+
+import numpy as np
+
+from . import _shapes
+from ._tensors import FORMAT_ND, FORMAT_NCHW, FORMAT_NHWC, as_input, check_output, run_operator
+
+
+def _split(shape, axes):
+    """(leading dims, spatial dims) of an operand with `axes` spatial axes; odd ranks still split."""
+    if len(shape) < axes:
+        return list(shape), [1] * axes
+    return list(shape[:len(shape) - axes]), list(shape[len(shape) - axes:])
+
+
+def _output(name, given, shape, dtype):
+    if given is None:
+        return np.empty(shape, dtype=dtype)
+    return check_output(name, given)
+
+
+def _regular_forward(operator, axes, self, kernel_size, stride, padding, dilation, ceil_mode, index_dtype, out,
+                     indices, mask=False):
+    self = as_input(self)
+    leading, spatial = _split(self.shape, axes)
+    out_spatial = _shapes.regular_spatial(spatial, kernel_size, stride, padding, dilation, ceil_mode)
+    out = _output("out", out, leading + out_spatial, self.dtype)
+    if mask:
+        indices = _output("mask", indices, _shapes.mask_shape(leading, kernel_size, out_spatial), np.int8)
+    else:
+        indices = _output("indices", indices, leading + out_spatial, index_dtype)
+    run_operator(operator, lambda a: (a.tensor(self), a.int_array(kernel_size), a.int_array(_list(stride)),
+                                      a.int_array(padding), a.int_array(dilation), bool(ceil_mode), a.tensor(out),
+                                      a.tensor(indices)))
+    return out, indices
+
+
+def _regular_backward(operator, grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode,
+                      grad_input):
+    grad_output, self, indices = as_input(grad_output), as_input(self), as_input(indices)
+    grad_input = _output("grad_input", grad_input, self.shape, self.dtype)
+    run_operator(operator, lambda a: (a.tensor(grad_output), a.tensor(self), a.tensor(indices),
+                                      a.int_array(kernel_size), a.int_array(_list(stride)), a.int_array(padding),
+                                      a.int_array(dilation), bool(ceil_mode), a.tensor(grad_input)))
+    return grad_input
+
+
+def _list(stride):
+    """stride=None means the empty list, which the ops read as 'stride = kernel size'."""
+    return [] if stride is None else stride
+
+
+def max_pool3d_with_argmax(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *,
+                           index_dtype=np.int32, out=None, indices=None):
+    """aclnnMaxPool3dWithArgmax: (out, indices) of a (N,)C,D,H,W tensor; indices are flat in each plane."""
+    return _regular_forward("aclnnMaxPool3dWithArgmax", 3, self, kernel_size, stride, padding, dilation, ceil_mode,
+                            index_dtype, out, indices)
+
+
+def max_pool3d_with_argmax_backward(grad_output, self, indices, kernel_size, stride=None, padding=0, dilation=1,
+                                    ceil_mode=False, *, grad_input=None):
+    """aclnnMaxPool3dWithArgmaxBackward: scatters grad_output to the positions `indices` names."""
+    return _regular_backward("aclnnMaxPool3dWithArgmaxBackward", grad_output, self, indices, kernel_size, stride,
+                             padding, dilation, ceil_mode, grad_input)
+
+
+def max_pool2d_with_indices(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *,
+                            index_dtype=np.int32, out=None, indices=None):
+    """aclnnMaxPool2dWithIndices on a (N,)C,H,W tensor; index = ih*W + iw."""
+    return _regular_forward("aclnnMaxPool2dWithIndices", 2, self, kernel_size, stride, padding, dilation, ceil_mode,
+                            index_dtype, out, indices)
+
+
+def max_pool2d_with_indices_backward(grad_output, self, indices, kernel_size, stride=None, padding=0, dilation=1,
+                                     ceil_mode=False, *, grad_input=None):
+    """aclnnMaxPool2dWithIndicesBackward."""
+    return _regular_backward("aclnnMaxPool2dWithIndicesBackward", grad_output, self, indices, kernel_size, stride,
+                             padding, dilation, ceil_mode, grad_input)
+
+
+def max_pool2d_with_mask(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *, out=None,
+                         mask=None):
+    """aclnnMaxPool2dWithMask: (out, mask), the mask an INT8 (N,)C,kH*kW,(ceil(Ho*Wo/16)+1)*32 tensor that only
+    the matching backward reads."""
+    return _regular_forward("aclnnMaxPool2dWithMask", 2, self, kernel_size, stride, padding, dilation, ceil_mode,
+                            None, out, mask, mask=True)
+
+
+def max_pool2d_with_mask_backward(grad_output, self, mask, kernel_size, stride=None, padding=0, dilation=1,
+                                  ceil_mode=False, *, grad_input=None):
+    """aclnnMaxPool2dWithMaskBackward."""
+    return _regular_backward("aclnnMaxPool2dWithMaskBackward", grad_output, self, mask, kernel_size, stride,
+                             padding, dilation, ceil_mode, grad_input)
+
+
+def _adaptive_forward(operator, axes, self, output_size, index_dtype, out, indices):
+    self = as_input(self)
+    leading, spatial = _split(self.shape, axes)
+    out_spatial = _shapes.adaptive_spatial(spatial, output_size)
+    out = _output("out", out, leading + out_spatial, self.dtype)
+    indices = _output("indices", indices, leading + out_spatial, index_dtype)
+    sizes = [] if output_size is None else output_size
+    run_operator(operator, lambda a: (a.tensor(self), a.int_array(sizes), a.tensor(out), a.tensor(indices)))
+    return out, indices
+
+
+def _adaptive_backward(operator, grad_output, self, indices, grad_input):
+    grad_output, self, indices = as_input(grad_output), as_input(self), as_input(indices)
+    grad_input = _output("grad_input", grad_input, self.shape, self.dtype)
+    run_operator(operator, lambda a: (a.tensor(grad_output), a.tensor(self), a.tensor(indices),
+                                      a.tensor(grad_input)))
+    return grad_input
+
+
+def adaptive_max_pool3d(self, output_size, *, index_dtype=np.int32, out=None, indices=None):
+    """aclnnAdaptiveMaxPool3d: windows [floor(o*I/O), ceil((o+1)*I/O)) per axis; output_size of length 0, 1, 3."""
+    return _adaptive_forward("aclnnAdaptiveMaxPool3d", 3, self, output_size, index_dtype, out, indices)
+
+
+def adaptive_max_pool3d_backward(grad_output, self, indices, *, grad_input=None):
+    """aclnnAdaptiveMaxPool3dBackward."""
+    return _adaptive_backward("aclnnAdaptiveMaxPool3dBackward", grad_output, self, indices, grad_input)
+
+
+def adaptive_max_pool2d(self, output_size, *, index_dtype=np.int32, out=None, indices=None):
+    """aclnnAdaptiveMaxPool2d on a (N,)C,H,W tensor."""
+    return _adaptive_forward("aclnnAdaptiveMaxPool2d", 2, self, output_size, index_dtype, out, indices)
+
+
+def adaptive_max_pool2d_backward(grad_output, self, indices, *, grad_input=None):
+    """aclnnAdaptiveMaxPool2dBackward."""
+    return _adaptive_backward("aclnnAdaptiveMaxPool2dBackward", grad_output, self, indices, grad_input)
+
+
+def _v3_layout(data_format):
+    """(format tag, positions of H and W) for a data_format string; unknown strings go to the library."""
+    if data_format == "NHWC":
+        return FORMAT_NHWC, (1, 2)
+    return FORMAT_NCHW, (2, 3)
+
+
+def _v3_output_shape(x_shape, data_format, out_spatial):
+    shape = list(x_shape)
+    if len(shape) != 4:
+        return shape
+    _, (h_axis, w_axis) = _v3_layout(data_format)
+    shape[h_axis], shape[w_axis] = out_spatial
+    return shape
+
+
+def _encode(text):
+    return None if text is None else text.encode("utf-8")
+
+
+def max_pool_v3_with_attrs(x, ksize, strides, padding_mode="CALCULATED", pads=(0, 0, 0, 0), data_format="NCHW",
+                           global_pooling=False, ceil_mode=False, *, y=None):
+    """aclnnMaxPoolV3WithAttrs: the forward that produces MaxPoolV3Grad's orig_output (TF-style 2-D).
+
+    ksize/strides are length-4 lists in data_format order, pads = [top, bottom, left, right] (CALCULATED).
+    None for padding_mode, pads or data_format passes a null pointer (the library's default)."""
+    x = as_input(x)
+    tensor_format, hw_axes = _v3_layout(data_format)
+    spatial = [x.shape[a] for a in hw_axes] if x.ndim == 4 else [1, 1]
+    out_spatial = _shapes.v3_spatial(spatial, ksize, strides, padding_mode, pads, global_pooling, ceil_mode,
+                                     hw_axes)
+    y = _output("y", y, _v3_output_shape(x.shape, data_format, out_spatial), x.dtype)
+    run_operator("aclnnMaxPoolV3WithAttrs",
+                 lambda a: (a.tensor(x, tensor_format), a.int_array(ksize), a.int_array(strides),
+                            _encode(padding_mode), a.int_array(pads), _encode(data_format), bool(global_pooling),
+                            bool(ceil_mode), a.tensor(y, tensor_format)))
+    return y
+
+
+def max_pool_v3_grad(orig_input, orig_output, grad, ksize, strides, padding_mode="CALCULATED", pads=(0, 0, 0, 0),
+                     data_format="NCHW", global_pooling=False, ceil_mode=False, *, out_grad=None):
+    """aclnnMaxPoolV3Grad (CANN's MaxPoolV3Grad): each grad value goes to the first element of its window equal
+    to orig_output (IEEE equality), accumulated in float32."""
+    orig_input, orig_output, grad = as_input(orig_input), as_input(orig_output), as_input(grad)
+    tensor_format, _ = _v3_layout(data_format)
+    out_grad = _output("out_grad", out_grad, orig_input.shape, orig_input.dtype)
+    run_operator("aclnnMaxPoolV3Grad",
+                 lambda a: (a.tensor(orig_input, tensor_format), a.tensor(orig_output, tensor_format),
+                            a.tensor(grad, tensor_format), a.int_array(ksize), a.int_array(strides),
+                            _encode(padding_mode), a.int_array(pads), _encode(data_format), bool(global_pooling),
+                            bool(ceil_mode), a.tensor(out_grad, tensor_format)))
+    return out_grad
