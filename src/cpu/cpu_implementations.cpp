@@ -38,6 +38,17 @@ std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &proble
     return std::nullopt;
 }
 
+std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
+        return std::string("more than one depth plane");
+    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+                                       std::pair{"gradOutput", &problem.gradOutput},
+                                       std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
+    return std::nullopt;
+}
+
 constexpr std::array implementations{
     Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, forwardDenseDecline,
                    cpu::argmaxForwardDense},
@@ -51,6 +62,8 @@ constexpr std::array implementations{
                    cpu::indexScatterBackwardStrided},
     Implementation{"cpu_recompute_argmax_backward_dense", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
                    recomputeDenseDecline, cpu::recomputeArgmaxBackwardDense},
+    Implementation{"cpu_recompute_argmax_backward_channels_last", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   recomputeChannelsLastDecline, cpu::recomputeArgmaxBackwardChannelsLast},
     Implementation{"cpu_recompute_argmax_backward_reference", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
                    acceptAll, cpu::recomputeArgmaxBackwardStrided},
     Implementation{"cpu_zero_fill", PoolTask::ZeroFill, Backend::Cpu, acceptAll, cpu::zeroFillGradInput},

@@ -21,6 +21,8 @@ RunResult indexScatterBackwardStrided(const PoolProblem &problem);
 // input equal to output; no match drops it. Dense: every operand's planes dense row-major.
 RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem);
 RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem);
+// Channels-last (NHWC) operands, one depth plane: vectorised across channels.
+RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem);
 
 // Writes +0 to every element of problem.gradInput.
 RunResult zeroFillGradInput(const PoolProblem &problem);

@@ -76,6 +76,34 @@ void StoreFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT de
     for (; i < count; ++i) destination[i] = fromFloat<Float16>(source[i]).bits;
 }
 
+void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *const *HWY_RESTRICT sumRows,
+                            int64_t positions, const float *HWY_RESTRICT target, const float *HWY_RESTRICT gradient,
+                            int64_t channels) {
+    const hn::ScalableTag<float> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    int64_t c = 0;
+    for (; c + lanes <= channels; c += lanes) {
+        const auto wanted = hn::LoadU(df, target + c);
+        const auto contribution = hn::LoadU(df, gradient + c);
+        auto unmatched = hn::FirstN(df, static_cast<size_t>(lanes));
+        for (int64_t p = 0; p < positions; ++p) {
+            const auto hit = hn::And(unmatched, hn::Eq(hn::LoadU(df, inputRows[p] + c), wanted));
+            if (hn::AllFalse(df, hit)) continue;
+            if (float *sums = sumRows[p])
+                hn::StoreU(hn::Add(hn::LoadU(df, sums + c), hn::IfThenElseZero(hit, contribution)), df, sums + c);
+            unmatched = hn::AndNot(hit, unmatched);
+            if (hn::AllFalse(df, unmatched)) break;
+        }
+    }
+    for (; c < channels; ++c) {
+        for (int64_t p = 0; p < positions; ++p) {
+            if (!(inputRows[p][c] == target[c])) continue;
+            if (sumRows[p]) sumRows[p][c] += gradient[c];
+            break;
+        }
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -86,6 +114,12 @@ namespace poolgrad::cpu {
 HWY_EXPORT(StoreFloat32Row);
 HWY_EXPORT(StoreBFloat16Row);
 HWY_EXPORT(StoreFloat16Row);
+HWY_EXPORT(AccumulateFirstMatches);
+
+void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows, int64_t positions,
+                            const float *target, const float *gradient, int64_t channels) {
+    HWY_DYNAMIC_DISPATCH(AccumulateFirstMatches)(inputRows, sumRows, positions, target, gradient, channels);
+}
 
 void storeFloatRow(ElementType type, const float *source, void *destination, int64_t count, bool streaming) {
     switch (type) {

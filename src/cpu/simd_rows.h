@@ -13,6 +13,13 @@ namespace poolgrad::cpu {
 // larger than the cache that will not be read again soon.
 void storeFloatRow(ElementType type, const float *source, void *destination, int64_t count, bool streaming);
 
+// One window of a channels-last recompute-argmax backward, across `channels` lanes: for each lane, the
+// first of the `positions` input rows (in the order given) equal to target (float ==: NaN never matches,
+// +0 == -0) adds that lane's gradient to the same lane of its sums row; rows whose sums pointer is null
+// take part in the search but receive nothing (another thread owns them).
+void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows, int64_t positions,
+                            const float *target, const float *gradient, int64_t channels);
+
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
 void streamingStoreFence();
 

@@ -1,0 +1,146 @@
+// Recompute-argmax backward (MaxPoolV3Grad) for channels-last (NHWC) operands, vectorised across C.
+// In channels-last storage the C values of one (h, w) position are adjacent, so each window position is
+// one contiguous row for every operand: the first-match search runs on all channels at once (a lane
+// remembers that it has matched), and a matched lane adds its gradient to the float32 sum of that input
+// position. Outputs are visited in row-major (oh, ow) order, so every sum receives its contributions in
+// the canonical order of the contract, bit-identical to the reference.
+// Work items are (image, band of input rows): a thread owns the gradient rows of its band, visits every
+// output window that touches them (searching the whole window, so the first match is the true one) and
+// adds only into its own rows, so items never write the same memory.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/threading.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Per-thread buffers: float32 sums and widened rows (16-bit types only), one window's row pointers.
+struct Scratch {
+    std::vector<float> sums, converted;
+    std::vector<const float *> inputRows;
+    std::vector<float *> sumRows;
+};
+
+template <typename T>
+class ChannelsLastRecompute {
+public:
+    explicit ChannelsLastRecompute(const PoolProblem &problem)
+        : problem_(problem),
+          windowsH_(problem.geometry.axes[1].allWindows()),
+          windowsW_(problem.geometry.axes[2].allWindows()),
+          channels_(problem.geometry.channels),
+          inH_(problem.geometry.axes[1].inputSize),
+          inW_(problem.geometry.axes[2].inputSize),
+          outH_(problem.geometry.axes[1].outputSize),
+          outW_(problem.geometry.axes[2].outputSize),
+          windowPositions_(largestCount(windowsH_) * largestCount(windowsW_)) {}
+
+    int64_t rows() const { return inH_; }
+
+    // Gradient rows [rowBegin, rowEnd) of image n. Rows are zeroed just before the first window that
+    // reaches them (windows move down monotonically), so each row is brought into the cache once.
+    void runBand(int64_t n, int64_t rowBegin, int64_t rowEnd, Scratch &scratch) const {
+        const int64_t rowElements = inW_ * channels_;
+        T *gradInBand = problem_.gradInput.at<T>(n, 0, 0, rowBegin, 0);
+        float *sums;
+        if constexpr (inPlace) {
+            sums = gradInBand;
+        } else {
+            scratch.sums.resize(static_cast<size_t>((rowEnd - rowBegin) * rowElements));
+            scratch.converted.resize(static_cast<size_t>((2 + windowPositions_) * channels_));
+            sums = scratch.sums.data();
+        }
+        scratch.inputRows.resize(static_cast<size_t>(windowPositions_));
+        scratch.sumRows.resize(static_cast<size_t>(windowPositions_));
+        int64_t zeroedRows = rowBegin;
+        const auto zeroRowsBelow = [&](int64_t row) {
+            if (row <= zeroedRows) return;
+            std::fill(sums + (zeroedRows - rowBegin) * rowElements, sums + (row - rowBegin) * rowElements, 0.0f);
+            zeroedRows = row;
+        };
+
+        for (int64_t oh = 0; oh < outH_; ++oh) {
+            const AxisWindow wh = windowsH_[oh];
+            const int64_t windowEnd = wh.first + (wh.count - 1) * wh.step + 1;
+            if (wh.count == 0 || windowEnd <= rowBegin || wh.first >= rowEnd) continue;
+            zeroRowsBelow(std::min(windowEnd, rowEnd));
+            for (int64_t ow = 0; ow < outW_; ++ow) {
+                const AxisWindow ww = windowsW_[ow];
+                int64_t positions = 0;
+                for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
+                    const bool ownRow = h >= rowBegin && h < rowEnd;
+                    for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
+                        scratch.inputRows[positions] =
+                            rowAsFloat(problem_.input.at<const T>(n, 0, 0, h, w), scratch, 2 + positions);
+                        scratch.sumRows[positions] =
+                            ownRow ? sums + (h - rowBegin) * rowElements + w * channels_ : nullptr;
+                    }
+                }
+                accumulateFirstMatches(scratch.inputRows.data(), scratch.sumRows.data(), positions,
+                                       rowAsFloat(problem_.output.at<const T>(n, 0, 0, oh, ow), scratch, 0),
+                                       rowAsFloat(problem_.gradOutput.at<const T>(n, 0, 0, oh, ow), scratch, 1),
+                                       channels_);
+            }
+        }
+        zeroRowsBelow(rowEnd);
+        if constexpr (!inPlace)
+            storeFloatRow(problem_.gradInput.type, sums, gradInBand, (rowEnd - rowBegin) * rowElements, false);
+    }
+
+private:
+    static int64_t largestCount(const std::vector<AxisWindow> &windows) {
+        int64_t largest = 0;
+        for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
+        return largest;
+    }
+
+    static constexpr bool inPlace = std::is_same_v<T, float>;
+
+    // The C values at `row` as float32: the row itself for float, an exact widening into slot `slot` of
+    // the scratch for 16-bit types.
+    const float *rowAsFloat(const T *row, Scratch &scratch, int64_t slot) const {
+        if constexpr (inPlace) {
+            return row;
+        } else {
+            float *destination = scratch.converted.data() + slot * channels_;
+            for (int64_t c = 0; c < channels_; ++c) destination[c] = toFloat(row[c]);
+            return destination;
+        }
+    }
+
+    const PoolProblem &problem_;
+    const std::vector<AxisWindow> windowsH_, windowsW_;
+    const int64_t channels_, inH_, inW_, outH_, outW_, windowPositions_;
+};
+
+}  // namespace
+
+RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
+    withValueType(problem.input.type, [&](auto value) {
+        using T = typename decltype(value)::type;
+        const ChannelsLastRecompute<T> kernel(problem);
+        const PoolGeometry &geometry = problem.geometry;
+        const int64_t rows = kernel.rows();
+        // Whole images when there are enough of them for every thread; otherwise bands of rows.
+        const int64_t threads = std::max<int64_t>(1, operatorThreadCount());
+        const int64_t bandsPerImage = std::clamp<int64_t>((2 * threads + geometry.batch - 1) / geometry.batch, 1, rows);
+        const int64_t items = geometry.batch * bandsPerImage;
+        const int64_t workPerItem =
+            std::max<int64_t>(1, 2 * geometry.planes() * geometry.inputPlaneElements() / std::max<int64_t>(items, 1));
+        parallelForBlocks(items, workPerItem, [&](int64_t begin, int64_t end) {
+            Scratch scratch;
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t n = item / bandsPerImage, band = item % bandsPerImage;
+                kernel.runBand(n, rows * band / bandsPerImage, rows * (band + 1) / bandsPerImage, scratch);
+            }
+        });
+    });
+    return {};
+}
+
+}  // namespace poolgrad::cpu
