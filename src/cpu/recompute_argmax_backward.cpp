@@ -13,6 +13,7 @@
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -72,18 +73,36 @@ public:
           gradIn_(problem.gradInput, inH_, inW_),
           fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
                  inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
-                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()) {}
+                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()),
+          searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
+                              geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
+                              inH_ * inW_ < (int64_t{1} << 31)) {
+        // Windows of one output row that lie wholly inside the input columns: the run the SIMD search takes.
+        for (int64_t ow = 0; ow < outW_; ++ow) {
+            if (windowsW_[ow].count != geometry_.axes[2].kernel) continue;
+            if (fullBegin_ == fullEnd_) fullBegin_ = ow;
+            fullEnd_ = ow + 1;
+        }
+    }
 
     void run(int64_t begin, int64_t end) const {
         std::vector<float> scratch;
         std::vector<Match> matches;
+        std::vector<int32_t> positions(static_cast<size_t>(outW_));
         if (!fused_ && !accumulateInPlace) scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
         for (int64_t plane = begin; plane < end; ++plane) {
             const int64_t n = plane / geometry_.channels, c = plane % geometry_.channels;
-            if (fused_)
+            if (fused_) {
                 fusedPlane(n, c, matches);
-            else
-                accumulatePlane(n, c, scratch);
+                continue;
+            }
+            if constexpr (accumulateInPlace) {
+                if (searchRowsWithSimd_) {
+                    accumulatePlaneByRows(n, c, positions);
+                    continue;
+                }
+            }
+            accumulatePlane(n, c, scratch);
         }
     }
 
@@ -150,6 +169,38 @@ private:
         for (; row < inH_; ++row) writeZeros(gradInPlane, row, 0, inW_);
     }
 
+    // Overlapping windows on a dense float32 plane: per output row, the first matches of the windows wholly
+    // inside the columns are searched with SIMD across windows, the clipped ones at the edges one by one;
+    // then the row's gradients are added in output order, as the contract orders the sums.
+    void accumulatePlaneByRows(int64_t n, int64_t c, std::vector<int32_t> &positions) const {
+        const float *inPlane = problem_.input.plane<const float>(n, c);
+        const float *outPlane = problem_.output.plane<const float>(n, c);
+        const float *gradPlane = problem_.gradOutput.plane<const float>(n, c);
+        float *sums = problem_.gradInput.plane<float>(n, c);
+        std::fill(sums, sums + inH_ * inW_, 0.0f);
+        for (int64_t oh = 0; oh < outH_; ++oh) {
+            const AxisWindow wh = windowsH_[oh];
+            const float *targets = outPlane + oh * outW_;
+            for (int64_t ow = 0; ow < outW_; ++ow) {
+                if (ow == fullBegin_ && fullEnd_ > fullBegin_) {
+                    firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first,
+                                        geometry_.axes[2].stride, geometry_.axes[2].kernel, targets + ow,
+                                        positions.data() + ow, fullEnd_ - fullBegin_);
+                    ow = fullEnd_ - 1;
+                    continue;
+                }
+                int64_t md, mh, mw;
+                const Target<float> target(targets[ow]);
+                positions[ow] = !target.isNan() && findFirst(inPlane, target, windowsD_[0], wh, windowsW_[ow], md, mh, mw)
+                                    ? static_cast<int32_t>(mh * inW_ + mw)
+                                    : -1;
+            }
+            const float *gradRow = gradPlane + oh * outW_;
+            for (int64_t ow = 0; ow < outW_; ++ow)
+                if (positions[ow] >= 0) sums[positions[ow]] += gradRow[ow];
+        }
+    }
+
     // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once.
     void accumulatePlane(int64_t n, int64_t c, std::vector<float> &scratch) const {
         const T *inPlane = problem_.input.plane<const T>(n, c);
@@ -181,6 +232,8 @@ private:
     const int64_t inD_, inH_, inW_, outH_, outW_;
     const PlaneOffsets<Dense> in_, out_, grad_, gradIn_;
     const bool fused_;
+    const bool searchRowsWithSimd_;
+    int64_t fullBegin_ = 0, fullEnd_ = 0;  // [begin, end): outputs of a row whose windows are not clipped on W
 };
 
 template <bool Dense>

@@ -104,6 +104,54 @@ void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *c
     }
 }
 
+void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow, int64_t rowCount,
+                         int64_t firstColumn, int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
+                         int32_t *HWY_RESTRICT positions, int64_t count) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes) {
+        const int64_t chunkColumn = firstColumn + i * stride;
+        // Stride 2 reads the even elements of two vectors; it may read one column past the last window.
+        const bool interleaved = stride == 2 && chunkColumn + kernelWidth - 2 + 2 * lanes < width;
+        const auto wanted = hn::LoadU(df, targets + i);
+        auto unmatched = hn::FirstN(df, static_cast<size_t>(lanes));
+        auto found = hn::Set(di, -1);
+        for (int64_t r = firstRow; r < firstRow + rowCount && !hn::AllFalse(df, unmatched); ++r) {
+            const float *row = plane + r * width;
+            for (int64_t j = 0; j < kernelWidth; ++j) {
+                const int64_t column = chunkColumn + j;
+                hn::Vec<decltype(df)> values;
+                if (stride == 1) {
+                    values = hn::LoadU(df, row + column);
+                } else if (interleaved) {
+                    hn::Vec<decltype(df)> odd;
+                    hn::LoadInterleaved2(df, row + column, values, odd);
+                } else {
+                    values = hn::GatherIndex(df, row + column, laneColumns);
+                }
+                const auto hit = hn::And(unmatched, hn::Eq(values, wanted));
+                const auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + column)));
+                found = hn::IfThenElse(hn::RebindMask(di, hit), flat, found);
+                unmatched = hn::AndNot(hit, unmatched);
+            }
+        }
+        hn::StoreU(found, di, positions + i);
+    }
+    for (; i < count; ++i) {
+        positions[i] = -1;
+        const int64_t column = firstColumn + i * stride;
+        for (int64_t r = firstRow; r < firstRow + rowCount && positions[i] < 0; ++r)
+            for (int64_t j = 0; j < kernelWidth; ++j)
+                if (plane[r * width + column + j] == targets[i]) {
+                    positions[i] = static_cast<int32_t>(r * width + column + j);
+                    break;
+                }
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -115,6 +163,14 @@ HWY_EXPORT(StoreFloat32Row);
 HWY_EXPORT(StoreBFloat16Row);
 HWY_EXPORT(StoreFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
+HWY_EXPORT(FirstMatchPositions);
+
+void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
+                         int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions,
+                         int64_t count) {
+    HWY_DYNAMIC_DISPATCH(FirstMatchPositions)(plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth,
+                                              targets, positions, count);
+}
 
 void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows, int64_t positions,
                             const float *target, const float *gradient, int64_t channels) {

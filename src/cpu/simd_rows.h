@@ -20,6 +20,16 @@ void storeFloatRow(ElementType type, const float *source, void *destination, int
 void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows, int64_t positions,
                             const float *target, const float *gradient, int64_t channels);
 
+// First-match search of a recompute-argmax backward over `count` consecutive windows of one output row of
+// a dense float32 plane (row length `width`), vectorised across the windows: window i covers rows
+// [firstRow, firstRow + rowCount) and columns firstColumn + i*stride + [0, kernelWidth), all inside the
+// plane (dilation 1). positions[i] becomes the flat plane index (row*width + column) of the first element,
+// scanned row-major, equal to targets[i] (float ==: NaN never matches, +0 == -0), or -1 without one.
+// Requires rows*width < 2^31.
+void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
+                         int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions,
+                         int64_t count);
+
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
 void streamingStoreFence();
 
