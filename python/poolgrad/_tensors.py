@@ -38,11 +38,19 @@ def _int64_array(values):
     return (ctypes.c_int64 * max(len(values), 1))(*values), len(values)
 
 
+def _addressable(array: np.ndarray) -> bool:
+    """True when the strides that matter (axes longer than 1) are non-negative multiples of the element
+    size; the strides of other axes are never used and are passed as 0."""
+    return all(s >= 0 and s % array.itemsize == 0 for d, s in zip(array.shape, array.strides) if d > 1)
+
+
+def _element_strides(array: np.ndarray):
+    return [s // array.itemsize if d > 1 else 0 for d, s in zip(array.shape, array.strides)]
+
+
 def as_input(array) -> np.ndarray:
     array = np.asarray(array)
-    if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
-        array = np.ascontiguousarray(array)
-    return array
+    return array if _addressable(array) else np.array(array, order="C", copy=True)
 
 
 def check_output(name: str, array: np.ndarray) -> np.ndarray:
@@ -50,7 +58,7 @@ def check_output(name: str, array: np.ndarray) -> np.ndarray:
         raise TypeError(f"poolgrad: {name} must be a numpy array written in place")
     if not array.flags.writeable:
         raise ValueError(f"poolgrad: {name} is read-only")
-    if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
+    if not _addressable(array):
         raise ValueError(f"poolgrad: {name} has strides {array.strides} that are not non-negative multiples "
                          f"of its element size {array.itemsize}; pass a view the library can address")
     return array
@@ -64,10 +72,10 @@ class Arguments:
 
     def tensor(self, array: np.ndarray, tensor_format: int = FORMAT_ND):
         shape, _ = _int64_array(array.shape)
-        strides, _ = _int64_array(s // array.itemsize for s in array.strides)
+        element_strides = _element_strides(array)
+        strides, _ = _int64_array(element_strides)
         # The storage is the span the view reaches, from its first element.
-        extent = 0 if array.size == 0 else 1 + sum((d - 1) * s // array.itemsize
-                                                    for d, s in zip(array.shape, array.strides))
+        extent = 0 if array.size == 0 else 1 + sum((d - 1) * s for d, s in zip(array.shape, element_strides))
         storage, _ = _int64_array([extent])
         handle = library.aclCreateTensor(shape, array.ndim, acl_data_type(array.dtype), strides, 0, tensor_format,
                                          storage, 1, ctypes.c_void_p(array.ctypes.data))
