@@ -15,7 +15,7 @@ ctest --test-dir build/release --output-on-failure -j "$jobs"
 
 echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlow =="
 python=$(scripts/install_python_environment.sh build/python-env)
-POOLGRAD_BUILD_DIR=build/release PYTHONPATH=build/release/python TF_CPP_MIN_LOG_LEVEL=2 \
+POOLGRAD_BUILD_DIR="$PWD/build/release" PYTHONPATH="$PWD/build/release/python" TF_CPP_MIN_LOG_LEVEL=2 \
   "$python" -m pytest tests/python -p no:cacheprovider -q -rs
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="

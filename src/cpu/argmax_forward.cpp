@@ -4,11 +4,13 @@
 // last NaN in scan order is reported. Values are copied bit-exactly from the input.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -25,6 +27,22 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
     const int64_t inSd = Dense ? inH * inW : in.stride[2], inSh = Dense ? inW : in.stride[3],
                   inSw = Dense ? 1 : in.stride[4];
     const int64_t channels = geometry.channels;
+    const int64_t outW = geometry.axes[2].outputSize;
+
+    // Dense float32 planes: the windows of an output row that are not clipped on W (a contiguous run) go
+    // through the SIMD search across windows; the clipped ones at the edges take the scalar loop below.
+    const WindowAxis &axisW = geometry.axes[2];
+    int64_t fullBegin = 0, fullEnd = 0;
+    if constexpr (Dense && std::is_same_v<T, float>) {
+        if (!axisW.adaptive && geometry.inputPlaneElements() < (int64_t{1} << 31))
+            for (int64_t ow = 0; ow < outW; ++ow) {
+                if (windowsW[ow].count != axisW.kernel) continue;
+                if (fullBegin == fullEnd) fullBegin = ow;
+                fullEnd = ow + 1;
+            }
+    }
+    std::vector<int64_t> rowIndices;
+    std::vector<int32_t> runIndices(static_cast<size_t>(fullEnd - fullBegin));
 
     for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / channels, c = plane % channels;
@@ -36,7 +54,26 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
             const AxisWindow wd = windowsD[od];
             for (int64_t oh = 0; oh < geometry.axes[1].outputSize; ++oh) {
                 const AxisWindow wh = windowsH[oh];
-                for (int64_t ow = 0; ow < geometry.axes[2].outputSize; ++ow, ++q) {
+                if constexpr (Dense && std::is_same_v<T, float>) {
+                    if (fullEnd > fullBegin) {
+                        rowIndices.clear();
+                        for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
+                            for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
+                                rowIndices.push_back(d * inH + h);
+                        argmaxWindows(inPlane, inW, rowIndices.data(), static_cast<int64_t>(rowIndices.size()),
+                                      windowsW[fullBegin].first, axisW.stride, axisW.kernel, axisW.dilation,
+                                      outPlane + q + fullBegin, runIndices.data(), fullEnd - fullBegin);
+                        if (idxPlane)
+                            for (int64_t i = 0; i < fullEnd - fullBegin; ++i)
+                                idxPlane[q + fullBegin + i] = static_cast<I>(runIndices[i]);
+                    }
+                }
+                for (int64_t ow = 0; ow < outW; ++ow, ++q) {
+                    if (ow == fullBegin && fullEnd > fullBegin) {
+                        q += fullEnd - fullBegin - 1;
+                        ow = fullEnd - 1;
+                        continue;
+                    }
                     const AxisWindow ww = windowsW[ow];
                     float best = -std::numeric_limits<float>::infinity();
                     int64_t bestIndex = -1, bestOffset = -1, nanIndex = -1, nanOffset = -1;

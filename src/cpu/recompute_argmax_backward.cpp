@@ -74,6 +74,8 @@ public:
           fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
                  inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                  geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()),
+          streaming_(problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) >
+                     (4 << 20)),
           searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
                               geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                               inH_ * inW_ < (int64_t{1} << 31)) {
@@ -89,7 +91,8 @@ public:
         std::vector<float> scratch;
         std::vector<Match> matches;
         std::vector<int32_t> positions(static_cast<size_t>(outW_));
-        if (!fused_ && !accumulateInPlace) scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+        if (!fused_ && (!accumulateInPlace || searchRowsWithSimd_))
+            scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
         for (int64_t plane = begin; plane < end; ++plane) {
             const int64_t n = plane / geometry_.channels, c = plane % geometry_.channels;
             if (fused_) {
@@ -98,7 +101,7 @@ public:
             }
             if constexpr (accumulateInPlace) {
                 if (searchRowsWithSimd_) {
-                    accumulatePlaneByRows(n, c, positions);
+                    accumulatePlaneByRows(n, c, positions, scratch);
                     continue;
                 }
             }
@@ -171,16 +174,20 @@ private:
 
     // Overlapping windows on a dense float32 plane: per output row, the first matches of the windows wholly
     // inside the columns are searched with SIMD across windows, the clipped ones at the edges one by one;
-    // then the row's gradients are added in output order, as the contract orders the sums.
-    void accumulatePlaneByRows(int64_t n, int64_t c, std::vector<int32_t> &positions) const {
+    // then the row's gradients are added in output order, as the contract orders the sums. The sums live
+    // in a cache-resident scratch plane and are stored once (streaming past the caches for large outputs),
+    // so gradInput's lines are never read.
+    void accumulatePlaneByRows(int64_t n, int64_t c, std::vector<int32_t> &positions,
+                               std::vector<float> &scratch) const {
         const float *inPlane = problem_.input.plane<const float>(n, c);
         const float *outPlane = problem_.output.plane<const float>(n, c);
         const float *gradPlane = problem_.gradOutput.plane<const float>(n, c);
-        float *sums = problem_.gradInput.plane<float>(n, c);
+        float *sums = scratch.data();
         std::fill(sums, sums + inH_ * inW_, 0.0f);
         for (int64_t oh = 0; oh < outH_; ++oh) {
             const AxisWindow wh = windowsH_[oh];
             const float *targets = outPlane + oh * outW_;
+            if (oh + kPrefetchRows < outH_) prefetchRows(inPlane, windowsH_[oh + kPrefetchRows]);
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 if (ow == fullBegin_ && fullEnd_ > fullBegin_) {
                     firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first,
@@ -199,6 +206,15 @@ private:
             for (int64_t ow = 0; ow < outW_; ++ow)
                 if (positions[ow] >= 0) sums[positions[ow]] += gradRow[ow];
         }
+        storeFloatRow(ElementType::Float32, sums, problem_.gradInput.plane<float>(n, c), inH_ * inW_, streaming_);
+    }
+
+    // The input rows of a later output row, requested ahead: the search's loads would otherwise wait on
+    // memory one cache line at a time.
+    static constexpr int64_t kPrefetchRows = 2;
+    void prefetchRows(const float *inPlane, const AxisWindow &wh) const {
+        for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
+            for (int64_t w = 0; w < inW_; w += 16) __builtin_prefetch(inPlane + h * inW_ + w);
     }
 
     // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once.
@@ -232,6 +248,7 @@ private:
     const int64_t inD_, inH_, inW_, outH_, outW_;
     const PlaneOffsets<Dense> in_, out_, grad_, gradIn_;
     const bool fused_;
+    const bool streaming_;  // gradInput much larger than the caches: store past them
     const bool searchRowsWithSimd_;
     int64_t fullBegin_ = 0, fullEnd_ = 0;  // [begin, end): outputs of a row whose windows are not clipped on W
 };
@@ -245,6 +262,7 @@ RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
         const int64_t workPerPlane = 2 * problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
         parallelForBlocks(problem.geometry.planes(), workPerPlane,
                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        streamingStoreFence();
     });
     return {};
 }

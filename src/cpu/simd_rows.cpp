@@ -4,7 +4,10 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "cpu/simd_rows.h"
 
@@ -104,6 +107,45 @@ void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *c
     }
 }
 
+// Loads lanes of a row at `column` + lane * stride: contiguous, the even half of an interleaved pair, or
+// gathered.
+enum class ColumnAccess { Contiguous, EvenOfPairs, Gathered };
+
+template <ColumnAccess Access, class D, class VI>
+HWY_INLINE hn::Vec<D> loadColumns(D d, const float *HWY_RESTRICT at, VI laneColumns) {
+    if constexpr (Access == ColumnAccess::Contiguous) {
+        return hn::LoadU(d, at);
+    } else if constexpr (Access == ColumnAccess::EvenOfPairs) {
+        hn::Vec<D> even, odd;
+        hn::LoadInterleaved2(d, at, even, odd);
+        return even;
+    } else {
+        return hn::GatherIndex(d, at, laneColumns);
+    }
+}
+
+template <ColumnAccess Access, class D, class DI>
+HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow,
+                                int64_t rowCount, int64_t chunkColumn, int64_t kernelWidth,
+                                const float *HWY_RESTRICT targets, int32_t *HWY_RESTRICT positions,
+                                hn::Vec<DI> laneColumns) {
+    const auto wanted = hn::LoadU(d, targets);
+    const auto one = hn::Set(di, 1);
+    auto unmatched = hn::FirstN(d, hn::Lanes(d));
+    auto found = hn::Set(di, -1);
+    for (int64_t r = firstRow; r < firstRow + rowCount; ++r) {
+        const float *at = plane + r * width + chunkColumn;
+        auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + chunkColumn)));
+        for (int64_t j = 0; j < kernelWidth; ++j, flat = hn::Add(flat, one)) {
+            const auto hit = hn::And(unmatched, hn::Eq(loadColumns<Access>(d, at + j, laneColumns), wanted));
+            found = hn::IfThenElse(hn::RebindMask(di, hit), flat, found);
+            unmatched = hn::AndNot(hit, unmatched);
+        }
+        if (hn::AllFalse(d, unmatched)) break;
+    }
+    hn::StoreU(found, di, positions);
+}
+
 void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow, int64_t rowCount,
                          int64_t firstColumn, int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
                          int32_t *HWY_RESTRICT positions, int64_t count) {
@@ -112,33 +154,21 @@ void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
     int64_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
+    for (; count >= lanes && i < count; i += lanes) {
+        // The last chunk is moved back to end at `count`; windows searched twice get the same answer.
+        i = std::min(i, count - lanes);
         const int64_t chunkColumn = firstColumn + i * stride;
-        // Stride 2 reads the even elements of two vectors; it may read one column past the last window.
-        const bool interleaved = stride == 2 && chunkColumn + kernelWidth - 2 + 2 * lanes < width;
-        const auto wanted = hn::LoadU(df, targets + i);
-        auto unmatched = hn::FirstN(df, static_cast<size_t>(lanes));
-        auto found = hn::Set(di, -1);
-        for (int64_t r = firstRow; r < firstRow + rowCount && !hn::AllFalse(df, unmatched); ++r) {
-            const float *row = plane + r * width;
-            for (int64_t j = 0; j < kernelWidth; ++j) {
-                const int64_t column = chunkColumn + j;
-                hn::Vec<decltype(df)> values;
-                if (stride == 1) {
-                    values = hn::LoadU(df, row + column);
-                } else if (interleaved) {
-                    hn::Vec<decltype(df)> odd;
-                    hn::LoadInterleaved2(df, row + column, values, odd);
-                } else {
-                    values = hn::GatherIndex(df, row + column, laneColumns);
-                }
-                const auto hit = hn::And(unmatched, hn::Eq(values, wanted));
-                const auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + column)));
-                found = hn::IfThenElse(hn::RebindMask(di, hit), flat, found);
-                unmatched = hn::AndNot(hit, unmatched);
-            }
+        if (stride == 1) {
+            firstMatchChunk<ColumnAccess::Contiguous>(df, di, plane, width, firstRow, rowCount, chunkColumn,
+                                                      kernelWidth, targets + i, positions + i, laneColumns);
+        } else if (stride == 2 && chunkColumn + kernelWidth - 2 + 2 * lanes < width) {
+            // Reads the even elements of two vectors: one column past the chunk's last window must exist.
+            firstMatchChunk<ColumnAccess::EvenOfPairs>(df, di, plane, width, firstRow, rowCount, chunkColumn,
+                                                       kernelWidth, targets + i, positions + i, laneColumns);
+        } else {
+            firstMatchChunk<ColumnAccess::Gathered>(df, di, plane, width, firstRow, rowCount, chunkColumn,
+                                                    kernelWidth, targets + i, positions + i, laneColumns);
         }
-        hn::StoreU(found, di, positions + i);
     }
     for (; i < count; ++i) {
         positions[i] = -1;
@@ -149,6 +179,70 @@ void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t
                     positions[i] = static_cast<int32_t>(r * width + column + j);
                     break;
                 }
+    }
+}
+
+template <ColumnAccess Access, class D, class DI>
+HWY_INLINE void argmaxChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t width,
+                            const int64_t *HWY_RESTRICT rowIndices, int64_t rowCount, int64_t chunkColumn,
+                            int64_t kernelWidth, int64_t dilation, float *HWY_RESTRICT values,
+                            int32_t *HWY_RESTRICT indices, hn::Vec<DI> laneColumns) {
+    auto best = hn::Set(d, -std::numeric_limits<float>::infinity());
+    auto bestIndex = hn::Set(di, rowCount > 0 ? static_cast<int32_t>(rowIndices[0] * width + chunkColumn) : -1);
+    if (rowCount > 0) bestIndex = hn::Add(bestIndex, laneColumns);
+    for (int64_t r = 0; r < rowCount; ++r) {
+        const int64_t rowStart = rowIndices[r] * width + chunkColumn;
+        const float *at = plane + rowStart;
+        for (int64_t j = 0; j < kernelWidth; ++j) {
+            const auto value = loadColumns<Access>(d, at + j * dilation, laneColumns);
+            const auto take = hn::Or(hn::Gt(value, best), hn::IsNaN(value));
+            best = hn::IfThenElse(take, value, best);
+            const auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(rowStart + j * dilation)));
+            bestIndex = hn::IfThenElse(hn::RebindMask(di, take), flat, bestIndex);
+        }
+    }
+    hn::StoreU(best, d, values);
+    hn::StoreU(bestIndex, di, indices);
+}
+
+void ArgmaxWindows(const float *HWY_RESTRICT plane, int64_t width, const int64_t *HWY_RESTRICT rowIndices,
+                   int64_t rowCount, int64_t firstColumn, int64_t stride, int64_t kernelWidth, int64_t dilation,
+                   float *HWY_RESTRICT values, int32_t *HWY_RESTRICT indices, int64_t count) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
+    const int64_t windowSpan = (kernelWidth - 1) * dilation + 1;
+    int64_t i = 0;
+    for (; count >= lanes && i < count; i += lanes) {
+        i = std::min(i, count - lanes);  // the last chunk moves back; windows computed twice agree
+        const int64_t chunkColumn = firstColumn + i * stride;
+        if (stride == 1) {
+            argmaxChunk<ColumnAccess::Contiguous>(df, di, plane, width, rowIndices, rowCount, chunkColumn, kernelWidth,
+                                                  dilation, values + i, indices + i, laneColumns);
+        } else if (stride == 2 && chunkColumn + windowSpan - 2 + 2 * lanes < width) {
+            argmaxChunk<ColumnAccess::EvenOfPairs>(df, di, plane, width, rowIndices, rowCount, chunkColumn,
+                                                   kernelWidth, dilation, values + i, indices + i, laneColumns);
+        } else {
+            argmaxChunk<ColumnAccess::Gathered>(df, di, plane, width, rowIndices, rowCount, chunkColumn, kernelWidth,
+                                                dilation, values + i, indices + i, laneColumns);
+        }
+    }
+    for (; i < count; ++i) {
+        const int64_t column = firstColumn + i * stride;
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t bestIndex = rowCount > 0 ? rowIndices[0] * width + column : -1;
+        for (int64_t r = 0; r < rowCount; ++r)
+            for (int64_t j = 0; j < kernelWidth; ++j) {
+                const int64_t flat = rowIndices[r] * width + column + j * dilation;
+                const float value = plane[flat];
+                if (value > best || std::isnan(value)) {
+                    best = value;
+                    bestIndex = flat;
+                }
+            }
+        values[i] = best;
+        indices[i] = static_cast<int32_t>(bestIndex);
     }
 }
 
@@ -164,6 +258,14 @@ HWY_EXPORT(StoreBFloat16Row);
 HWY_EXPORT(StoreFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
 HWY_EXPORT(FirstMatchPositions);
+HWY_EXPORT(ArgmaxWindows);
+
+void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount,
+                   int64_t firstColumn, int64_t stride, int64_t kernelWidth, int64_t dilation, float *values,
+                   int32_t *indices, int64_t count) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindows)(plane, width, rowIndices, rowCount, firstColumn, stride, kernelWidth,
+                                        dilation, values, indices, count);
+}
 
 void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
                          int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions,

@@ -30,6 +30,16 @@ void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, in
                          int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions,
                          int64_t count);
 
+// Forward argmax over `count` consecutive windows of one output row of a dense float32 plane (row length
+// `width`), vectorised across the windows: window i covers the rows listed in rowIndices (plane row
+// numbers, in scan order) and columns firstColumn + i*stride + j*dilation (0 <= j < kernelWidth), all
+// inside the plane. Scan order rows then columns; the first strictly greater value wins, a NaN wins over
+// everything and the last NaN is kept; with no rows the value is -inf and the index -1. values[i] is the
+// winning input value bit for bit, indices[i] its flat plane index. Requires rows*width < 2^31.
+void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount,
+                   int64_t firstColumn, int64_t stride, int64_t kernelWidth, int64_t dilation, float *values,
+                   int32_t *indices, int64_t count);
+
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
 void streamingStoreFence();
 
