@@ -5,6 +5,7 @@ rotating seed that changes each run and appears in the test id and the pytest he
 replayed with POOLGRAD_ROTATING_SEED=<seed>.
 """
 
+import collections
 import os
 import time
 
@@ -29,3 +30,15 @@ def case_generators(seed, count):
 @pytest.fixture(params=SEEDS, ids=lambda seed: f"seed{seed}")
 def seed(request):
     return request.param
+
+
+# (framework, operator family) -> random conformance cases that agreed in this run; printed at the end.
+AGREEING_CASES = collections.Counter()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not AGREEING_CASES:
+        return
+    terminalreporter.section("conformance: random cases that agreed in this run")
+    for (framework, family), count in sorted(AGREEING_CASES.items()):
+        terminalreporter.write_line(f"{framework:<10} {family:<28} {count:>6}")

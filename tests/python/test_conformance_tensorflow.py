@@ -48,7 +48,7 @@ tf = pytest.importorskip("tensorflow")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import poolgrad  # noqa: E402
-from conftest import case_generators  # noqa: E402
+from conftest import AGREEING_CASES, case_generators  # noqa: E402
 import tensorflow_conformance_cases as cases  # noqa: E402
 from tensorflow_conformance_cases import BFLOAT16, FLOAT16, FLOAT32, UINT_OF, POISON_BITS  # noqa: E402
 
@@ -168,7 +168,11 @@ def run_forced(name, function):
         return function()
 
 
+FAMILY_NAMES = {"forward": "MaxPoolV3WithAttrs (MaxPool)", "grad": "MaxPoolV3Grad (MaxPoolGrad)"}
+
+
 def report(failures, case_count, family, seed):
+    AGREEING_CASES[("TensorFlow", FAMILY_NAMES[family])] += case_count - len(failures)
     assert not failures, (f"{len(failures)} of {case_count} {family} cases differ from TensorFlow "
                           f"(seed {seed}); first ones:\n\n" + "\n\n".join(failures[:MAX_REPORTED]))
 

@@ -44,7 +44,6 @@ replayed with POOLGRAD_ROTATING_SEED=<seed>, and POOLGRAD_CONFORMANCE_CASE=<n> r
 case n.
 """
 
-import collections
 import os
 
 import numpy as np
@@ -53,7 +52,7 @@ import torch
 import torch.nn.functional as F
 
 import poolgrad
-from conftest import SEEDS, case_generators
+from conftest import AGREEING_CASES, SEEDS, case_generators
 from torch_conformance_cases import (BF16, adaptive_case, bits_equal, empty_window_mask, first_difference,
                                      input_view, make_data, make_grad, output_view, pick_dtype, pick_index_dtype,
                                      regular_case)
@@ -63,20 +62,6 @@ aten = torch.ops.aten
 
 CASES_PER_SEED = 700
 ONLY_CASE = os.environ.get("POOLGRAD_CONFORMANCE_CASE")
-CASE_COUNTS = collections.Counter()   # family -> random cases completed in this run
-FAMILIES = ("3-D", "adaptive 3-D", "2-D", "adaptive 2-D")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _report_case_counts(request):
-    yield
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if reporter is not None and capture is not None and CASE_COUNTS:
-        with capture.global_and_fixture_disabled():
-            reporter.write_line("")
-            reporter.write_line("poolgrad-vs-torch random cases run: " +
-                                ", ".join(f"{family}: {CASE_COUNTS[family]}" for family in FAMILIES))
 
 
 def _run_cases(family, seed, run_case, axes):
@@ -93,7 +78,7 @@ def _run_cases(family, seed, run_case, axes):
         except Exception as error:
             ctx = Context.current or Context(family, seed, case, {})
             raise AssertionError(ctx(f"raised {type(error).__name__}: {error}")) from error
-        CASE_COUNTS[family] += 1
+        AGREEING_CASES[("PyTorch", family)] += 1
 
 
 class Context:
