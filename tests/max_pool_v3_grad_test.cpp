@@ -916,6 +916,11 @@ TEST(MaxPoolV3GradImplementations, EveryImplementationMatchesTheReference) {
                 limits.forceContiguousNchw = i % 2 == 0;
                 // Some rows wide enough for full SIMD vectors of windows (8 or 16 lanes) at every stride.
                 if (i % 4 < 2) limits.maxSide = 56;
+                // Others with many channels: the channels-last kernel vectorises across C.
+                if (i % 4 == 3) {
+                    limits.maxPlanes = 24;
+                    limits.maxSide = 6;
+                }
                 const RandomCase rc = randomCase(rng, limits);
                 SCOPED_TRACE("case " + std::to_string(i) + ": " + rc.describe());
                 PreparedCase pc = prepare(rc, rng);

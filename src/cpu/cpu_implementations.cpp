@@ -19,6 +19,13 @@ std::optional<std::string> forwardDenseDecline(const PoolProblem &problem) {
     return requireDensePlanes({{"input", &problem.input}, {"output", &problem.output}, {"indices", &problem.indices}});
 }
 
+std::optional<std::string> forwardChannelsLastDecline(const PoolProblem &problem) {
+    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+                                       std::pair{"indices", &problem.indices}})
+        if (tensor->present() && !tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
+    return std::nullopt;
+}
+
 std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
     if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
     return requireDensePlanes(
@@ -52,6 +59,8 @@ std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &probl
 constexpr std::array implementations{
     Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, forwardDenseDecline,
                    cpu::argmaxForwardDense},
+    Implementation{"cpu_argmax_forward_channels_last", PoolTask::ArgmaxForward, Backend::Cpu,
+                   forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast},
     Implementation{"cpu_argmax_forward_reference", PoolTask::ArgmaxForward, Backend::Cpu, acceptAll,
                    cpu::argmaxForwardStrided},
     Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,

@@ -11,6 +11,8 @@ namespace poolgrad::cpu {
 // Argmax forward: gathers each window of the input, writes its maximum and the flat index of it.
 RunResult argmaxForwardDense(const PoolProblem &problem);
 RunResult argmaxForwardStrided(const PoolProblem &problem);
+// Channels-last (NDHWC / NHWC) input and outputs: vectorised across channels.
+RunResult argmaxForwardChannelsLast(const PoolProblem &problem);
 
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
 RunResult indexScatterBackwardDense(const PoolProblem &problem);

@@ -40,6 +40,13 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
                    int64_t firstColumn, int64_t stride, int64_t kernelWidth, int64_t dilation, float *values,
                    int32_t *indices, int64_t count);
 
+// Forward argmax over one window of a channels-last tensor, across `channels` lanes: inputRows[p] holds
+// the C values of window position p (scan order). For each lane: the first strictly greater value wins, a
+// NaN wins over everything and the last NaN is kept; values[c] gets the winning value bit for bit and
+// winners[c] its position p (0 when every value is -inf). Requires positions >= 1.
+void argmaxAcrossChannels(const float *const *inputRows, int64_t positions, float *values, int32_t *winners,
+                          int64_t channels);
+
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
 void streamingStoreFence();
 

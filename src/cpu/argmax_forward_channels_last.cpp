@@ -1,0 +1,127 @@
+// Argmax forward for channels-last operands (NDHWC / NHWC storage), vectorised across C: the C values of
+// one input position are adjacent, so every window position is one contiguous row and all channels of an
+// output position are searched at once (simd_rows: argmaxAcrossChannels). Work items are output rows
+// (n, od, oh), each writing its own outputs. 16-bit types are searched on exactly widened rows and the
+// winning element's bits are copied from the input, so values stay bit-exact.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/threading.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+struct Scratch {
+    std::vector<const float *> rows;
+    std::vector<int64_t> flat;           // plane index of each window position
+    std::vector<const void *> sources;  // its C values in the input
+    std::vector<float> widened, values;
+    std::vector<int32_t> winners;
+};
+
+template <typename T, typename I>
+class ChannelsLastArgmax {
+public:
+    explicit ChannelsLastArgmax(const PoolProblem &problem)
+        : problem_(problem),
+          windowsD_(problem.geometry.axes[0].allWindows()),
+          windowsH_(problem.geometry.axes[1].allWindows()),
+          windowsW_(problem.geometry.axes[2].allWindows()),
+          channels_(problem.geometry.channels),
+          inH_(problem.geometry.axes[1].inputSize),
+          inW_(problem.geometry.axes[2].inputSize),
+          largestWindow_(largestCount(windowsD_) * largestCount(windowsH_) * largestCount(windowsW_)) {}
+
+    int64_t outputRows() const { return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size()); }
+
+    void runRow(int64_t row, Scratch &scratch) const {
+        const int64_t n = row / static_cast<int64_t>(windowsD_.size() * windowsH_.size());
+        const int64_t od = row / static_cast<int64_t>(windowsH_.size()) % static_cast<int64_t>(windowsD_.size());
+        const int64_t oh = row % static_cast<int64_t>(windowsH_.size());
+        const AxisWindow wd = windowsD_[od], wh = windowsH_[oh];
+        scratch.rows.resize(static_cast<size_t>(largestWindow_));
+        scratch.flat.resize(static_cast<size_t>(largestWindow_));
+        scratch.sources.resize(static_cast<size_t>(largestWindow_));
+        scratch.values.resize(static_cast<size_t>(channels_));
+        scratch.winners.resize(static_cast<size_t>(channels_));
+        if constexpr (!std::is_same_v<T, float>)
+            scratch.widened.resize(static_cast<size_t>(largestWindow_ * channels_));
+        for (int64_t ow = 0; ow < static_cast<int64_t>(windowsW_.size()); ++ow) {
+            const AxisWindow ww = windowsW_[ow];
+            int64_t positions = 0;
+            for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
+                for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
+                    for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
+                        const T *source = problem_.input.at<const T>(n, 0, d, h, w);
+                        scratch.flat[positions] = (d * inH_ + h) * inW_ + w;
+                        scratch.sources[positions] = source;
+                        if constexpr (std::is_same_v<T, float>) {
+                            scratch.rows[positions] = source;
+                        } else {
+                            float *widened = scratch.widened.data() + positions * channels_;
+                            for (int64_t c = 0; c < channels_; ++c) widened[c] = toFloat(source[c]);
+                            scratch.rows[positions] = widened;
+                        }
+                    }
+            T *out = problem_.output.at<T>(n, 0, od, oh, ow);
+            I *indices = problem_.indices.present() ? problem_.indices.at<I>(n, 0, od, oh, ow) : nullptr;
+            if (positions == 0) {  // a window wholly in padding (dilation > 1): -inf, index -1
+                for (int64_t c = 0; c < channels_; ++c) {
+                    out[c] = fromFloat<T>(-std::numeric_limits<float>::infinity());
+                    if (indices) indices[c] = static_cast<I>(-1);
+                }
+                continue;
+            }
+            argmaxAcrossChannels(scratch.rows.data(), positions, scratch.values.data(), scratch.winners.data(),
+                                 channels_);
+            for (int64_t c = 0; c < channels_; ++c) {
+                const int32_t winner = scratch.winners[c];
+                if constexpr (std::is_same_v<T, float>)
+                    out[c] = scratch.values[c];
+                else  // the bits of the winning element itself
+                    out[c] = static_cast<const T *>(scratch.sources[winner])[c];
+                if (indices) indices[c] = static_cast<I>(scratch.flat[winner]);
+            }
+        }
+    }
+
+private:
+    static int64_t largestCount(const std::vector<AxisWindow> &windows) {
+        int64_t largest = 0;
+        for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
+        return largest;
+    }
+
+    const PoolProblem &problem_;
+    const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
+    const int64_t channels_, inH_, inW_, largestWindow_;
+};
+
+}  // namespace
+
+RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
+    withValueType(problem.input.type, [&](auto value) {
+        withIndexType(problem.indices.type, [&](auto index) {
+            using T = typename decltype(value)::type;
+            using I = typename decltype(index)::type;
+            const ChannelsLastArgmax<T, I> kernel(problem);
+            const int64_t rows = kernel.outputRows();
+            const int64_t workPerRow =
+                std::max<int64_t>(1, (problem.geometry.planes() * (problem.geometry.inputPlaneElements() +
+                                                                    problem.geometry.outputPlaneElements())) /
+                                         std::max<int64_t>(rows, 1));
+            parallelForBlocks(rows, workPerRow, [&](int64_t begin, int64_t end) {
+                Scratch scratch;
+                for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
+            });
+        });
+    });
+    return {};
+}
+
+}  // namespace poolgrad::cpu

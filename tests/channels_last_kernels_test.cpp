@@ -1,0 +1,189 @@
+// The channels-last kernels vectorise across C, so they need many channels (full SIMD vectors of 4, 8 or 16
+// lanes plus a remainder) in dense channels-last operands — a combination the general randomized suites
+// reach only rarely. Here every case is built that way, run on the channels-last implementation forced and
+// on the reference implementation forced, and the results must be bit-identical (the reference itself is
+// checked against the naive SPEC reference by the differential suites), with 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "poolgrad/poolgrad.h"
+#include "support/max_pool3d_run.h"
+#include "support/max_pool_v3_run.h"
+#include "support/pool_differential_helpers.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using test_support::TestTensor;
+
+const int64_t kChannelChoices[] = {8, 9, 16, 17, 35};
+
+int64_t pick(std::mt19937 &rng, int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(rng);
+}
+
+// Tie-heavy values with the special cases the selection rules treat separately.
+double specialOrSmallInteger(std::mt19937 &rng) {
+    switch (pick(rng, 0, 19)) {
+        case 0: return std::numeric_limits<double>::quiet_NaN();
+        case 1: return -std::numeric_limits<double>::infinity();
+        case 2: return std::numeric_limits<double>::infinity();
+        case 3: return -0.0;
+        default: return static_cast<double>(pick(rng, -2, 2));
+    }
+}
+
+std::vector<uint64_t> bits(const TestTensor &tensor) {
+    std::vector<uint64_t> result(static_cast<size_t>(tensor.elementCount()));
+    for (int64_t i = 0; i < tensor.elementCount(); ++i) result[static_cast<size_t>(i)] = tensor.bitsAt(i);
+    return result;
+}
+
+struct ControlsReset {
+    ~ControlsReset() {
+        poolgradForceImplementation(nullptr);
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+    }
+};
+
+TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
+    ControlsReset reset;
+    ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    std::mt19937 rng(20261130);
+    int accepted = 0;
+    for (int n = 0; n < 60; ++n) {
+        const int64_t channels = kChannelChoices[n % 5];
+        const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+        const aclDataType type = types[n % 3];
+        const aclDataType indexType = n % 2 ? ACL_INT64 : ACL_INT32;
+        test_support::MaxPool3dLists lists;
+        int64_t in[3], out[3];
+        for (int axis = 0; axis < 3; ++axis) {
+            const int64_t kernel = pick(rng, 1, 3), stride = pick(rng, 1, 2), dilation = pick(rng, 1, 2);
+            const int64_t padding = pick(rng, 0, kernel / 2);
+            in[axis] = pick(rng, (kernel - 1) * dilation + 1, 7);
+            out[axis] = (in[axis] + 2 * padding - (kernel - 1) * dilation - 1) / stride + 1;
+            lists.kernel.push_back(kernel);
+            lists.stride.push_back(stride);
+            lists.padding.push_back(padding);
+            if (axis == 0) lists.dilation.clear();
+            lists.dilation.push_back(dilation);
+        }
+        const int64_t batch = pick(rng, 1, 2);
+        const std::vector<int> channelsLast{0, 2, 3, 4, 1};
+        TestTensor self = TestTensor::permuted({batch, channels, in[0], in[1], in[2]}, channelsLast, type);
+        std::vector<double> values(static_cast<size_t>(self.elementCount()));
+        for (double &value : values) value = specialOrSmallInteger(rng);
+        self.setValues(values);
+        const std::vector<int64_t> outShape{batch, channels, out[0], out[1], out[2]};
+        SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " type " +
+                     std::to_string(type) + " kernel " + pool_diff::listText(lists.kernel) + " stride " +
+                     pool_diff::listText(lists.stride) + " padding " + pool_diff::listText(lists.padding) +
+                     " dilation " + pool_diff::listText(lists.dilation));
+        std::vector<uint64_t> expectedOut, expectedIndices;
+        for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
+            for (int threads : {1, 2}) {
+                SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+                TestTensor outTensor = TestTensor::permuted(outShape, channelsLast, type);
+                TestTensor indices = TestTensor::permuted(outShape, channelsLast, indexType);
+                outTensor.poison();
+                indices.poison();
+                const auto status = test_support::runMaxPool3dWithArgmax(self, lists, outTensor, indices);
+                ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+                ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+                if (expectedOut.empty()) {
+                    expectedOut = bits(outTensor);
+                    expectedIndices = bits(indices);
+                } else {
+                    EXPECT_EQ(bits(outTensor), expectedOut);
+                    EXPECT_EQ(bits(indices), expectedIndices);
+                    accepted += std::string(name).find("channels_last") != std::string::npos;
+                }
+            }
+        }
+        if (testing::Test::HasFailure()) return;
+    }
+    EXPECT_EQ(accepted, 120);
+}
+
+TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) {
+    ControlsReset reset;
+    ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    std::mt19937 rng(1130);
+    int accepted = 0;
+    const char *modes[] = {"CALCULATED", "SAME", "VALID"};
+    for (int n = 0; n < 60; ++n) {
+        const int64_t channels = kChannelChoices[n % 5];
+        const aclDataType type = n % 2 ? ACL_FLOAT16 : ACL_FLOAT;
+        const int64_t batch = pick(rng, 1, 3), height = pick(rng, 3, 9), width = pick(rng, 3, 9);
+        const int64_t kh = pick(rng, 1, 3), kw = pick(rng, 1, 3);
+        max_pool_v3_test::V3Attributes attributes;
+        attributes.ksize = {1, kh, kw, 1};
+        attributes.strides = {1, pick(rng, 1, 2), pick(rng, 1, 2), 1};
+        attributes.paddingMode = modes[n % 3];
+        attributes.pads = std::vector<int64_t>{pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1)};
+        attributes.dataFormat = "NHWC";
+        TestTensor x({batch, height, width, channels}, type, ACL_FORMAT_NHWC);
+        std::vector<double> values(static_cast<size_t>(x.elementCount()));
+        for (double &value : values) value = specialOrSmallInteger(rng);
+        x.setValues(values);
+        // The forward's output (so most windows match), except every third case: a random origOutput.
+        const int64_t outH = std::string(attributes.paddingMode) == "VALID" ? (height - kh) / attributes.strides[1] + 1
+                             : std::string(attributes.paddingMode) == "SAME"
+                                 ? (height + attributes.strides[1] - 1) / attributes.strides[1]
+                                 : (height + (*attributes.pads)[0] + (*attributes.pads)[1] - kh) / attributes.strides[1] + 1;
+        const int64_t outW = std::string(attributes.paddingMode) == "VALID" ? (width - kw) / attributes.strides[2] + 1
+                             : std::string(attributes.paddingMode) == "SAME"
+                                 ? (width + attributes.strides[2] - 1) / attributes.strides[2]
+                                 : (width + (*attributes.pads)[2] + (*attributes.pads)[3] - kw) / attributes.strides[2] + 1;
+        TestTensor y({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC);
+        if (n % 3 == 2) {
+            std::vector<double> outputs(static_cast<size_t>(y.elementCount()));
+            for (double &value : outputs) value = specialOrSmallInteger(rng);
+            y.setValues(outputs);
+        } else {
+            const auto status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+            ASSERT_EQ(status.phaseTwo, 0) << status.message;
+        }
+        TestTensor grad({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC);
+        std::vector<double> gradients(static_cast<size_t>(grad.elementCount()));
+        for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
+        grad.setValues(gradients);
+        SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " " + attributes.paddingMode +
+                     " ksize " + pool_diff::listText(attributes.ksize) + " strides " +
+                     pool_diff::listText(attributes.strides) + " pads " + pool_diff::listText(*attributes.pads));
+        std::vector<uint64_t> expected;
+        for (const char *name : {"cpu_recompute_argmax_backward_reference", "cpu_recompute_argmax_backward_channels_last"}) {
+            for (int threads : {1, 2}) {
+                SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+                TestTensor outGrad({batch, height, width, channels}, type, ACL_FORMAT_NHWC);
+                outGrad.poison();
+                const auto status = max_pool_v3_test::runMaxPoolV3Grad(x, y, grad, attributes, outGrad);
+                ASSERT_EQ(status.phaseOne, 0) << status.message;
+                ASSERT_EQ(status.phaseTwo, 0) << status.message;
+                if (expected.empty()) {
+                    expected = bits(outGrad);
+                } else {
+                    EXPECT_EQ(bits(outGrad), expected);
+                    accepted += std::string(name).find("channels_last") != std::string::npos;
+                }
+            }
+        }
+        if (testing::Test::HasFailure()) return;
+    }
+    EXPECT_EQ(accepted, 120);
+}
+
+}  // namespace
