@@ -269,3 +269,12 @@ def test_broadcast_input_is_read_through_zero_strides():
     np.testing.assert_array_equal(out, expected_out)
     np.testing.assert_array_equal(indices, expected_indices)
     np.testing.assert_array_equal(out[0, 0, 0], [3, 4, 9, 6])
+
+
+def test_python_example_prints_what_the_c_sample_prints():
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "examples" / "python" / "max_pool3d_with_argmax_backward.py")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    expected = (root / "tests" / "packaging" / "expected" / "max_pool3d_with_argmax_backward.txt").read_text()
+    assert result.stdout == expected
