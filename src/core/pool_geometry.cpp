@@ -37,6 +37,28 @@ std::vector<AxisWindow> WindowAxis::allWindows() const {
     return windows;
 }
 
+CongruentRun largestCongruentRun(const std::vector<AxisWindow> &windows) {
+    CongruentRun run;
+    for (const AxisWindow &window : windows) run.count = std::max(run.count, window.count);
+    if (run.count == 0) return {};
+    const int64_t size = static_cast<int64_t>(windows.size());
+    while (windows[static_cast<size_t>(run.begin)].count != run.count) ++run.begin;
+    run.end = size;
+    while (windows[static_cast<size_t>(run.end - 1)].count != run.count) --run.end;
+    run.step = windows[static_cast<size_t>(run.begin)].step;
+    run.stride = run.end - run.begin > 1
+                     ? windows[static_cast<size_t>(run.begin + 1)].first - windows[static_cast<size_t>(run.begin)].first
+                     : 1;
+    for (int64_t o = run.begin; o < run.end; ++o) {
+        const AxisWindow &window = windows[static_cast<size_t>(o)];
+        if (window.count != run.count || window.step != run.step ||
+            window.first != windows[static_cast<size_t>(run.begin)].first + (o - run.begin) * run.stride)
+            return {};
+    }
+    if (run.stride < 1) return {};
+    return run;
+}
+
 bool WindowAxis::windowsDisjoint() const {
     int64_t previousEnd = 0;
     for (int64_t o = 0; o < outputSize; ++o) {

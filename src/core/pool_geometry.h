@@ -15,6 +15,20 @@ struct AxisWindow {
     int64_t count = 0;
 };
 
+// Consecutive outputs [begin, end) whose windows are congruent: each has `count` elements `step` apart,
+// and each starts `stride` after the previous one. The SIMD kernels search such a run many windows at a
+// time; windows outside it (clipped at the edges, or adaptive windows of other sizes) go one by one.
+struct CongruentRun {
+    int64_t begin = 0, end = 0;
+    int64_t count = 0, step = 1, stride = 1;
+    bool empty() const { return end <= begin; }
+};
+
+// The run of the largest windows of an axis when they are congruent (regular axes: the windows not
+// clipped by the input's edges; adaptive axes whose input size is a multiple of the output size: all);
+// an empty run otherwise.
+CongruentRun largestCongruentRun(const std::vector<AxisWindow> &windows);
+
 struct WindowAxis {
     int64_t inputSize = 1;
     int64_t outputSize = 1;

@@ -29,18 +29,14 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
     const int64_t channels = geometry.channels;
     const int64_t outW = geometry.axes[2].outputSize;
 
-    // Dense float32 planes: the windows of an output row that are not clipped on W (a contiguous run) go
-    // through the SIMD search across windows; the clipped ones at the edges take the scalar loop below.
-    const WindowAxis &axisW = geometry.axes[2];
-    int64_t fullBegin = 0, fullEnd = 0;
+    // Dense float32 planes: the congruent windows of an output row (those not clipped by the edges, or all
+    // windows of an evenly divided adaptive axis) go through the SIMD search across windows; the others
+    // take the scalar loop below.
+    CongruentRun run;
     if constexpr (Dense && std::is_same_v<T, float>) {
-        if (!axisW.adaptive && geometry.inputPlaneElements() < (int64_t{1} << 31))
-            for (int64_t ow = 0; ow < outW; ++ow) {
-                if (windowsW[ow].count != axisW.kernel) continue;
-                if (fullBegin == fullEnd) fullBegin = ow;
-                fullEnd = ow + 1;
-            }
+        if (geometry.inputPlaneElements() < (int64_t{1} << 31)) run = largestCongruentRun(windowsW);
     }
+    const int64_t fullBegin = run.begin, fullEnd = run.empty() ? run.begin : run.end;
     std::vector<int64_t> rowIndices;
     std::vector<int32_t> runIndices(static_cast<size_t>(fullEnd - fullBegin));
 
@@ -61,7 +57,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                             for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
                                 rowIndices.push_back(d * inH + h);
                         argmaxWindows(inPlane, inW, rowIndices.data(), static_cast<int64_t>(rowIndices.size()),
-                                      windowsW[fullBegin].first, axisW.stride, axisW.kernel, axisW.dilation,
+                                      windowsW[fullBegin].first, run.stride, run.count, run.step,
                                       outPlane + q + fullBegin, runIndices.data(), fullEnd - fullBegin);
                         if (idxPlane)
                             for (int64_t i = 0; i < fullEnd - fullBegin; ++i)

@@ -80,10 +80,12 @@ public:
                               geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                               inH_ * inW_ < (int64_t{1} << 31)) {
         // Windows of one output row that lie wholly inside the input columns: the run the SIMD search takes.
-        for (int64_t ow = 0; ow < outW_; ++ow) {
-            if (windowsW_[ow].count != geometry_.axes[2].kernel) continue;
-            if (fullBegin_ == fullEnd_) fullBegin_ = ow;
-            fullEnd_ = ow + 1;
+        const CongruentRun run = largestCongruentRun(windowsW_);
+        if (!run.empty() && run.step == 1) {
+            fullBegin_ = run.begin;
+            fullEnd_ = run.end;
+            runStride_ = run.stride;
+            runCount_ = run.count;
         }
     }
 
@@ -190,8 +192,8 @@ private:
             if (oh + kPrefetchRows < outH_) prefetchRows(inPlane, windowsH_[oh + kPrefetchRows]);
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 if (ow == fullBegin_ && fullEnd_ > fullBegin_) {
-                    firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first,
-                                        geometry_.axes[2].stride, geometry_.axes[2].kernel, targets + ow,
+                    firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first, runStride_, runCount_,
+                                        targets + ow,
                                         positions.data() + ow, fullEnd_ - fullBegin_);
                     ow = fullEnd_ - 1;
                     continue;
@@ -250,7 +252,8 @@ private:
     const bool fused_;
     const bool streaming_;  // gradInput much larger than the caches: store past them
     const bool searchRowsWithSimd_;
-    int64_t fullBegin_ = 0, fullEnd_ = 0;  // [begin, end): outputs of a row whose windows are not clipped on W
+    // [begin, end): outputs of a row whose windows are congruent on W (not clipped), searched with SIMD.
+    int64_t fullBegin_ = 0, fullEnd_ = 0, runStride_ = 1, runCount_ = 0;
 };
 
 template <bool Dense>
