@@ -6,7 +6,8 @@
 // the canonical order of the contract, bit-identical to the reference.
 // Work items are (image, band of input rows): a thread owns the gradient rows of its band, visits every
 // output window that touches them (searching the whole window, so the first match is the true one) and
-// adds only into its own rows, so items never write the same memory.
+// adds only into its own rows, so items never write the same memory. Sums live in a ring of rows that
+// stays in the cache; each gradInput row is stored once, when no later window can reach it.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -19,9 +20,10 @@
 namespace poolgrad::cpu {
 namespace {
 
-// Per-thread buffers: float32 sums and widened rows (16-bit types only), one window's row pointers.
+// Per-thread buffers: the ring of float32 sums, a row of zeros, widened rows (16-bit types only), one
+// window's row pointers.
 struct Scratch {
-    std::vector<float> sums, converted;
+    std::vector<float> sums, zeros, converted;
     std::vector<const float *> inputRows;
     std::vector<float *> sumRows;
 };
@@ -38,36 +40,42 @@ public:
           inW_(problem.geometry.axes[2].inputSize),
           outH_(problem.geometry.axes[1].outputSize),
           outW_(problem.geometry.axes[2].outputSize),
-          windowPositions_(largestCount(windowsH_) * largestCount(windowsW_)) {}
+          windowPositions_(largestCount(windowsH_) * largestCount(windowsW_)),
+          ringRows_(std::max<int64_t>(1, largestSpan(windowsH_))),
+          streaming_(problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) >
+                     (4 << 20)) {}
 
     int64_t rows() const { return inH_; }
 
-    // Gradient rows [rowBegin, rowEnd) of image n. Rows are zeroed just before the first window that
-    // reaches them (windows move down monotonically), so each row is brought into the cache once.
+    // Gradient rows [rowBegin, rowEnd) of image n. Windows move down monotonically, so a row's sums
+    // live in a small ring of rows (as many as a window spans, cache-resident): zeroed just before the
+    // first window that reaches it, and stored to gradInput (converted, streaming past the caches for
+    // large outputs) as soon as the windows have moved below it. gradInput is written once and never read.
     void runBand(int64_t n, int64_t rowBegin, int64_t rowEnd, Scratch &scratch) const {
         const int64_t rowElements = inW_ * channels_;
-        T *gradInBand = problem_.gradInput.at<T>(n, 0, 0, rowBegin, 0);
-        float *sums;
-        if constexpr (inPlace) {
-            sums = gradInBand;
-        } else {
-            scratch.sums.resize(static_cast<size_t>((rowEnd - rowBegin) * rowElements));
-            scratch.converted.resize(static_cast<size_t>((2 + windowPositions_) * channels_));
-            sums = scratch.sums.data();
-        }
+        scratch.sums.resize(static_cast<size_t>(ringRows_ * rowElements));
+        scratch.zeros.assign(static_cast<size_t>(rowElements), 0.0f);
+        scratch.converted.resize(static_cast<size_t>((2 + windowPositions_) * channels_));
         scratch.inputRows.resize(static_cast<size_t>(windowPositions_));
         scratch.sumRows.resize(static_cast<size_t>(windowPositions_));
-        int64_t zeroedRows = rowBegin;
+        const auto ringRow = [&](int64_t h) { return scratch.sums.data() + h % ringRows_ * rowElements; };
+        int64_t stored = rowBegin;  // rows below are in gradInput
+        int64_t zeroed = rowBegin;  // rows [stored, zeroed) hold sums in the ring
+        const auto storeRowsBelow = [&](int64_t row) {
+            for (; stored < row; ++stored)
+                storeFloatRow(problem_.gradInput.type, stored < zeroed ? ringRow(stored) : scratch.zeros.data(),
+                              problem_.gradInput.at<T>(n, 0, 0, stored, 0), rowElements, streaming_);
+            zeroed = std::max(zeroed, stored);
+        };
         const auto zeroRowsBelow = [&](int64_t row) {
-            if (row <= zeroedRows) return;
-            std::fill(sums + (zeroedRows - rowBegin) * rowElements, sums + (row - rowBegin) * rowElements, 0.0f);
-            zeroedRows = row;
+            for (; zeroed < row; ++zeroed) std::fill(ringRow(zeroed), ringRow(zeroed) + rowElements, 0.0f);
         };
 
         for (int64_t oh = 0; oh < outH_; ++oh) {
             const AxisWindow wh = windowsH_[oh];
             const int64_t windowEnd = wh.first + (wh.count - 1) * wh.step + 1;
             if (wh.count == 0 || windowEnd <= rowBegin || wh.first >= rowEnd) continue;
+            storeRowsBelow(std::max(wh.first, rowBegin));
             zeroRowsBelow(std::min(windowEnd, rowEnd));
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 const AxisWindow ww = windowsW_[ow];
@@ -77,8 +85,7 @@ public:
                     for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
                         scratch.inputRows[positions] =
                             rowAsFloat(problem_.input.at<const T>(n, 0, 0, h, w), scratch, 2 + positions);
-                        scratch.sumRows[positions] =
-                            ownRow ? sums + (h - rowBegin) * rowElements + w * channels_ : nullptr;
+                        scratch.sumRows[positions] = ownRow ? ringRow(h) + w * channels_ : nullptr;
                     }
                 }
                 accumulateFirstMatches(scratch.inputRows.data(), scratch.sumRows.data(), positions,
@@ -87,24 +94,31 @@ public:
                                        channels_);
             }
         }
-        zeroRowsBelow(rowEnd);
-        if constexpr (!inPlace)
-            storeFloatRow(problem_.gradInput.type, sums, gradInBand, (rowEnd - rowBegin) * rowElements, false);
+        storeRowsBelow(rowEnd);
     }
 
+    bool streaming() const { return streaming_; }
+
 private:
+    static int64_t largestSpan(const std::vector<AxisWindow> &windows) {
+        int64_t largest = 0;
+        for (const AxisWindow &window : windows)
+            if (window.count > 0) largest = std::max(largest, (window.count - 1) * window.step + 1);
+        return largest;
+    }
+
     static int64_t largestCount(const std::vector<AxisWindow> &windows) {
         int64_t largest = 0;
         for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
         return largest;
     }
 
-    static constexpr bool inPlace = std::is_same_v<T, float>;
+    static constexpr bool widen = !std::is_same_v<T, float>;
 
     // The C values at `row` as float32: the row itself for float, an exact widening into slot `slot` of
     // the scratch for 16-bit types.
     const float *rowAsFloat(const T *row, Scratch &scratch, int64_t slot) const {
-        if constexpr (inPlace) {
+        if constexpr (!widen) {
             return row;
         } else {
             float *destination = scratch.converted.data() + slot * channels_;
@@ -116,6 +130,8 @@ private:
     const PoolProblem &problem_;
     const std::vector<AxisWindow> windowsH_, windowsW_;
     const int64_t channels_, inH_, inW_, outH_, outW_, windowPositions_;
+    const int64_t ringRows_;  // rows of sums alive at once: the largest window span
+    const bool streaming_;    // gradInput much larger than the caches: store past them
 };
 
 }  // namespace
@@ -139,6 +155,7 @@ RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
                 kernel.runBand(n, rows * band / bandsPerImage, rows * (band + 1) / bandsPerImage, scratch);
             }
         });
+        if (kernel.streaming()) streamingStoreFence();
     });
     return {};
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "cpu/simd_rows.h"
 
@@ -89,13 +90,13 @@ void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *c
         const auto wanted = hn::LoadU(df, target + c);
         const auto contribution = hn::LoadU(df, gradient + c);
         auto unmatched = hn::FirstN(df, static_cast<size_t>(lanes));
+        // No data-dependent branches: where the first match falls is random, and mispredicting it costs
+        // more than the few extra loads and stores of a fixed schedule.
         for (int64_t p = 0; p < positions; ++p) {
             const auto hit = hn::And(unmatched, hn::Eq(hn::LoadU(df, inputRows[p] + c), wanted));
-            if (hn::AllFalse(df, hit)) continue;
             if (float *sums = sumRows[p])
                 hn::StoreU(hn::Add(hn::LoadU(df, sums + c), hn::IfThenElseZero(hit, contribution)), df, sums + c);
             unmatched = hn::AndNot(hit, unmatched);
-            if (hn::AllFalse(df, unmatched)) break;
         }
     }
     for (; c < channels; ++c) {
@@ -124,6 +125,35 @@ HWY_INLINE hn::Vec<D> loadColumns(D d, const float *HWY_RESTRICT at, VI laneColu
     }
 }
 
+// Calls chunk(access, i) for chunks of `lanes` consecutive windows i.. of a row (window i starts at column
+// firstColumn + i*stride and spans windowSpan columns), as far into [0, count) as vectors can go, and
+// returns how many leading windows are done; the caller does the rest one by one. The last chunk moves
+// back to end at `count` (windows searched twice give the same answer). Stride 2 uses de-interleaving
+// loads, which read one column past a chunk's last window: chunks stop where that column would leave the
+// row. Other strides gather.
+template <class Chunk>
+HWY_INLINE int64_t runChunks(int64_t count, int64_t lanes, int64_t stride, int64_t firstColumn, int64_t windowSpan,
+                             int64_t width, const Chunk &chunk) {
+    if (count < lanes) return 0;
+    int64_t lastStart = count - lanes;
+    bool pairs = stride == 2;
+    if (pairs) {
+        const int64_t slack = width - firstColumn - windowSpan + 1 - 2 * lanes;  // 2*start may not exceed it
+        pairs = slack >= 0;
+        if (pairs) lastStart = std::min(lastStart, slack / 2);
+    }
+    for (int64_t i = 0;; i += lanes) {
+        i = std::min(i, lastStart);
+        if (stride == 1)
+            chunk(std::integral_constant<ColumnAccess, ColumnAccess::Contiguous>{}, i);
+        else if (pairs)
+            chunk(std::integral_constant<ColumnAccess, ColumnAccess::EvenOfPairs>{}, i);
+        else
+            chunk(std::integral_constant<ColumnAccess, ColumnAccess::Gathered>{}, i);
+        if (i == lastStart) return i + lanes;
+    }
+}
+
 template <ColumnAccess Access, class D, class DI>
 HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow,
                                 int64_t rowCount, int64_t chunkColumn, int64_t kernelWidth,
@@ -136,12 +166,23 @@ HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int
     for (int64_t r = firstRow; r < firstRow + rowCount; ++r) {
         const float *at = plane + r * width + chunkColumn;
         auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + chunkColumn)));
-        for (int64_t j = 0; j < kernelWidth; ++j, flat = hn::Add(flat, one)) {
-            const auto hit = hn::And(unmatched, hn::Eq(loadColumns<Access>(d, at + j, laneColumns), wanted));
+        const auto visit = [&](hn::Vec<D> values) {
+            const auto hit = hn::And(unmatched, hn::Eq(values, wanted));
             found = hn::IfThenElse(hn::RebindMask(di, hit), flat, found);
             unmatched = hn::AndNot(hit, unmatched);
+            flat = hn::Add(flat, one);
+        };
+        if constexpr (Access == ColumnAccess::EvenOfPairs) {
+            // One de-interleaving load serves columns j (even lanes) and j + 1 (odd lanes).
+            for (int64_t j = 0; j < kernelWidth; j += 2) {
+                hn::Vec<D> even, odd;
+                hn::LoadInterleaved2(d, at + j, even, odd);
+                visit(even);
+                if (j + 1 < kernelWidth) visit(odd);
+            }
+        } else {
+            for (int64_t j = 0; j < kernelWidth; ++j) visit(loadColumns<Access>(d, at + j, laneColumns));
         }
-        if (hn::AllFalse(d, unmatched)) break;
     }
     hn::StoreU(found, di, positions);
 }
@@ -153,23 +194,10 @@ void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
-    int64_t i = 0;
-    for (; count >= lanes && i < count; i += lanes) {
-        // The last chunk is moved back to end at `count`; windows searched twice get the same answer.
-        i = std::min(i, count - lanes);
-        const int64_t chunkColumn = firstColumn + i * stride;
-        if (stride == 1) {
-            firstMatchChunk<ColumnAccess::Contiguous>(df, di, plane, width, firstRow, rowCount, chunkColumn,
-                                                      kernelWidth, targets + i, positions + i, laneColumns);
-        } else if (stride == 2 && chunkColumn + kernelWidth - 2 + 2 * lanes < width) {
-            // Reads the even elements of two vectors: one column past the chunk's last window must exist.
-            firstMatchChunk<ColumnAccess::EvenOfPairs>(df, di, plane, width, firstRow, rowCount, chunkColumn,
-                                                       kernelWidth, targets + i, positions + i, laneColumns);
-        } else {
-            firstMatchChunk<ColumnAccess::Gathered>(df, di, plane, width, firstRow, rowCount, chunkColumn,
-                                                    kernelWidth, targets + i, positions + i, laneColumns);
-        }
-    }
+    int64_t i = runChunks(count, lanes, stride, firstColumn, kernelWidth, width, [&](auto access, int64_t start) {
+        firstMatchChunk<decltype(access)::value>(df, di, plane, width, firstRow, rowCount, firstColumn + start * stride,
+                                                 kernelWidth, targets + start, positions + start, laneColumns);
+    });
     for (; i < count; ++i) {
         positions[i] = -1;
         const int64_t column = firstColumn + i * stride;
@@ -193,12 +221,22 @@ HWY_INLINE void argmaxChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t
     for (int64_t r = 0; r < rowCount; ++r) {
         const int64_t rowStart = rowIndices[r] * width + chunkColumn;
         const float *at = plane + rowStart;
-        for (int64_t j = 0; j < kernelWidth; ++j) {
-            const auto value = loadColumns<Access>(d, at + j * dilation, laneColumns);
+        const auto visit = [&](hn::Vec<D> value, int64_t j) {
             const auto take = hn::Or(hn::Gt(value, best), hn::IsNaN(value));
             best = hn::IfThenElse(take, value, best);
             const auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(rowStart + j * dilation)));
             bestIndex = hn::IfThenElse(hn::RebindMask(di, take), flat, bestIndex);
+        };
+        if (Access == ColumnAccess::EvenOfPairs && dilation == 1) {
+            // One de-interleaving load serves columns j (even lanes) and j + 1 (odd lanes).
+            for (int64_t j = 0; j < kernelWidth; j += 2) {
+                hn::Vec<D> even, odd;
+                hn::LoadInterleaved2(d, at + j, even, odd);
+                visit(even, j);
+                if (j + 1 < kernelWidth) visit(odd, j + 1);
+            }
+        } else {
+            for (int64_t j = 0; j < kernelWidth; ++j) visit(loadColumns<Access>(d, at + j * dilation, laneColumns), j);
         }
     }
     hn::StoreU(best, d, values);
@@ -213,21 +251,10 @@ void ArgmaxWindows(const float *HWY_RESTRICT plane, int64_t width, const int64_t
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
     const int64_t windowSpan = (kernelWidth - 1) * dilation + 1;
-    int64_t i = 0;
-    for (; count >= lanes && i < count; i += lanes) {
-        i = std::min(i, count - lanes);  // the last chunk moves back; windows computed twice agree
-        const int64_t chunkColumn = firstColumn + i * stride;
-        if (stride == 1) {
-            argmaxChunk<ColumnAccess::Contiguous>(df, di, plane, width, rowIndices, rowCount, chunkColumn, kernelWidth,
-                                                  dilation, values + i, indices + i, laneColumns);
-        } else if (stride == 2 && chunkColumn + windowSpan - 2 + 2 * lanes < width) {
-            argmaxChunk<ColumnAccess::EvenOfPairs>(df, di, plane, width, rowIndices, rowCount, chunkColumn,
-                                                   kernelWidth, dilation, values + i, indices + i, laneColumns);
-        } else {
-            argmaxChunk<ColumnAccess::Gathered>(df, di, plane, width, rowIndices, rowCount, chunkColumn, kernelWidth,
-                                                dilation, values + i, indices + i, laneColumns);
-        }
-    }
+    int64_t i = runChunks(count, lanes, stride, firstColumn, windowSpan, width, [&](auto access, int64_t start) {
+        argmaxChunk<decltype(access)::value>(df, di, plane, width, rowIndices, rowCount, firstColumn + start * stride,
+                                             kernelWidth, dilation, values + start, indices + start, laneColumns);
+    });
     for (; i < count; ++i) {
         const int64_t column = firstColumn + i * stride;
         float best = -std::numeric_limits<float>::infinity();
