@@ -52,6 +52,15 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                 const AxisWindow wh = windowsH[oh];
                 if constexpr (Dense && std::is_same_v<T, float>) {
                     if (fullEnd > fullBegin) {
+                        // The input rows of the output row two ahead, requested now: the window loads
+                        // would otherwise wait on memory a cache line at a time.
+                        if (oh + 2 < geometry.axes[1].outputSize) {
+                            const AxisWindow ahead = windowsH[oh + 2];
+                            for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
+                                for (int64_t jh = 0, h = ahead.first; jh < ahead.count; ++jh, h += ahead.step)
+                                    for (int64_t w = 0; w < inW; w += 16)
+                                        __builtin_prefetch(inPlane + (d * inH + h) * inW + w);
+                        }
                         rowIndices.clear();
                         for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
                             for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
