@@ -32,11 +32,16 @@ int64_t pick(std::mt19937 &rng, int64_t low, int64_t high) {
 // Tie-heavy values with the special cases the selection rules treat separately.
 double specialOrSmallInteger(std::mt19937 &rng) {
     switch (pick(rng, 0, 19)) {
-        case 0: return std::numeric_limits<double>::quiet_NaN();
-        case 1: return -std::numeric_limits<double>::infinity();
-        case 2: return std::numeric_limits<double>::infinity();
-        case 3: return -0.0;
-        default: return static_cast<double>(pick(rng, -2, 2));
+        case 0:
+            return std::numeric_limits<double>::quiet_NaN();
+        case 1:
+            return -std::numeric_limits<double>::infinity();
+        case 2:
+            return std::numeric_limits<double>::infinity();
+        case 3:
+            return -0.0;
+        default:
+            return static_cast<double>(pick(rng, -2, 2));
     }
 }
 
@@ -84,10 +89,10 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
         for (double &value : values) value = specialOrSmallInteger(rng);
         self.setValues(values);
         const std::vector<int64_t> outShape{batch, channels, out[0], out[1], out[2]};
-        SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " type " +
-                     std::to_string(type) + " kernel " + pool_diff::listText(lists.kernel) + " stride " +
-                     pool_diff::listText(lists.stride) + " padding " + pool_diff::listText(lists.padding) +
-                     " dilation " + pool_diff::listText(lists.dilation));
+        SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " type " + std::to_string(type) +
+                     " kernel " + pool_diff::listText(lists.kernel) + " stride " + pool_diff::listText(lists.stride) +
+                     " padding " + pool_diff::listText(lists.padding) + " dilation " +
+                     pool_diff::listText(lists.dilation));
         std::vector<uint64_t> expectedOut, expectedIndices;
         for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
             for (int threads : {1, 2}) {
@@ -138,14 +143,16 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
         for (double &value : values) value = specialOrSmallInteger(rng);
         x.setValues(values);
         // The forward's output (so most windows match), except every third case: a random origOutput.
-        const int64_t outH = std::string(attributes.paddingMode) == "VALID" ? (height - kh) / attributes.strides[1] + 1
-                             : std::string(attributes.paddingMode) == "SAME"
-                                 ? (height + attributes.strides[1] - 1) / attributes.strides[1]
-                                 : (height + (*attributes.pads)[0] + (*attributes.pads)[1] - kh) / attributes.strides[1] + 1;
-        const int64_t outW = std::string(attributes.paddingMode) == "VALID" ? (width - kw) / attributes.strides[2] + 1
-                             : std::string(attributes.paddingMode) == "SAME"
-                                 ? (width + attributes.strides[2] - 1) / attributes.strides[2]
-                                 : (width + (*attributes.pads)[2] + (*attributes.pads)[3] - kw) / attributes.strides[2] + 1;
+        const int64_t outH =
+            std::string(attributes.paddingMode) == "VALID" ? (height - kh) / attributes.strides[1] + 1
+            : std::string(attributes.paddingMode) == "SAME"
+                ? (height + attributes.strides[1] - 1) / attributes.strides[1]
+                : (height + (*attributes.pads)[0] + (*attributes.pads)[1] - kh) / attributes.strides[1] + 1;
+        const int64_t outW =
+            std::string(attributes.paddingMode) == "VALID" ? (width - kw) / attributes.strides[2] + 1
+            : std::string(attributes.paddingMode) == "SAME"
+                ? (width + attributes.strides[2] - 1) / attributes.strides[2]
+                : (width + (*attributes.pads)[2] + (*attributes.pads)[3] - kw) / attributes.strides[2] + 1;
         TestTensor y({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC);
         if (n % 3 == 2) {
             std::vector<double> outputs(static_cast<size_t>(y.elementCount()));
@@ -163,7 +170,8 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
                      " ksize " + pool_diff::listText(attributes.ksize) + " strides " +
                      pool_diff::listText(attributes.strides) + " pads " + pool_diff::listText(*attributes.pads));
         std::vector<uint64_t> expected;
-        for (const char *name : {"cpu_recompute_argmax_backward_reference", "cpu_recompute_argmax_backward_channels_last"}) {
+        for (const char *name :
+             {"cpu_recompute_argmax_backward_reference", "cpu_recompute_argmax_backward_channels_last"}) {
             for (int threads : {1, 2}) {
                 SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
                 ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);

@@ -45,7 +45,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
         const T *inPlane = in.plane<const T>(n, c);
         T *outPlane = out.plane<T>(n, c);
         I *idxPlane = idx.present() ? idx.plane<I>(n, c) : nullptr;  // value-only forwards have no indices
-        int64_t q = 0;  // flat output position, used when Dense
+        int64_t q = 0;                                               // flat output position, used when Dense
         for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od) {
             const AxisWindow wd = windowsD[od];
             for (int64_t oh = 0; oh < geometry.axes[1].outputSize; ++oh) {
@@ -107,8 +107,8 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                         bestIndex = nanIndex;
                         bestOffset = nanOffset;
                     }
-                    const T value = bestOffset >= 0 ? inPlane[bestOffset]
-                                                    : fromFloat<T>(-std::numeric_limits<float>::infinity());
+                    const T value =
+                        bestOffset >= 0 ? inPlane[bestOffset] : fromFloat<T>(-std::numeric_limits<float>::infinity());
                     if constexpr (Dense) {
                         outPlane[q] = value;
                         if (idxPlane) idxPlane[q] = static_cast<I>(bestIndex);
@@ -130,8 +130,7 @@ RunResult argmaxForward(const PoolProblem &problem) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane =
-                problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
             });

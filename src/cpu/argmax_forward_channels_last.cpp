@@ -18,7 +18,7 @@ namespace {
 
 struct Scratch {
     std::vector<const float *> rows;
-    std::vector<int64_t> flat;           // plane index of each window position
+    std::vector<int64_t> flat;          // plane index of each window position
     std::vector<const void *> sources;  // its C values in the input
     std::vector<float> widened, values;
     std::vector<int32_t> winners;
@@ -37,7 +37,9 @@ public:
           inW_(problem.geometry.axes[2].inputSize),
           largestWindow_(largestCount(windowsD_) * largestCount(windowsH_) * largestCount(windowsW_)) {}
 
-    int64_t outputRows() const { return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size()); }
+    int64_t outputRows() const {
+        return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size());
+    }
 
     void runRow(int64_t row, Scratch &scratch) const {
         const int64_t n = row / static_cast<int64_t>(windowsD_.size() * windowsH_.size());
@@ -113,7 +115,7 @@ RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
             const int64_t rows = kernel.outputRows();
             const int64_t workPerRow =
                 std::max<int64_t>(1, (problem.geometry.planes() * (problem.geometry.inputPlaneElements() +
-                                                                    problem.geometry.outputPlaneElements())) /
+                                                                   problem.geometry.outputPlaneElements())) /
                                          std::max<int64_t>(rows, 1));
             parallelForBlocks(rows, workPerRow, [&](int64_t begin, int64_t end) {
                 Scratch scratch;

@@ -9,7 +9,8 @@ namespace {
 
 std::optional<std::string> acceptAll(const PoolProblem &) { return std::nullopt; }
 
-std::optional<std::string> requireDensePlanes(std::initializer_list<std::pair<const char *, const StridedTensor *>> operands) {
+std::optional<std::string> requireDensePlanes(
+    std::initializer_list<std::pair<const char *, const StridedTensor *>> operands) {
     for (const auto &[role, tensor] : operands)
         if (tensor->present() && !tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
     return std::nullopt;
@@ -33,14 +34,17 @@ std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
 }
 
 std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
-    return requireDensePlanes({{"input", &problem.input}, {"output", &problem.output},
-                               {"gradOutput", &problem.gradOutput}, {"gradInput", &problem.gradInput}});
+    return requireDensePlanes({{"input", &problem.input},
+                               {"output", &problem.output},
+                               {"gradOutput", &problem.gradOutput},
+                               {"gradInput", &problem.gradInput}});
 }
 
 std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &problem) {
     if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    for (const auto &[role, tensor] : {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
-                                       std::pair{"gradInput", &problem.gradInput}})
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
     return std::nullopt;
 }
@@ -49,9 +53,9 @@ std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &probl
     const PoolGeometry &geometry = problem.geometry;
     if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
         return std::string("more than one depth plane");
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"gradOutput", &problem.gradOutput},
-                                       std::pair{"gradInput", &problem.gradInput}})
+    for (const auto &[role, tensor] :
+         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
     return std::nullopt;
 }

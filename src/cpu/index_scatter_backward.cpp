@@ -97,9 +97,8 @@ std::string describeBadIndex(const PoolProblem &problem, const BadIndex &bad) {
     const int64_t outH = geometry.axes[1].outputSize, outW = geometry.axes[2].outputSize;
     const int64_t od = bad.position / (outH * outW), oh = bad.position / outW % outH, ow = bad.position % outW;
     std::ostringstream text;
-    text << "indices at (n=" << bad.plane / geometry.channels << ", c=" << bad.plane % geometry.channels
-         << ", d=" << od << ", h=" << oh << ", w=" << ow << ") = " << bad.value << " is outside [0, "
-         << geometry.inputPlaneElements()
+    text << "indices at (n=" << bad.plane / geometry.channels << ", c=" << bad.plane % geometry.channels << ", d=" << od
+         << ", h=" << oh << ", w=" << ow << ") = " << bad.value << " is outside [0, " << geometry.inputPlaneElements()
          << ") (the positions of an input plane; -1 alone means 'no element'); gradInput was set to zeros";
     return text.str();
 }
@@ -123,8 +122,7 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
                        bool streaming, std::vector<float> &sums) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
-    const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize,
-                  Wo = geometry.axes[2].outputSize;
+    const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
     const int64_t planeElements = geometry.inputPlaneElements();
     const int64_t channels = ChannelsLast ? geometry.channels : 1;
     const int64_t n = ChannelsLast ? group : group / geometry.channels;
@@ -148,8 +146,9 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
             const bool owned = span.first >= 0 ? (span.first >= r0 && span.first < r1) : ownsEmpty;
             const bool reaches = span.first >= 0 && span.first < r1 && span.last >= r0;
             if (!owned && !reaches) continue;
-            const int64_t rowOffset = ChannelsLast ? od * problem.gradOutput.stride[2] + oh * problem.gradOutput.stride[3]
-                                                   : (od * Ho + oh) * Wo;
+            const int64_t rowOffset = ChannelsLast
+                                          ? od * problem.gradOutput.stride[2] + oh * problem.gradOutput.stride[3]
+                                          : (od * Ho + oh) * Wo;
             const int64_t indexRowOffset =
                 ChannelsLast ? od * problem.indices.stride[2] + oh * problem.indices.stride[3] : rowOffset;
             // Output positions in increasing order; channels of one position are independent sums.
@@ -192,8 +191,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     int64_t slabsPerGroup = (rows + rowsPerBudget - 1) / rowsPerBudget;
     if (groups < 2 * threads) slabsPerGroup = std::max(slabsPerGroup, (2 * threads + groups - 1) / groups);
     slabsPerGroup = std::clamp<int64_t>(slabsPerGroup, 1, rows);
-    const bool streaming =
-        problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) > (4 << 20);
+    const bool streaming = streamingStoresPay(problem.gradInput.elementCount() *
+                                              static_cast<int64_t>(elementSize(problem.gradInput.type)));
 
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
@@ -204,9 +203,9 @@ SlabCounts scatterDense(const PoolProblem &problem) {
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
             const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
-            const SlabCounts counts = scatterSlab<T, I, ChannelsLast>(
-                problem, windowsD, windowsH, group, rows * slab / slabsPerGroup, rows * (slab + 1) / slabsPerGroup,
-                slab == 0, streaming, sums);
+            const SlabCounts counts =
+                scatterSlab<T, I, ChannelsLast>(problem, windowsD, windowsH, group, rows * slab / slabsPerGroup,
+                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, sums);
             local.expected += counts.expected;
             local.accepted += counts.accepted;
             local.badIndex = counts.badIndex;
@@ -226,8 +225,7 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
         withIndexType(problem.indices.present() ? problem.indices.type : ElementType::Int32, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane =
-                problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 const BadIndex bad = scatterPlanes<T, I>(problem, begin, end);
                 if (!bad.found()) return;

@@ -74,8 +74,8 @@ public:
           fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
                  inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                  geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()),
-          streaming_(problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) >
-                     (4 << 20)),
+          streaming_(streamingStoresPay(problem.gradInput.elementCount() *
+                                        static_cast<int64_t>(elementSize(problem.gradInput.type)))),
           searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
                               geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                               inH_ * inW_ < (int64_t{1} << 31)) {
@@ -193,16 +193,16 @@ private:
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 if (ow == fullBegin_ && fullEnd_ > fullBegin_) {
                     firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first, runStride_, runCount_,
-                                        targets + ow,
-                                        positions.data() + ow, fullEnd_ - fullBegin_);
+                                        targets + ow, positions.data() + ow, fullEnd_ - fullBegin_);
                     ow = fullEnd_ - 1;
                     continue;
                 }
                 int64_t md, mh, mw;
                 const Target<float> target(targets[ow]);
-                positions[ow] = !target.isNan() && findFirst(inPlane, target, windowsD_[0], wh, windowsW_[ow], md, mh, mw)
-                                    ? static_cast<int32_t>(mh * inW_ + mw)
-                                    : -1;
+                positions[ow] =
+                    !target.isNan() && findFirst(inPlane, target, windowsD_[0], wh, windowsW_[ow], md, mh, mw)
+                        ? static_cast<int32_t>(mh * inW_ + mw)
+                        : -1;
             }
             const float *gradRow = gradPlane + oh * outW_;
             for (int64_t ow = 0; ow < outW_; ++ow)
@@ -273,8 +273,6 @@ RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
 }  // namespace
 
 RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem) { return recomputeArgmaxBackward<true>(problem); }
-RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem) {
-    return recomputeArgmaxBackward<false>(problem);
-}
+RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem) { return recomputeArgmaxBackward<false>(problem); }
 
 }  // namespace poolgrad::cpu

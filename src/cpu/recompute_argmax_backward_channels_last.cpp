@@ -42,8 +42,8 @@ public:
           outW_(problem.geometry.axes[2].outputSize),
           windowPositions_(largestCount(windowsH_) * largestCount(windowsW_)),
           ringRows_(std::max<int64_t>(1, largestSpan(windowsH_))),
-          streaming_(problem.gradInput.elementCount() * static_cast<int64_t>(elementSize(problem.gradInput.type)) >
-                     (4 << 20)) {}
+          streaming_(streamingStoresPay(problem.gradInput.elementCount() *
+                                        static_cast<int64_t>(elementSize(problem.gradInput.type)))) {}
 
     int64_t rows() const { return inH_; }
 

@@ -1,8 +1,7 @@
 // Highway implementation of the row helpers: one source compiled for every target Highway supports.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_rows.cpp"
-#include "hwy/foreach_target.h"  // must precede highway.h
-#include "hwy/highway.h"
+#include "cpu/simd_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +9,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu/simd_rows.h"
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -27,8 +27,7 @@ HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streamin
         hn::StoreU(v, d, destination);
 }
 
-void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count,
-                     bool streaming) {
+void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count, bool streaming) {
     const hn::ScalableTag<float> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     int64_t i = 0;
@@ -326,18 +325,17 @@ void argmaxAcrossChannels(const float *const *inputRows, int64_t positions, floa
     HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, positions, values, winners, channels);
 }
 
-void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount,
-                   int64_t firstColumn, int64_t stride, int64_t kernelWidth, int64_t dilation, float *values,
-                   int32_t *indices, int64_t count) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxWindows)(plane, width, rowIndices, rowCount, firstColumn, stride, kernelWidth,
-                                        dilation, values, indices, count);
+void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount, int64_t firstColumn,
+                   int64_t stride, int64_t kernelWidth, int64_t dilation, float *values, int32_t *indices,
+                   int64_t count) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindows)
+    (plane, width, rowIndices, rowCount, firstColumn, stride, kernelWidth, dilation, values, indices, count);
 }
 
 void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
-                         int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions,
-                         int64_t count) {
-    HWY_DYNAMIC_DISPATCH(FirstMatchPositions)(plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth,
-                                              targets, positions, count);
+                         int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions, int64_t count) {
+    HWY_DYNAMIC_DISPATCH(FirstMatchPositions)
+    (plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth, targets, positions, count);
 }
 
 void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows, int64_t positions,
