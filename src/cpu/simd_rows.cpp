@@ -31,6 +31,15 @@ void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT desti
     const hn::ScalableTag<float> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     int64_t i = 0;
+    if (streaming) {
+        // Non-temporal stores need vector alignment: the first elements up to an aligned address are
+        // stored one by one (numpy, for one, aligns its buffers to 16 bytes only).
+        const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(float);
+        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % vectorBytes != 0) {
+            destination[i] = source[i];
+            ++i;
+        }
+    }
     for (; i + lanes <= count; i += lanes) storeVector(d, hn::LoadU(d, source + i), destination + i, streaming);
     for (; i < count; ++i) destination[i] = source[i];
 }
