@@ -195,3 +195,102 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
 }
 
 }  // namespace
+
+namespace {
+
+// Outputs over 4 MiB are written with streaming stores, which need vector alignment: a gradInput that
+// starts 4 bytes past an aligned address makes the kernels peel the first elements of every row. Checked
+// against the reference implementation, for the index backward and MaxPoolV3Grad in both layouts.
+std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t i = shape.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * shape[i];
+    return strides;
+}
+
+TEST(StreamingStores, LargeMisalignedGradInputMatchesTheReference) {
+    ControlsReset reset;
+    std::mt19937 rng(44);
+    const std::vector<int64_t> inShape{1, 4, 8, 192, 193}, outShape{1, 4, 4, 96, 96};  // gradInput 4.5 MiB
+    TestTensor self(inShape, ACL_FLOAT);
+    TestTensor gradOutput(outShape, ACL_FLOAT);
+    TestTensor indices(outShape, ACL_INT32);
+    std::vector<double> gradients(static_cast<size_t>(gradOutput.elementCount()));
+    for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
+    gradOutput.setValues(gradients);
+    // Each output's index: a random element of its own 2x2x2 window (the windows do not overlap).
+    std::vector<double> chosen(static_cast<size_t>(indices.elementCount()));
+    for (int64_t i = 0; i < indices.elementCount(); ++i) {
+        const int64_t ow = i % 96, oh = i / 96 % 96, od = i / (96 * 96) % 4;
+        chosen[static_cast<size_t>(i)] = static_cast<double>(
+            ((2 * od + pick(rng, 0, 1)) * 192 + 2 * oh + pick(rng, 0, 1)) * 193 + 2 * ow + pick(rng, 0, 1));
+    }
+    indices.setValues(chosen);
+    test_support::MaxPool3dLists lists;
+    lists.kernel = {2};
+    lists.stride = {2};
+    lists.padding = {0};
+    ASSERT_GT(self.elementCount() * 4, int64_t{4} << 20);
+    std::vector<uint64_t> expected;
+    for (const char *name : {"cpu_index_scatter_backward_reference", "cpu_index_scatter_backward_dense"}) {
+        SCOPED_TRACE(name);
+        ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+        TestTensor gradInput(inShape, denseStrides(inShape), 1, ACL_FLOAT);  // one element past aligned storage
+        gradInput.poison();
+        const auto status = test_support::runMaxPool3dWithArgmaxBackward(gradOutput, self, indices, lists, gradInput);
+        ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(gradInput.bytesOutsideViewChanged(), 0);
+        if (expected.empty())
+            expected = bits(gradInput);
+        else
+            EXPECT_EQ(bits(gradInput), expected);
+    }
+}
+
+TEST(StreamingStores, LargeMisalignedMaxPoolV3GradMatchesTheReference) {
+    ControlsReset reset;
+    std::mt19937 rng(45);
+    for (const bool nhwc : {false, true}) {
+        SCOPED_TRACE(nhwc ? "NHWC" : "NCHW");
+        const int64_t n = 1, c = nhwc ? 48 : 8, h = nhwc ? 160 : 400, w = nhwc ? 161 : 401;  // outGrad > 4 MiB
+        max_pool_v3_test::V3Attributes attributes;
+        attributes.ksize = nhwc ? std::vector<int64_t>{1, 3, 3, 1} : std::vector<int64_t>{1, 1, 3, 3};
+        attributes.strides = nhwc ? std::vector<int64_t>{1, 2, 2, 1} : std::vector<int64_t>{1, 1, 2, 2};
+        attributes.paddingMode = "CALCULATED";
+        attributes.pads = std::vector<int64_t>{1, 1, 1, 1};
+        attributes.dataFormat = nhwc ? "NHWC" : "NCHW";
+        const std::vector<int64_t> inShape = nhwc ? std::vector<int64_t>{n, h, w, c} : std::vector<int64_t>{n, c, h, w};
+        const int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
+        const std::vector<int64_t> outShape =
+            nhwc ? std::vector<int64_t>{n, oh, ow, c} : std::vector<int64_t>{n, c, oh, ow};
+        const aclFormat format = nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
+        TestTensor x(inShape, ACL_FLOAT, format);
+        ASSERT_GT(x.elementCount() * 4, int64_t{4} << 20);
+        std::vector<double> values(static_cast<size_t>(x.elementCount()));
+        for (double &value : values) value = specialOrSmallInteger(rng);
+        x.setValues(values);
+        TestTensor y(outShape, ACL_FLOAT, format);
+        ASSERT_EQ(max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y).phaseTwo, 0);
+        TestTensor grad(outShape, ACL_FLOAT, format);
+        std::vector<double> gradients(static_cast<size_t>(grad.elementCount()));
+        for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
+        grad.setValues(gradients);
+        std::vector<uint64_t> expected;
+        for (const char *name :
+             {"cpu_recompute_argmax_backward_reference",
+              nhwc ? "cpu_recompute_argmax_backward_channels_last" : "cpu_recompute_argmax_backward_dense"}) {
+            SCOPED_TRACE(name);
+            ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+            TestTensor outGrad(inShape, denseStrides(inShape), 1, ACL_FLOAT, format);
+            outGrad.poison();
+            const auto status = max_pool_v3_test::runMaxPoolV3Grad(x, y, grad, attributes, outGrad);
+            ASSERT_EQ(status.phaseTwo, 0) << status.message;
+            EXPECT_EQ(outGrad.bytesOutsideViewChanged(), 0);
+            if (expected.empty())
+                expected = bits(outGrad);
+            else
+                EXPECT_EQ(bits(outGrad), expected);
+        }
+    }
+}
+
+}  // namespace
