@@ -37,9 +37,22 @@ std::vector<AxisWindow> WindowAxis::allWindows() const {
     return windows;
 }
 
+int64_t largestWindowCount(const std::vector<AxisWindow> &windows) {
+    int64_t largest = 0;
+    for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
+    return largest;
+}
+
+int64_t largestWindowSpan(const std::vector<AxisWindow> &windows) {
+    int64_t largest = 0;
+    for (const AxisWindow &window : windows)
+        if (window.count > 0) largest = std::max(largest, (window.count - 1) * window.step + 1);
+    return largest;
+}
+
 CongruentRun largestCongruentRun(const std::vector<AxisWindow> &windows) {
     CongruentRun run;
-    for (const AxisWindow &window : windows) run.count = std::max(run.count, window.count);
+    run.count = largestWindowCount(windows);
     if (run.count == 0) return {};
     const int64_t size = static_cast<int64_t>(windows.size());
     while (windows[static_cast<size_t>(run.begin)].count != run.count) ++run.begin;

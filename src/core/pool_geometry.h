@@ -29,6 +29,11 @@ struct CongruentRun {
 // an empty run otherwise.
 CongruentRun largestCongruentRun(const std::vector<AxisWindow> &windows);
 
+// The most elements any window of an axis holds, and the most input coordinates any window spans
+// (first to last element); 0 when every window is empty.
+int64_t largestWindowCount(const std::vector<AxisWindow> &windows);
+int64_t largestWindowSpan(const std::vector<AxisWindow> &windows);
+
 struct WindowAxis {
     int64_t inputSize = 1;
     int64_t outputSize = 1;

@@ -35,7 +35,8 @@ public:
           channels_(problem.geometry.channels),
           inH_(problem.geometry.axes[1].inputSize),
           inW_(problem.geometry.axes[2].inputSize),
-          largestWindow_(largestCount(windowsD_) * largestCount(windowsH_) * largestCount(windowsW_)) {}
+          largestWindow_(largestWindowCount(windowsD_) * largestWindowCount(windowsH_) *
+                         largestWindowCount(windowsW_)) {}
 
     int64_t outputRows() const {
         return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size());
@@ -93,12 +94,6 @@ public:
     }
 
 private:
-    static int64_t largestCount(const std::vector<AxisWindow> &windows) {
-        int64_t largest = 0;
-        for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
-        return largest;
-    }
-
     const PoolProblem &problem_;
     const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
     const int64_t channels_, inH_, inW_, largestWindow_;

@@ -40,8 +40,8 @@ public:
           inW_(problem.geometry.axes[2].inputSize),
           outH_(problem.geometry.axes[1].outputSize),
           outW_(problem.geometry.axes[2].outputSize),
-          windowPositions_(largestCount(windowsH_) * largestCount(windowsW_)),
-          ringRows_(std::max<int64_t>(1, largestSpan(windowsH_))),
+          windowPositions_(largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
+          ringRows_(std::max<int64_t>(1, largestWindowSpan(windowsH_))),
           streaming_(streamingStoresPay(problem.gradInput.elementCount() *
                                         static_cast<int64_t>(elementSize(problem.gradInput.type)))) {}
 
@@ -100,19 +100,6 @@ public:
     bool streaming() const { return streaming_; }
 
 private:
-    static int64_t largestSpan(const std::vector<AxisWindow> &windows) {
-        int64_t largest = 0;
-        for (const AxisWindow &window : windows)
-            if (window.count > 0) largest = std::max(largest, (window.count - 1) * window.step + 1);
-        return largest;
-    }
-
-    static int64_t largestCount(const std::vector<AxisWindow> &windows) {
-        int64_t largest = 0;
-        for (const AxisWindow &window : windows) largest = std::max(largest, window.count);
-        return largest;
-    }
-
     static constexpr bool widen = !std::is_same_v<T, float>;
 
     // The C values at `row` as float32: the row itself for float, an exact widening into slot `slot` of
