@@ -18,8 +18,10 @@ namespace {
 
 struct Scratch {
     std::vector<const float *> rows;
-    std::vector<int64_t> flat;          // plane index of each window position
-    std::vector<const void *> sources;  // its C values in the input
+    std::vector<int64_t> flat;             // plane index of each window position
+    std::vector<int32_t> flat32;           // the same, when planes are addressable in 32 bits
+    std::vector<int32_t> positionNumbers;  // 0, 1, 2, ...: labels that name the winning position
+    std::vector<const void *> sources;     // its C values in the input
     std::vector<float> widened, values;
     std::vector<int32_t> winners;
 };
@@ -35,8 +37,8 @@ public:
           channels_(problem.geometry.channels),
           inH_(problem.geometry.axes[1].inputSize),
           inW_(problem.geometry.axes[2].inputSize),
-          largestWindow_(largestWindowCount(windowsD_) * largestWindowCount(windowsH_) *
-                         largestWindowCount(windowsW_)) {}
+          largestWindow_(largestWindowCount(windowsD_) * largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
+          flatFitsInt32_(problem.geometry.inputPlaneElements() < (int64_t{1} << 31)) {}
 
     int64_t outputRows() const {
         return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size());
@@ -49,6 +51,12 @@ public:
         const AxisWindow wd = windowsD_[od], wh = windowsH_[oh];
         scratch.rows.resize(static_cast<size_t>(largestWindow_));
         scratch.flat.resize(static_cast<size_t>(largestWindow_));
+        scratch.flat32.resize(static_cast<size_t>(largestWindow_));
+        if (scratch.positionNumbers.size() != static_cast<size_t>(largestWindow_)) {
+            scratch.positionNumbers.resize(static_cast<size_t>(largestWindow_));
+            for (size_t p = 0; p < scratch.positionNumbers.size(); ++p)
+                scratch.positionNumbers[p] = static_cast<int32_t>(p);
+        }
         scratch.sources.resize(static_cast<size_t>(largestWindow_));
         scratch.values.resize(static_cast<size_t>(channels_));
         scratch.winners.resize(static_cast<size_t>(channels_));
@@ -62,6 +70,7 @@ public:
                     for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
                         const T *source = problem_.input.at<const T>(n, 0, d, h, w);
                         scratch.flat[positions] = (d * inH_ + h) * inW_ + w;
+                        scratch.flat32[positions] = static_cast<int32_t>(scratch.flat[positions]);
                         scratch.sources[positions] = source;
                         if constexpr (std::is_same_v<T, float>) {
                             scratch.rows[positions] = source;
@@ -80,8 +89,16 @@ public:
                 }
                 continue;
             }
-            argmaxAcrossChannels(scratch.rows.data(), positions, scratch.values.data(), scratch.winners.data(),
-                                 channels_);
+            if constexpr (std::is_same_v<T, float> && std::is_same_v<I, int32_t>) {
+                if (flatFitsInt32_) {
+                    // Values and flat indices go straight to the outputs (no indices: to the scratch).
+                    argmaxAcrossChannels(scratch.rows.data(), scratch.flat32.data(), positions, out,
+                                         indices ? indices : scratch.winners.data(), channels_);
+                    continue;
+                }
+            }
+            argmaxAcrossChannels(scratch.rows.data(), scratch.positionNumbers.data(), positions, scratch.values.data(),
+                                 scratch.winners.data(), channels_);
             for (int64_t c = 0; c < channels_; ++c) {
                 const int32_t winner = scratch.winners[c];
                 if constexpr (std::is_same_v<T, float>)
@@ -97,6 +114,7 @@ private:
     const PoolProblem &problem_;
     const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
     const int64_t channels_, inH_, inW_, largestWindow_;
+    const bool flatFitsInt32_;
 };
 
 }  // namespace

@@ -281,32 +281,33 @@ void ArgmaxWindows(const float *HWY_RESTRICT plane, int64_t width, const int64_t
     }
 }
 
-void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, int64_t positions, float *HWY_RESTRICT values,
-                          int32_t *HWY_RESTRICT winners, int64_t channels) {
+void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
+                          int64_t positions, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners,
+                          int64_t channels) {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     int64_t c = 0;
     for (; c + lanes <= channels; c += lanes) {
         auto best = hn::Set(df, -std::numeric_limits<float>::infinity());
-        auto winner = hn::Zero(di);
+        auto winner = hn::Set(di, labels[0]);
         for (int64_t p = 0; p < positions; ++p) {
             const auto value = hn::LoadU(df, inputRows[p] + c);
             const auto take = hn::Or(hn::Gt(value, best), hn::IsNaN(value));
             best = hn::IfThenElse(take, value, best);
-            winner = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(p)), winner);
+            winner = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, labels[p]), winner);
         }
         hn::StoreU(best, df, values + c);
         hn::StoreU(winner, di, winners + c);
     }
     for (; c < channels; ++c) {
         float best = -std::numeric_limits<float>::infinity();
-        int32_t winner = 0;
+        int32_t winner = labels[0];
         for (int64_t p = 0; p < positions; ++p) {
             const float value = inputRows[p][c];
             if (value > best || std::isnan(value)) {
                 best = value;
-                winner = static_cast<int32_t>(p);
+                winner = labels[p];
             }
         }
         values[c] = best;
@@ -329,9 +330,9 @@ HWY_EXPORT(FirstMatchPositions);
 HWY_EXPORT(ArgmaxWindows);
 HWY_EXPORT(ArgmaxAcrossChannels);
 
-void argmaxAcrossChannels(const float *const *inputRows, int64_t positions, float *values, int32_t *winners,
-                          int64_t channels) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, positions, values, winners, channels);
+void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
+                          int32_t *winners, int64_t channels) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, labels, positions, values, winners, channels);
 }
 
 void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount, int64_t firstColumn,
