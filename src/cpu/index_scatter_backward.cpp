@@ -173,6 +173,20 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
     return {expected, accepted, false};
 }
 
+// Asks for the gradOutput and indices planes of (n,c) plane `group` (dense planes) to be brought into the
+// cache.
+template <typename T, typename I>
+void prefetchOutputs(const PoolProblem &problem, int64_t group) {
+    const int64_t channels = problem.geometry.channels;
+    const char *gradOut =
+        reinterpret_cast<const char *>(problem.gradOutput.plane<const T>(group / channels, group % channels));
+    const char *indices =
+        reinterpret_cast<const char *>(problem.indices.plane<const I>(group / channels, group % channels));
+    const int64_t outputs = problem.geometry.outputPlaneElements();
+    for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(gradOut + b);
+    for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(I)); b += 64) __builtin_prefetch(indices + b);
+}
+
 template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterDense(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
@@ -194,6 +208,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const bool streaming = streamingStoresPay(problem.gradInput.elementCount() *
                                               static_cast<int64_t>(elementSize(problem.gradInput.type)));
 
+    const bool smallPlanes = !ChannelsLast && geometry.outputPlaneElements() <= 4096;
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
     const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
@@ -203,6 +218,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
             const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
+            // Small planes: the next plane's gradOutput and indices are requested while this one is summed.
+            if (slab == 0 && smallPlanes && item + slabsPerGroup < end) prefetchOutputs<T, I>(problem, group + 1);
             const SlabCounts counts =
                 scatterSlab<T, I, ChannelsLast>(problem, windowsD, windowsH, group, rows * slab / slabsPerGroup,
                                                 rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, sums);
