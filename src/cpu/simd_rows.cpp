@@ -167,29 +167,29 @@ HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int
                                 int64_t rowCount, int64_t chunkColumn, int64_t kernelWidth,
                                 const float *HWY_RESTRICT targets, int32_t *HWY_RESTRICT positions,
                                 hn::Vec<DI> laneColumns) {
+    // Scanned backwards: the last match seen is then the first in scan order, and no lane has to
+    // remember that it already matched.
     const auto wanted = hn::LoadU(d, targets);
     const auto one = hn::Set(di, 1);
-    auto unmatched = hn::FirstN(d, hn::Lanes(d));
     auto found = hn::Set(di, -1);
-    for (int64_t r = firstRow; r < firstRow + rowCount; ++r) {
+    for (int64_t r = firstRow + rowCount - 1; r >= firstRow; --r) {
         const float *at = plane + r * width + chunkColumn;
-        auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + chunkColumn)));
+        auto flat = hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(r * width + chunkColumn + kernelWidth - 1)));
         const auto visit = [&](hn::Vec<D> values) {
-            const auto hit = hn::And(unmatched, hn::Eq(values, wanted));
-            found = hn::IfThenElse(hn::RebindMask(di, hit), flat, found);
-            unmatched = hn::AndNot(hit, unmatched);
-            flat = hn::Add(flat, one);
+            found = hn::IfThenElse(hn::RebindMask(di, hn::Eq(values, wanted)), flat, found);
+            flat = hn::Sub(flat, one);
         };
         if constexpr (Access == ColumnAccess::EvenOfPairs) {
             // One de-interleaving load serves columns j (even lanes) and j + 1 (odd lanes).
-            for (int64_t j = 0; j < kernelWidth; j += 2) {
+            const int64_t lastPair = (kernelWidth - 1) / 2 * 2;
+            for (int64_t j = lastPair; j >= 0; j -= 2) {
                 hn::Vec<D> even, odd;
                 hn::LoadInterleaved2(d, at + j, even, odd);
-                visit(even);
                 if (j + 1 < kernelWidth) visit(odd);
+                visit(even);
             }
         } else {
-            for (int64_t j = 0; j < kernelWidth; ++j) visit(loadColumns<Access>(d, at + j, laneColumns));
+            for (int64_t j = kernelWidth - 1; j >= 0; --j) visit(loadColumns<Access>(d, at + j, laneColumns));
         }
     }
     hn::StoreU(found, di, positions);
