@@ -288,6 +288,25 @@ void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int3
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     int64_t c = 0;
+    // Two groups of channels at a time: two independent compare-and-blend chains hide each other's latency.
+    for (; c + 2 * lanes <= channels; c += 2 * lanes) {
+        auto bestA = hn::Set(df, -std::numeric_limits<float>::infinity()), bestB = bestA;
+        auto winnerA = hn::Set(di, labels[0]), winnerB = winnerA;
+        for (int64_t p = 0; p < positions; ++p) {
+            const auto label = hn::Set(di, labels[p]);
+            const auto valueA = hn::LoadU(df, inputRows[p] + c), valueB = hn::LoadU(df, inputRows[p] + c + lanes);
+            const auto takeA = hn::Or(hn::Gt(valueA, bestA), hn::IsNaN(valueA));
+            const auto takeB = hn::Or(hn::Gt(valueB, bestB), hn::IsNaN(valueB));
+            bestA = hn::IfThenElse(takeA, valueA, bestA);
+            bestB = hn::IfThenElse(takeB, valueB, bestB);
+            winnerA = hn::IfThenElse(hn::RebindMask(di, takeA), label, winnerA);
+            winnerB = hn::IfThenElse(hn::RebindMask(di, takeB), label, winnerB);
+        }
+        hn::StoreU(bestA, df, values + c);
+        hn::StoreU(bestB, df, values + c + lanes);
+        hn::StoreU(winnerA, di, winners + c);
+        hn::StoreU(winnerB, di, winners + c + lanes);
+    }
     for (; c + lanes <= channels; c += lanes) {
         auto best = hn::Set(df, -std::numeric_limits<float>::infinity());
         auto winner = hn::Set(di, labels[0]);
