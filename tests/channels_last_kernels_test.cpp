@@ -45,22 +45,8 @@ double specialOrSmallInteger(std::mt19937 &rng) {
     }
 }
 
-std::vector<uint64_t> bits(const TestTensor &tensor) {
-    std::vector<uint64_t> result(static_cast<size_t>(tensor.elementCount()));
-    for (int64_t i = 0; i < tensor.elementCount(); ++i) result[static_cast<size_t>(i)] = tensor.bitsAt(i);
-    return result;
-}
-
-struct ControlsReset {
-    ~ControlsReset() {
-        poolgradForceImplementation(nullptr);
-        poolgradSetNumThreads(0);
-        poolgradSetParallelThreshold(0);
-    }
-};
-
 TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
-    ControlsReset reset;
+    pool_diff::LibraryControlsGuard reset;
     ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
     std::mt19937 rng(20261130);
     int accepted = 0;
@@ -107,11 +93,11 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
                 ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
                 ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
                 if (expectedOut.empty()) {
-                    expectedOut = bits(outTensor);
-                    expectedIndices = bits(indices);
+                    expectedOut = pool_diff::snapshot(outTensor);
+                    expectedIndices = pool_diff::snapshot(indices);
                 } else {
-                    EXPECT_EQ(bits(outTensor), expectedOut);
-                    EXPECT_EQ(bits(indices), expectedIndices);
+                    EXPECT_EQ(pool_diff::snapshot(outTensor), expectedOut);
+                    EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
                     accepted += std::string(name).find("channels_last") != std::string::npos;
                 }
             }
@@ -122,7 +108,7 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
 }
 
 TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) {
-    ControlsReset reset;
+    pool_diff::LibraryControlsGuard reset;
     ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
     std::mt19937 rng(1130);
     int accepted = 0;
@@ -182,9 +168,9 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
                 ASSERT_EQ(status.phaseOne, 0) << status.message;
                 ASSERT_EQ(status.phaseTwo, 0) << status.message;
                 if (expected.empty()) {
-                    expected = bits(outGrad);
+                    expected = pool_diff::snapshot(outGrad);
                 } else {
-                    EXPECT_EQ(bits(outGrad), expected);
+                    EXPECT_EQ(pool_diff::snapshot(outGrad), expected);
                     accepted += std::string(name).find("channels_last") != std::string::npos;
                 }
             }
@@ -208,7 +194,7 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
 }
 
 TEST(StreamingStores, LargeMisalignedGradInputMatchesTheReference) {
-    ControlsReset reset;
+    pool_diff::LibraryControlsGuard reset;
     std::mt19937 rng(44);
     const std::vector<int64_t> inShape{1, 4, 8, 192, 193}, outShape{1, 4, 4, 96, 96};  // gradInput 4.5 MiB
     TestTensor self(inShape, ACL_FLOAT);
@@ -240,14 +226,14 @@ TEST(StreamingStores, LargeMisalignedGradInputMatchesTheReference) {
         ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
         EXPECT_EQ(gradInput.bytesOutsideViewChanged(), 0);
         if (expected.empty())
-            expected = bits(gradInput);
+            expected = pool_diff::snapshot(gradInput);
         else
-            EXPECT_EQ(bits(gradInput), expected);
+            EXPECT_EQ(pool_diff::snapshot(gradInput), expected);
     }
 }
 
 TEST(StreamingStores, LargeMisalignedMaxPoolV3GradMatchesTheReference) {
-    ControlsReset reset;
+    pool_diff::LibraryControlsGuard reset;
     std::mt19937 rng(45);
     for (const bool nhwc : {false, true}) {
         SCOPED_TRACE(nhwc ? "NHWC" : "NCHW");
@@ -286,9 +272,9 @@ TEST(StreamingStores, LargeMisalignedMaxPoolV3GradMatchesTheReference) {
             ASSERT_EQ(status.phaseTwo, 0) << status.message;
             EXPECT_EQ(outGrad.bytesOutsideViewChanged(), 0);
             if (expected.empty())
-                expected = bits(outGrad);
+                expected = pool_diff::snapshot(outGrad);
             else
-                EXPECT_EQ(bits(outGrad), expected);
+                EXPECT_EQ(pool_diff::snapshot(outGrad), expected);
         }
     }
 }

@@ -205,8 +205,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     int64_t slabsPerGroup = (rows + rowsPerBudget - 1) / rowsPerBudget;
     if (groups < 2 * threads) slabsPerGroup = std::max(slabsPerGroup, (2 * threads + groups - 1) / groups);
     slabsPerGroup = std::clamp<int64_t>(slabsPerGroup, 1, rows);
-    const bool streaming = streamingStoresPay(problem.gradInput.elementCount() *
-                                              static_cast<int64_t>(elementSize(problem.gradInput.type)));
+    const bool streaming = streamingStoresPay(problem.gradInput);
 
     const bool smallPlanes = !ChannelsLast && geometry.outputPlaneElements() <= 4096;
     std::atomic<int64_t> expected{0}, accepted{0};

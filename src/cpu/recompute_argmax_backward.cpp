@@ -74,8 +74,7 @@ public:
           fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
                  inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                  geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()),
-          streaming_(streamingStoresPay(problem.gradInput.elementCount() *
-                                        static_cast<int64_t>(elementSize(problem.gradInput.type)))),
+          streaming_(streamingStoresPay(problem.gradInput)),
           searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
                               geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
                               inH_ * inW_ < (int64_t{1} << 31)) {

@@ -42,8 +42,7 @@ public:
           outW_(problem.geometry.axes[2].outputSize),
           windowPositions_(largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
           ringRows_(std::max<int64_t>(1, largestWindowSpan(windowsH_))),
-          streaming_(streamingStoresPay(problem.gradInput.elementCount() *
-                                        static_cast<int64_t>(elementSize(problem.gradInput.type)))) {}
+          streaming_(streamingStoresPay(problem.gradInput)) {}
 
     int64_t rows() const { return inH_; }
 

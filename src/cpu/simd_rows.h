@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/data_type.h"
+#include "core/strided_tensor.h"
 
 namespace poolgrad::cpu {
 
@@ -47,10 +48,12 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
 void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
                           int32_t *winners, int64_t channels);
 
-// Whether an output of `bytes` should be written with streaming (non-temporal) stores: when it is a good
+// Whether an output should be written with streaming (non-temporal) stores: when it is a good
 // part of a last-level cache or more, caching it would only evict the inputs (4 MiB, half the L3 slice of
 // the 2-core machines measured; 8 MiB made a 6 MiB output 1.5x slower from DRAM and no faster from L3).
-inline bool streamingStoresPay(int64_t bytes) { return bytes > (int64_t{4} << 20); }
+inline bool streamingStoresPay(const StridedTensor &output) {
+    return output.elementCount() * static_cast<int64_t>(elementSize(output.type)) > (int64_t{4} << 20);
+}
 
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
 void streamingStoreFence();

@@ -23,8 +23,9 @@ void zeroFill(const StridedTensor &tensor) {
             for (int64_t d = 0; d < tensor.size[2]; ++d)
                 for (int64_t h = 0; h < tensor.size[3]; ++h)
                     for (int64_t w = 0; w < tensor.size[4]; ++w)
-                        std::memset(planeBase + (d * tensor.stride[2] + h * tensor.stride[3] + w * tensor.stride[4]) * bytes,
-                                    0, bytes);
+                        std::memset(
+                            planeBase + (d * tensor.stride[2] + h * tensor.stride[3] + w * tensor.stride[4]) * bytes, 0,
+                            bytes);
         }
     });
 }
