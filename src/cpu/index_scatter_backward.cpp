@@ -17,9 +17,11 @@
 #include <limits>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "core/gradient_sum.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -77,7 +79,10 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
                         bad = {plane, q, target};
                         break;
                     }
-                    sums[static_cast<size_t>(target)] += toFloat(gradOutPlane[gradOffset]);
+                    {
+                        float &sum = sums[static_cast<size_t>(target)];
+                        sum = addToSum(sum, toFloat(gradOutPlane[gradOffset]));
+                    }
                 }
         if (bad.found()) continue;
 
@@ -119,7 +124,7 @@ struct RowSpan {
 template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow> &windowsD,
                        const std::vector<AxisWindow> &windowsH, int64_t group, int64_t r0, int64_t r1, bool ownsEmpty,
-                       bool streaming, std::vector<float> &sums) {
+                       bool streaming, std::vector<float> &sums, std::vector<float> &widenedRow) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
     const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
@@ -151,18 +156,32 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
                                           : (od * Ho + oh) * Wo;
             const int64_t indexRowOffset =
                 ChannelsLast ? od * problem.indices.stride[2] + oh * problem.indices.stride[3] : rowOffset;
+            // float16 gradients are widened a row at a time with SIMD: the scalar conversion, with its
+            // branches for subnormals and NaN, cost a fifth of the scatter.
+            const float *widened = nullptr;
+            if constexpr (std::is_same_v<T, Float16>) {
+                widenedRow.resize(static_cast<size_t>(Wo * channels));
+                widenFloat16Row(&gradOut[rowOffset].bits, widenedRow.data(), Wo * channels);
+                widened = widenedRow.data();
+            }
+            const auto gradientAt = [&](int64_t at) {
+                if constexpr (std::is_same_v<T, Float16>)
+                    return widened[at - rowOffset];
+                else
+                    return toFloat(gradOut[at]);
+            };
             // Output positions in increasing order; channels of one position are independent sums.
             for (int64_t ow = 0; ow < Wo; ++ow) {
                 for (int64_t cc = 0; cc < channels; ++cc) {
-                    const int64_t at = ChannelsLast ? rowOffset + ow * channels + cc : rowOffset + ow;
-                    const int64_t indexAt = ChannelsLast ? indexRowOffset + ow * channels + cc : at;
-                    const int64_t target = static_cast<int64_t>(indices[indexAt]);
+                    const int64_t at = rowOffset + ow * channels + cc;
+                    const int64_t target = static_cast<int64_t>(indices[indexRowOffset + ow * channels + cc]);
                     if (target == -1) continue;
                     if (target < -1 || target >= planeElements) return {expected, accepted, true};
                     expected += owned;
                     const int64_t local = target - base;
                     if (local < 0 || local >= size) continue;
-                    sums[static_cast<size_t>(local * channels + cc)] += toFloat(gradOut[at]);
+                    float &sum = sums[static_cast<size_t>(local * channels + cc)];
+                    sum = addToSum(sum, gradientAt(at));
                     ++accepted;
                 }
             }
@@ -213,7 +232,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
                                 std::max<int64_t>(groups * slabsPerGroup, 1);
     parallelForBlocks(groups * slabsPerGroup, workPerSlab, [&](int64_t begin, int64_t end) {
-        std::vector<float> sums;
+        std::vector<float> sums, widenedRow;
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
             const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
@@ -221,7 +240,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
             if (slab == 0 && smallPlanes && item + slabsPerGroup < end) prefetchOutputs<T, I>(problem, group + 1);
             const SlabCounts counts =
                 scatterSlab<T, I, ChannelsLast>(problem, windowsD, windowsH, group, rows * slab / slabsPerGroup,
-                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, sums);
+                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, sums,
+                                                widenedRow);
             local.expected += counts.expected;
             local.accepted += counts.accepted;
             local.badIndex = counts.badIndex;

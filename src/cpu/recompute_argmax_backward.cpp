@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/gradient_sum.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -205,7 +206,7 @@ private:
             }
             const float *gradRow = gradPlane + oh * outW_;
             for (int64_t ow = 0; ow < outW_; ++ow)
-                if (positions[ow] >= 0) sums[positions[ow]] += gradRow[ow];
+                if (positions[ow] >= 0) sums[positions[ow]] = addToSum(sums[positions[ow]], gradRow[ow]);
         }
         storeFloatRow(ElementType::Float32, sums, problem_.gradInput.plane<float>(n, c), inH_ * inW_, streaming_);
     }
@@ -234,7 +235,8 @@ private:
                     if (target.isNan() ||
                         !findFirst(inPlane, target, windowsD_[od], windowsH_[oh], windowsW_[ow], md, mh, mw))
                         continue;
-                    sums[(md * inH_ + mh) * inW_ + mw] += toFloat(gradPlane[grad_(od, oh, ow)]);
+                    float &sum = sums[(md * inH_ + mh) * inW_ + mw];
+                    sum = addToSum(sum, toFloat(gradPlane[grad_(od, oh, ow)]));
                 }
         if constexpr (!accumulateInPlace) {
             for (int64_t d = 0, i = 0; d < inD_; ++d)

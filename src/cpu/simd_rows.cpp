@@ -3,7 +3,10 @@
 #define HWY_TARGET_INCLUDE "cpu/simd_rows.cpp"
 #include "cpu/simd_rows.h"
 
+#include "core/gradient_sum.h"
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -44,48 +47,96 @@ void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT desti
     for (; i < count; ++i) destination[i] = source[i];
 }
 
+// Stores count 16-bit values, `lanes` at a time from convert(i) (a half-width vector of the lanes of
+// float32 sums source[i..]), and one by one from scalar(i) where a vector does not fit. Streaming, the
+// first elements up to a 16-byte boundary go one by one so that the 128-bit stores can bypass the caches:
+// a 16-bit gradInput is half the bytes of a float32 one, and without streaming each of its lines would
+// also be read from memory before being overwritten.
+template <class D16, class Convert, class Scalar>
+HWY_INLINE void storeHalfWidthRow(D16 d16, uint16_t *HWY_RESTRICT destination, int64_t count, bool streaming,
+                                  Convert convert, Scalar scalar) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
+    int64_t i = 0;
+    if (streaming) {
+        const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(uint16_t);
+        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % vectorBytes != 0) {
+            destination[i] = scalar(i);
+            ++i;
+        }
+        for (; i + lanes <= count; i += lanes) hn::Stream(convert(i), d16, destination + i);
+    } else {
+        for (; i + lanes <= count; i += lanes) hn::StoreU(convert(i), d16, destination + i);
+    }
+    for (; i < count; ++i) destination[i] = scalar(i);
+}
+
 // bfloat16 with round-to-nearest-even done on the integer bits (Highway's own demotion truncates):
-// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set. 16-bit rows use plain stores.
+// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set.
 void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
-                      bool /*streaming*/) {
+                      bool streaming) {
     const hn::ScalableTag<float> df;
     const hn::RebindToUnsigned<decltype(df)> d32;
     const hn::RebindToSigned<decltype(df)> di32;
     const hn::Rebind<uint16_t, decltype(df)> d16;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const auto roundingBase = hn::Set(d32, 0x7fffu);
     const auto one = hn::Set(d32, 1u);
     const auto quietBit = hn::Set(d32, 0x40u);
-    int64_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
-        const auto value = hn::LoadU(df, source + i);
-        const auto bits = hn::BitCast(d32, value);
-        const auto rounded = hn::ShiftRight<16>(bits + roundingBase + (hn::ShiftRight<16>(bits) & one));
-        const auto nan = hn::RebindMask(d32, hn::Ne(value, value));
-        const auto result = hn::IfThenElse(nan, hn::ShiftRight<16>(bits) | quietBit, rounded);
-        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di32, result)), d16, destination + i);
-    }
-    for (; i < count; ++i) destination[i] = fromFloat<BFloat16>(source[i]).bits;
+    storeHalfWidthRow(
+        d16, destination, count, streaming,
+        [&](int64_t i) {
+            const auto value = hn::LoadU(df, source + i);
+            const auto bits = hn::BitCast(d32, value);
+            const auto rounded = hn::ShiftRight<16>(bits + roundingBase + (hn::ShiftRight<16>(bits) & one));
+            const auto nan = hn::RebindMask(d32, hn::Ne(value, value));
+            const auto result = hn::IfThenElse(nan, hn::ShiftRight<16>(bits) | quietBit, rounded);
+            return hn::DemoteTo(d16, hn::BitCast(di32, result));
+        },
+        [&](int64_t i) { return fromFloat<BFloat16>(source[i]).bits; });
 }
+
+// These targets convert float16 in hardware (F16C / NEON) with IEEE rounding; older x86 targets would get
+// Highway's emulation, which truncates, so they keep the scalar conversions.
+#undef POOLGRAD_HARDWARE_FLOAT16
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_ARCH_ARM
+#define POOLGRAD_HARDWARE_FLOAT16 1
+#else
+#define POOLGRAD_HARDWARE_FLOAT16 0
+#endif
 
 void StoreFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
                      bool streaming) {
+#if POOLGRAD_HARDWARE_FLOAT16
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const hn::Rebind<uint16_t, decltype(df)> d16;
+    storeHalfWidthRow(
+        d16, destination, count, streaming,
+        [&](int64_t i) { return hn::BitCast(d16, hn::DemoteTo(dh, hn::LoadU(df, source + i))); },
+        [&](int64_t i) { return fromFloat<Float16>(source[i]).bits; });
+#else
+    (void)streaming;
+    for (int64_t i = 0; i < count; ++i) destination[i] = fromFloat<Float16>(source[i]).bits;
+#endif
+}
+
+HWY_INLINE float quietFloat(float value) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    return (bits & 0x7fffffffu) > 0x7f800000u ? std::bit_cast<float>(bits | 0x400000u) : value;
+}
+
+// Exact widening; a signalling NaN comes out quiet (the hardware's conversion sets the quiet bit, and so
+// does the scalar path below), which changes nothing downstream: every use adds the value to a sum.
+void WidenFloat16Row(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count) {
     int64_t i = 0;
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_ARCH_ARM
-    // These targets convert with the hardware's IEEE rounding (F16C / NEON); older x86 targets
-    // would get Highway's emulation, which truncates, so they keep the scalar loop below.
+#if POOLGRAD_HARDWARE_FLOAT16
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    for (; i + lanes <= count; i += lanes) {
-        const auto half = hn::DemoteTo(dh, hn::LoadU(df, source + i));
-        hn::StoreU(half, dh, reinterpret_cast<hwy::float16_t *>(destination + i));
-    }
-    (void)streaming;
-#else
-    (void)streaming;
+    for (; i + lanes <= count; i += lanes)
+        hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t *>(source + i))), df,
+                   destination + i);
 #endif
-    for (; i < count; ++i) destination[i] = fromFloat<Float16>(source[i]).bits;
+    for (; i < count; ++i) destination[i] = quietFloat(toFloat(Float16{source[i]}));
 }
 
 void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *const *HWY_RESTRICT sumRows,
@@ -102,6 +153,9 @@ void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *c
         // more than the few extra loads and stores of a fixed schedule.
         for (int64_t p = 0; p < positions; ++p) {
             const auto hit = hn::And(unmatched, hn::Eq(hn::LoadU(df, inputRows[p] + c), wanted));
+            // The vector addition may put either operand first, so NaN + NaN may keep either payload
+            // (core/gradient_sum.h); a lane always takes this path, whatever the thread count, so the
+            // bits are still the same on every run. Testing for NaN here cost about a tenth of the kernel.
             if (float *sums = sumRows[p])
                 hn::StoreU(hn::Add(hn::LoadU(df, sums + c), hn::IfThenElseZero(hit, contribution)), df, sums + c);
             unmatched = hn::AndNot(hit, unmatched);
@@ -110,7 +164,7 @@ void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *c
     for (; c < channels; ++c) {
         for (int64_t p = 0; p < positions; ++p) {
             if (!(inputRows[p][c] == target[c])) continue;
-            if (sumRows[p]) sumRows[p][c] += gradient[c];
+            if (sumRows[p]) sumRows[p][c] = addToSum(sumRows[p][c], gradient[c]);
             break;
         }
     }
@@ -344,6 +398,7 @@ namespace poolgrad::cpu {
 HWY_EXPORT(StoreFloat32Row);
 HWY_EXPORT(StoreBFloat16Row);
 HWY_EXPORT(StoreFloat16Row);
+HWY_EXPORT(WidenFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
 HWY_EXPORT(FirstMatchPositions);
 HWY_EXPORT(ArgmaxWindows);
@@ -384,6 +439,10 @@ void storeFloatRow(ElementType type, const float *source, void *destination, int
             HWY_DYNAMIC_DISPATCH(StoreFloat32Row)(source, static_cast<float *>(destination), count, streaming);
             return;
     }
+}
+
+void widenFloat16Row(const uint16_t *source, float *destination, int64_t count) {
+    HWY_DYNAMIC_DISPATCH(WidenFloat16Row)(source, destination, count);
 }
 
 void streamingStoreFence() {
