@@ -170,21 +170,32 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
                 else
                     return toFloat(gradOut[at]);
             };
-            // Output positions in increasing order; channels of one position are independent sums.
+            // Output positions in increasing order; channels of one position are independent sums. The
+            // common case, an index inside this slab, costs one unsigned comparison; -1, indices elsewhere
+            // in the plane and bad ones are sorted out on the side, and the counts are settled per row.
+            int64_t minusOnes = 0, elsewhere = 0;
             for (int64_t ow = 0; ow < Wo; ++ow) {
                 for (int64_t cc = 0; cc < channels; ++cc) {
                     const int64_t at = rowOffset + ow * channels + cc;
-                    const int64_t target = static_cast<int64_t>(indices[indexRowOffset + ow * channels + cc]);
-                    if (target == -1) continue;
-                    if (target < -1 || target >= planeElements) return {expected, accepted, true};
-                    expected += owned;
-                    const int64_t local = target - base;
-                    if (local < 0 || local >= size) continue;
-                    float &sum = sums[static_cast<size_t>(local * channels + cc)];
-                    sum = addToSum(sum, gradientAt(at));
-                    ++accepted;
+                    const int64_t local = static_cast<int64_t>(indices[indexRowOffset + ow * channels + cc]) - base;
+                    if (__builtin_expect(static_cast<uint64_t>(local) < static_cast<uint64_t>(size), 1)) {
+                        float &sum = sums[static_cast<size_t>(local * channels + cc)];
+                        sum = addToSum(sum, gradientAt(at));
+                        continue;
+                    }
+                    const int64_t target = local + base;
+                    if (target == -1) {
+                        ++minusOnes;
+                    } else if (target < -1 || target >= planeElements) {
+                        return {expected, accepted, true};
+                    } else {
+                        ++elsewhere;
+                    }
                 }
             }
+            const int64_t rowOutputs = Wo * channels;
+            expected += owned ? rowOutputs - minusOnes : 0;
+            accepted += rowOutputs - minusOnes - elsewhere;
         }
     }
     T *gradIn = problem.gradInput.plane<T>(n, c) + base * channels;
