@@ -9,8 +9,8 @@
 // Dense (dense planes): work items are (plane, slab of input rows), each slab small enough to stay in
 // the cache, so a plane is split across threads when there are few planes. A slab is summed in a
 // per-thread float32 buffer from the outputs whose windows reach it, then written out once with SIMD
-// conversion (streaming stores for outputs larger than the cache): gradInput is never zero-filled and
-// read back. Indices outside their own window may land in a slab that did not visit their output;
+// conversion and streaming stores: gradInput is never zero-filled and read back from memory. A float32
+// gradInput small enough to stay in the cache is instead zeroed and summed in place. Indices outside their own window may land in a slab that did not visit their output;
 // counting shows it, and such problems, like bad indices, are rerun by the reference.
 #include <algorithm>
 #include <atomic>
@@ -124,7 +124,7 @@ struct RowSpan {
 template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow> &windowsD,
                        const std::vector<AxisWindow> &windowsH, int64_t group, int64_t r0, int64_t r1, bool ownsEmpty,
-                       bool streaming, std::vector<float> &sums, std::vector<float> &widenedRow) {
+                       bool streaming, std::vector<float> &buffer, std::vector<float> &widenedRow) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
     const int64_t Do = geometry.axes[0].outputSize, Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
@@ -135,7 +135,19 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
     const T *gradOut = problem.gradOutput.plane<const T>(n, c);
     const I *indices = problem.indices.plane<const I>(n, c);
     const int64_t base = r0 * W, size = (r1 - r0) * W;
-    sums.assign(static_cast<size_t>(size * channels), 0.0f);
+    T *gradIn = problem.gradInput.plane<T>(n, c) + base * channels;
+    // A float32 gradInput that stays in the cache is summed in place: the slab buffer and the copy out of
+    // it pay only when streaming stores save the memory traffic (cache-resident, they made a plane of case
+    // A take 1.4x as long as zero-filling and scattering in place, PyTorch's way).
+    const bool inPlace = std::is_same_v<T, float> && !streaming;
+    float *sums;
+    if (inPlace) {
+        sums = reinterpret_cast<float *>(gradIn);
+        std::fill(sums, sums + size * channels, 0.0f);
+    } else {
+        buffer.assign(static_cast<size_t>(size * channels), 0.0f);
+        sums = buffer.data();
+    }
 
     // Counters in locals, not in the returned struct: the compiler keeps them in registers instead of
     // making every contribution a store-to-load chain through memory.
@@ -179,7 +191,7 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
                     const int64_t at = rowOffset + ow * channels + cc;
                     const int64_t local = static_cast<int64_t>(indices[indexRowOffset + ow * channels + cc]) - base;
                     if (__builtin_expect(static_cast<uint64_t>(local) < static_cast<uint64_t>(size), 1)) {
-                        float &sum = sums[static_cast<size_t>(local * channels + cc)];
+                        float &sum = sums[local * channels + cc];
                         sum = addToSum(sum, gradientAt(at));
                         continue;
                     }
@@ -198,8 +210,7 @@ SlabCounts scatterSlab(const PoolProblem &problem, const std::vector<AxisWindow>
             accepted += rowOutputs - minusOnes - elsewhere;
         }
     }
-    T *gradIn = problem.gradInput.plane<T>(n, c) + base * channels;
-    storeFloatRow(problem.gradInput.type, sums.data(), gradIn, size * channels, streaming);
+    if (!inPlace) storeFloatRow(problem.gradInput.type, sums, gradIn, size * channels, streaming);
     return {expected, accepted, false};
 }
 
