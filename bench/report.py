@@ -2,7 +2,8 @@
 """Writes docs/performance.md (and, through bench/plot.py, docs/performance.png) from a poolgrad_bench
 results directory (results.csv, run.json, and meta.json written by scripts/bench.sh).
 
-    python3 bench/report.py [--results build/bench/results] [--md docs/performance.md] [--png docs/performance.png]
+    python3 bench/report.py [--results build/bench/results] [--cache-results build/bench/results-cache]
+                            [--md docs/performance.md] [--png docs/performance.png]
 """
 import argparse
 import csv
@@ -118,7 +119,50 @@ def describe_case(case):
     return f"{op} {case['dt']} {case['tag']}"
 
 
-def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
+def cache_resident_section(cases, run, cache_dir):
+    """The cache-resident companions (bench/cache_resident_cases.txt, one thread, warm) beside their standard
+    cases: their time scaled to the standard case is the computation alone, to set against the DRAM floor."""
+    if not cache_dir or not os.path.exists(os.path.join(cache_dir, "results.csv")):
+        return []
+    cache_rows, cache_run, _ = load(cache_dir)
+    standard = {c["name"]: c for c in cases}
+    threads = max(1, int(run.get("threads") or 1))
+    dram = run["copy_dram_gbps"]
+    L = ["## Computation alone: the cache-resident companions", "",
+         f"Each standard case X has a companion `X-cache` (bench/cache_resident_cases.txt: the same plane geometry, "
+         f"layout and dtype, fewer planes, every operand in the L2 or L3), run warm on one thread "
+         f"({cache_run['date']}). Its time, scaled to X's bytes and divided by this run's {threads} threads, is what "
+         "X would take if memory were free: when it approaches or passes X's DRAM floor, the case is bound by "
+         "instructions, not by bandwidth, and the measured time is close to computation + floor when the two do "
+         "not overlap. The same scaling is shown for the peers (cache-resident ms in brackets).", "",
+         "| case | poolgrad cache-resident, 1 thread | poolgrad computation at X's size | X's DRAM floor | computation + floor "
+         "| X measured (warm / cold) | PyTorch computation at X's size | oneDNN best computation at X's size |",
+         "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for companion in organise(cache_rows):
+        name = companion["name"]
+        if not name.endswith("-cache") or name[: -len("-cache")] not in standard:
+            continue
+        case = standard[name[: -len("-cache")]]
+        scale = case["bytes"] / companion["bytes"] / threads
+        floor = case["bytes"] / (dram * 1e9) * 1e3
+
+        def scaled(contender):
+            if contender is None or "warm" not in contender:
+                return "–"
+            return f"{contender['warm']['median'] * scale:.2f} ({contender['warm']['median']:.3f})"
+
+        mine = headline(companion)
+        if mine is None or "warm" not in mine:
+            continue
+        computation = mine["warm"]["median"] * scale
+        L.append(f"| {case['name']} | {mine['warm']['median']:.3f} | {computation:.2f} | {floor:.2f} | "
+                 f"{computation + floor:.2f} | {ms_pair(headline(case))} | "
+                 f"{scaled(best_of(companion, 'torch', 'warm'))} | {scaled(best_of(companion, 'onednn', 'warm'))} |")
+    L.append("")
+    return L
+
+
+def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None):
     dram = run["copy_dram_gbps"]
     L = []
     L.append("# Performance")
@@ -243,6 +287,7 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
         with open(analysis, encoding="utf-8") as handle:
             L.append(handle.read().rstrip())
         L.append("")
+    L.extend(cache_resident_section(cases, run, cache_dir))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:
         L.append("### The peers here and in the issue")
@@ -292,6 +337,8 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", default=os.path.join(ROOT, "build", "bench", "results"))
+    parser.add_argument("--cache-results", default=os.path.join(ROOT, "build", "bench", "results-cache"),
+                        help="results of bench/cache_resident_cases.txt (optional)")
     parser.add_argument("--md", default=os.path.join(ROOT, "docs", "performance.md"))
     parser.add_argument("--png", default=os.path.join(ROOT, "docs", "performance.png"))
     args = parser.parse_args()
@@ -306,7 +353,8 @@ def main():
         chart_ok = plot.plot(cases, run, args.png)
     except ImportError as e:
         print(f"report.py: no chart ({e})", file=sys.stderr)
-    write_markdown(cases, run, meta, args.md, os.path.relpath(args.png, os.path.dirname(args.md)), chart_ok)
+    write_markdown(cases, run, meta, args.md, os.path.relpath(args.png, os.path.dirname(args.md)), chart_ok,
+                   args.cache_results)
     print(f"report.py: wrote {args.md}" + (f" and {args.png}" if chart_ok else " (no chart)"))
 
 

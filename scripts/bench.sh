@@ -102,10 +102,16 @@ EOF
   export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
   "$build/bench/poolgrad_bench" --cases bench/standard_cases.txt --out "$results" "${quick[@]}" "${extra[@]}" \
     | tee "$results/console.txt"
+  echo "== run (bench/cache_resident_cases.txt: one thread, warm) =="
+  mkdir -p "$build/results-cache"
+  rm -f "$build/results-cache"/results.csv "$build/results-cache"/run.json
+  "$build/bench/poolgrad_bench" --cases bench/cache_resident_cases.txt --threads 1 --modes warm --no-impls \
+    --out "$build/results-cache" "${quick[@]}" | tee "$build/results-cache/console.txt"
   ran=$(date +%s)
   echo "bench.sh: build $((built - started)) s, run $((ran - built)) s"
 fi
 
 echo "== report =="
-"$python" bench/report.py --results "$results" --md docs/performance.md --png docs/performance.png
+"$python" bench/report.py --results "$results" --cache-results "$build/results-cache" --md docs/performance.md \
+  --png docs/performance.png
 echo "bench.sh: done in $(($(date +%s) - started)) s"
