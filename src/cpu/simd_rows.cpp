@@ -337,7 +337,7 @@ void ArgmaxWindows(const float *HWY_RESTRICT plane, int64_t width, const int64_t
 
 void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
                           int64_t positions, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners,
-                          int64_t channels) {
+                          int64_t channels, bool streaming) {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -356,10 +356,10 @@ void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int3
             winnerA = hn::IfThenElse(hn::RebindMask(di, takeA), label, winnerA);
             winnerB = hn::IfThenElse(hn::RebindMask(di, takeB), label, winnerB);
         }
-        hn::StoreU(bestA, df, values + c);
-        hn::StoreU(bestB, df, values + c + lanes);
-        hn::StoreU(winnerA, di, winners + c);
-        hn::StoreU(winnerB, di, winners + c + lanes);
+        storeVector(df, bestA, values + c, streaming);
+        storeVector(df, bestB, values + c + lanes, streaming);
+        storeVector(di, winnerA, winners + c, streaming);
+        storeVector(di, winnerB, winners + c + lanes, streaming);
     }
     for (; c + lanes <= channels; c += lanes) {
         auto best = hn::Set(df, -std::numeric_limits<float>::infinity());
@@ -370,8 +370,8 @@ void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int3
             best = hn::IfThenElse(take, value, best);
             winner = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, labels[p]), winner);
         }
-        hn::StoreU(best, df, values + c);
-        hn::StoreU(winner, di, winners + c);
+        storeVector(df, best, values + c, streaming);
+        storeVector(di, winner, winners + c, streaming);
     }
     for (; c < channels; ++c) {
         float best = -std::numeric_limits<float>::infinity();
@@ -405,8 +405,8 @@ HWY_EXPORT(ArgmaxWindows);
 HWY_EXPORT(ArgmaxAcrossChannels);
 
 void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
-                          int32_t *winners, int64_t channels) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, labels, positions, values, winners, channels);
+                          int32_t *winners, int64_t channels, bool streaming) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, labels, positions, values, winners, channels, streaming);
 }
 
 void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount, int64_t firstColumn,
