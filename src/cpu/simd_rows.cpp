@@ -71,27 +71,40 @@ HWY_INLINE void storeHalfWidthRow(D16 d16, uint16_t *HWY_RESTRICT destination, i
 }
 
 // bfloat16 with round-to-nearest-even done on the integer bits (Highway's own demotion truncates):
-// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set.
+// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set. The result is the top half of
+// each 32-bit lane, so two vectors of sums make one full vector of bfloat16 (ConcatOdd) without shifting
+// back down: about a fifth fewer operations than demoting one vector at a time.
 void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
                       bool streaming) {
+    int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> df;
     const hn::RebindToUnsigned<decltype(df)> d32;
-    const hn::RebindToSigned<decltype(df)> di32;
-    const hn::Rebind<uint16_t, decltype(df)> d16;
+    const hn::Repartition<uint16_t, decltype(d32)> d16;  // twice the lanes of df
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
     const auto roundingBase = hn::Set(d32, 0x7fffu);
     const auto one = hn::Set(d32, 1u);
-    const auto quietBit = hn::Set(d32, 0x40u);
-    storeHalfWidthRow(
-        d16, destination, count, streaming,
-        [&](int64_t i) {
-            const auto value = hn::LoadU(df, source + i);
-            const auto bits = hn::BitCast(d32, value);
-            const auto rounded = hn::ShiftRight<16>(bits + roundingBase + (hn::ShiftRight<16>(bits) & one));
-            const auto nan = hn::RebindMask(d32, hn::Ne(value, value));
-            const auto result = hn::IfThenElse(nan, hn::ShiftRight<16>(bits) | quietBit, rounded);
-            return hn::DemoteTo(d16, hn::BitCast(di32, result));
-        },
-        [&](int64_t i) { return fromFloat<BFloat16>(source[i]).bits; });
+    const auto quietBit = hn::Set(d32, 0x400000u);
+    const auto roundedHigh = [&](const float *at) {
+        const auto value = hn::LoadU(df, at);
+        const auto bits = hn::BitCast(d32, value);
+        const auto rounded = bits + roundingBase + (hn::ShiftRight<16>(bits) & one);
+        return hn::BitCast(d16, hn::IfThenElse(hn::RebindMask(d32, hn::Ne(value, value)), bits | quietBit, rounded));
+    };
+    if (streaming)
+        for (; i < count && reinterpret_cast<uintptr_t>(destination + i) % (lanes * sizeof(uint16_t)) != 0; ++i)
+            destination[i] = fromFloat<BFloat16>(source[i]).bits;
+    for (; i + lanes <= count; i += lanes) {
+        const auto packed = hn::ConcatOdd(d16, roundedHigh(source + i + lanes / 2), roundedHigh(source + i));
+        if (streaming)
+            hn::Stream(packed, d16, destination + i);
+        else
+            hn::StoreU(packed, d16, destination + i);
+    }
+#else
+    (void)streaming;
+#endif
+    for (; i < count; ++i) destination[i] = fromFloat<BFloat16>(source[i]).bits;
 }
 
 // These targets convert float16 in hardware (F16C / NEON) with IEEE rounding; older x86 targets would get
