@@ -10,8 +10,9 @@
 // the cache, so a plane is split across threads when there are few planes. A slab is summed in a
 // per-thread float32 buffer from the outputs whose windows reach it, then written out once with SIMD
 // conversion and streaming stores: gradInput is never zero-filled and read back from memory. A float32
-// gradInput small enough to stay in the cache is instead zeroed and summed in place. Indices outside their own window may land in a slab that did not visit their output;
-// counting shows it, and such problems, like bad indices, are rerun by the reference.
+// gradInput small enough to stay in the cache is instead zeroed and summed in place. Indices outside
+// their own window may land in a slab that did not visit their output; counting shows it, and such
+// problems, like bad indices, are rerun by the reference.
 #include <algorithm>
 #include <atomic>
 #include <limits>
