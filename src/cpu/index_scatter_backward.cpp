@@ -255,7 +255,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
                                 std::max<int64_t>(groups * slabsPerGroup, 1);
     parallelForBlocks(groups * slabsPerGroup, workPerSlab, [&](int64_t begin, int64_t end) {
-        std::vector<float> sums, widenedRow;
+        std::vector<float> buffer, widenedRow;
         SlabCounts local;
         for (int64_t item = begin; item < end && !local.badIndex; ++item) {
             const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
@@ -263,7 +263,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
             if (slab == 0 && smallPlanes && item + slabsPerGroup < end) prefetchOutputs<T, I>(problem, group + 1);
             const SlabCounts counts =
                 scatterSlab<T, I, ChannelsLast>(problem, windowsD, windowsH, group, rows * slab / slabsPerGroup,
-                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, sums,
+                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, buffer,
                                                 widenedRow);
             local.expected += counts.expected;
             local.accepted += counts.accepted;

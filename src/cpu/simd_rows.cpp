@@ -47,13 +47,13 @@ void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT desti
     for (; i < count; ++i) destination[i] = source[i];
 }
 
-// Stores count 16-bit values, `lanes` at a time from convert(i) (a half-width vector of the lanes of
-// float32 sums source[i..]), and one by one from scalar(i) where a vector does not fit. Streaming, the
-// first elements up to a 16-byte boundary go one by one so that the 128-bit stores can bypass the caches:
-// a 16-bit gradInput is half the bytes of a float32 one, and without streaming each of its lines would
-// also be read from memory before being overwritten.
+// Stores count 16-bit values, Lanes(d16) at a time from convert(i) (the values for source[i..]), and one
+// by one from scalar(i) where a vector does not fit. Streaming, the first elements up to a vector boundary
+// go one by one so that the vector stores can bypass the caches: a 16-bit gradInput is half the bytes of
+// a float32 one, and without streaming each of its lines would also be read from memory before being
+// overwritten.
 template <class D16, class Convert, class Scalar>
-HWY_INLINE void storeHalfWidthRow(D16 d16, uint16_t *HWY_RESTRICT destination, int64_t count, bool streaming,
+HWY_INLINE void storeSixteenBitRow(D16 d16, uint16_t *HWY_RESTRICT destination, int64_t count, bool streaming,
                                   Convert convert, Scalar scalar) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
     int64_t i = 0;
@@ -76,7 +76,6 @@ HWY_INLINE void storeHalfWidthRow(D16 d16, uint16_t *HWY_RESTRICT destination, i
 // back down: about a fifth fewer operations than demoting one vector at a time.
 void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
                       bool streaming) {
-    int64_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> df;
     const hn::RebindToUnsigned<decltype(df)> d32;
@@ -91,20 +90,14 @@ void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT d
         const auto rounded = bits + roundingBase + (hn::ShiftRight<16>(bits) & one);
         return hn::BitCast(d16, hn::IfThenElse(hn::RebindMask(d32, hn::Ne(value, value)), bits | quietBit, rounded));
     };
-    if (streaming)
-        for (; i < count && reinterpret_cast<uintptr_t>(destination + i) % (lanes * sizeof(uint16_t)) != 0; ++i)
-            destination[i] = fromFloat<BFloat16>(source[i]).bits;
-    for (; i + lanes <= count; i += lanes) {
-        const auto packed = hn::ConcatOdd(d16, roundedHigh(source + i + lanes / 2), roundedHigh(source + i));
-        if (streaming)
-            hn::Stream(packed, d16, destination + i);
-        else
-            hn::StoreU(packed, d16, destination + i);
-    }
+    storeSixteenBitRow(
+        d16, destination, count, streaming,
+        [&](int64_t i) { return hn::ConcatOdd(d16, roundedHigh(source + i + lanes / 2), roundedHigh(source + i)); },
+        [&](int64_t i) { return fromFloat<BFloat16>(source[i]).bits; });
 #else
     (void)streaming;
+    for (int64_t i = 0; i < count; ++i) destination[i] = fromFloat<BFloat16>(source[i]).bits;
 #endif
-    for (; i < count; ++i) destination[i] = fromFloat<BFloat16>(source[i]).bits;
 }
 
 // These targets convert float16 in hardware (F16C / NEON) with IEEE rounding; older x86 targets would get
@@ -122,7 +115,7 @@ void StoreFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT de
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const hn::Rebind<uint16_t, decltype(df)> d16;
-    storeHalfWidthRow(
+    storeSixteenBitRow(
         d16, destination, count, streaming,
         [&](int64_t i) { return hn::BitCast(d16, hn::DemoteTo(dh, hn::LoadU(df, source + i))); },
         [&](int64_t i) { return fromFloat<Float16>(source[i]).bits; });

@@ -134,6 +134,38 @@ def _kw(**kwargs):
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
+class _BackwardOperands:
+    """The operands both libraries' backwards get: gradOutput (a random view), indices (usually the
+    forward's, sometimes random positions from `lowest_index` up), self and a gradInput view."""
+
+    def __init__(self, rng, ctx, case, x_view, dtype, index_dtype, axes, expected_idx, lowest_index):
+        self.go, go_kind = make_grad(rng, case["out_shape"], dtype)
+        self.go_view, go_layout, _ = input_view(rng, self.go, axes)
+        plane = int(np.prod(case["spatial"]))
+        self.random_indices = rng.random() < 0.15
+        self.indices = (rng.integers(lowest_index, plane, size=case["out_shape"]) if self.random_indices
+                        else expected_idx)
+        self.indices_view, indices_layout, _ = input_view(rng, self.indices.astype(index_dtype), axes)
+        self.self_arg, self_kind = _self_argument(rng, x_view, dtype, axes)
+        self.gi_view, gi_layout, self.gi_buffer = output_view(rng, case["shape"], dtype, axes)
+        ctx.params.update(grad_output=go_kind, grad_output_layout=go_layout, random_indices=self.random_indices,
+                          backward_indices_layout=indices_layout, backward_self=self_kind,
+                          grad_input_layout=gi_layout)
+
+
+def _check_backward(ctx, ops, backward, reference, expected_idx, pg_idx):
+    """poolgrad's backward against PyTorch's (`reference(indices)`) on the same indices, written in place,
+    then on poolgrad's own forward indices; returns the expected gradInput for those."""
+    expected_gi = reference(ops.indices)
+    pg_gi = backward(ops.go_view, ops.self_arg, ops.indices_view, **_kw(grad_input=ops.gi_view))
+    _check_values(ctx, "backward gradInput (same indices as torch)", pg_gi, expected_gi)
+    _check_in_place(ctx, "backward grad_input", pg_gi, ops.gi_view, ops.gi_buffer)
+    forward_gi = expected_gi if not ops.random_indices else reference(expected_idx)
+    pg_gi_own = backward(ops.go_view, ops.self_arg, pg_idx)
+    _check_values(ctx, "backward gradInput (poolgrad's own forward indices)", pg_gi_own, forward_gi)
+    return forward_gi
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Families 1 and 3: max_pool3d / max_pool2d (+ mask).
 
@@ -179,19 +211,9 @@ def _run_regular_case(family, seed, case, rng, axes):
 
     # Backward: the same gradOutput and indices to both; indices usually the forward's, sometimes random
     # in-range positions (scattered even when outside the window, SPEC §3.6) and -1 (skipped by both).
-    go, go_kind = make_grad(rng, c["out_shape"], dtype)
-    go_view, go_layout, _ = input_view(rng, go, axes)
-    plane = int(np.prod(c["spatial"]))
-    random_indices = rng.random() < 0.15
-    bwd_idx = rng.integers(-1, plane, size=c["out_shape"]) if random_indices else expected_idx
-    bwd_idx_view, bwd_idx_layout, _ = input_view(rng, bwd_idx.astype(index_dtype), axes)
-    self_arg, self_kind = _self_argument(rng, x_view, dtype, axes)
-    gi_view, gi_layout, gi_buffer = output_view(rng, c["shape"], dtype, axes)
-    ctx.params.update(grad_output=go_kind, grad_output_layout=go_layout, random_indices=random_indices,
-                      backward_indices_layout=bwd_idx_layout, backward_self=self_kind, grad_input_layout=gi_layout)
-
+    ops = _BackwardOperands(rng, ctx, c, x_view, dtype, index_dtype, axes, expected_idx, lowest_index=-1)
     torch_backward = aten.max_pool3d_with_indices_backward if axes == 3 else aten.max_pool2d_with_indices_backward
-    got = _widened(go)
+    got = _widened(ops.go)
 
     def reference(indices):
         t = torch_backward(got, xt, list(c["k"]), list(c["s"]), list(c["p"]), list(c["d"]), c["ceil_mode"],
@@ -199,15 +221,10 @@ def _run_regular_case(family, seed, case, rng, axes):
         with np.errstate(over="ignore"):  # a float32 sum beyond the 16-bit range rounds to ±Inf (SPEC §3.6)
             return t.numpy().astype(dtype)  # float32 sums rounded once (RNE) to the 16-bit types
 
-    expected_gi = reference(bwd_idx)
     backward = poolgrad.max_pool3d_with_argmax_backward if axes == 3 else poolgrad.max_pool2d_with_indices_backward
-    pg_gi = backward(go_view, self_arg, bwd_idx_view, *attrs, **_kw(grad_input=gi_view))
-    _check_values(ctx, "backward gradInput (same indices as torch)", pg_gi, expected_gi)
-    _check_in_place(ctx, "backward grad_input", pg_gi, gi_view, gi_buffer)
-
-    forward_gi = expected_gi if not random_indices else reference(expected_idx)
-    pg_gi_own = backward(go_view, self_arg, pg_idx, *attrs)
-    _check_values(ctx, "backward gradInput (poolgrad's own forward indices)", pg_gi_own, forward_gi)
+    forward_gi = _check_backward(
+        ctx, ops, lambda go, self_arg, indices, **kw: backward(go, self_arg, indices, *attrs, **kw), reference,
+        expected_idx, pg_idx)
 
     if axes == 2:  # the mask pair: opaque mask, compare values and the gradient it routes
         windows = int(np.prod(c["out_spatial"]))
@@ -226,7 +243,8 @@ def _run_regular_case(family, seed, case, rng, axes):
         _check_in_place(ctx, "mask forward mask", mask, mask_view, mask_buffer)
         gm_view, gm_layout, gm_buffer = output_view(rng, c["shape"], dtype, axes)
         ctx.params.update(mask_grad_input_layout=gm_layout)
-        pg_gm = poolgrad.max_pool2d_with_mask_backward(go_view, self_arg, mask, *attrs, **_kw(grad_input=gm_view))
+        pg_gm = poolgrad.max_pool2d_with_mask_backward(ops.go_view, ops.self_arg, mask, *attrs,
+                                                       **_kw(grad_input=gm_view))
         _check_values(ctx, "mask backward gradInput", pg_gm, forward_gi)
         _check_in_place(ctx, "mask backward grad_input", pg_gm, gm_view, gm_buffer)
 
@@ -274,36 +292,19 @@ def _run_adaptive_case(family, seed, case, rng, axes):
         assert bits_equal(n_out.float().numpy(), expected_out), ctx("torch native bf16 forward values differ")
         assert np.array_equal(n_idx.numpy(), expected_idx), ctx("torch native bf16 indices differ")
 
-    go, go_kind = make_grad(rng, c["out_shape"], dtype)
-    go_view, go_layout, _ = input_view(rng, go, axes)
-    plane = int(np.prod(c["spatial"]))
     # Random indices stay in [0, plane): PyTorch's adaptive backward writes grad_input[-1] for an index -1
     # (heap corruption), where poolgrad skips it (test_by_design_5).
-    random_indices = rng.random() < 0.15
-    bwd_idx = rng.integers(0, plane, size=c["out_shape"]) if random_indices else expected_idx
-    bwd_idx_view, bwd_idx_layout, _ = input_view(rng, bwd_idx.astype(index_dtype), axes)
-    self_arg, self_kind = _self_argument(rng, x_view, dtype, axes)
-    gi_view, gi_layout, gi_buffer = output_view(rng, c["shape"], dtype, axes)
-    ctx.params.update(grad_output=go_kind, grad_output_layout=go_layout, random_indices=random_indices,
-                      backward_indices_layout=bwd_idx_layout, backward_self=self_kind, grad_input_layout=gi_layout)
-
+    ops = _BackwardOperands(rng, ctx, c, x_view, dtype, index_dtype, axes, expected_idx, lowest_index=0)
     torch_backward = aten.adaptive_max_pool3d_backward if axes == 3 else aten.adaptive_max_pool2d_backward
-    got = _widened(go)
+    got = _widened(ops.go)
 
     def reference(indices):
         t = torch_backward(got, xt, torch.from_numpy(np.ascontiguousarray(indices, dtype=np.int64)))
         with np.errstate(over="ignore"):
             return t.numpy().astype(dtype)
 
-    expected_gi = reference(bwd_idx)
     backward = poolgrad.adaptive_max_pool3d_backward if axes == 3 else poolgrad.adaptive_max_pool2d_backward
-    pg_gi = backward(go_view, self_arg, bwd_idx_view, **_kw(grad_input=gi_view))
-    _check_values(ctx, "backward gradInput (same indices as torch)", pg_gi, expected_gi)
-    _check_in_place(ctx, "backward grad_input", pg_gi, gi_view, gi_buffer)
-
-    forward_gi = expected_gi if not random_indices else reference(expected_idx)
-    pg_gi_own = backward(go_view, self_arg, pg_idx)
-    _check_values(ctx, "backward gradInput (poolgrad's own forward indices)", pg_gi_own, forward_gi)
+    _check_backward(ctx, ops, backward, reference, expected_idx, pg_idx)
 
 
 @pytest.mark.parametrize("family,axes", [("adaptive 3-D", 3), ("adaptive 2-D", 2)],
