@@ -1,0 +1,61 @@
+// Overflow-checked arithmetic for every place where sizes meet: dims, strides, offsets, kernel volumes and
+// byte counts. Each operation returns an empty optional instead of wrapping, so a caller can refuse the
+// argument with a message before any pointer or loop bound is formed from the result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+
+namespace poolgrad {
+
+template <typename Integer>
+std::optional<Integer> checkedAdd(Integer a, Integer b) {
+    Integer sum;
+    if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+    return sum;
+}
+
+template <typename Integer>
+std::optional<Integer> checkedSub(Integer a, Integer b) {
+    Integer difference;
+    if (__builtin_sub_overflow(a, b, &difference)) return std::nullopt;
+    return difference;
+}
+
+template <typename Integer>
+std::optional<Integer> checkedMul(Integer a, Integer b) {
+    Integer product;
+    if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+    return product;
+}
+
+// Product of a list of non-negative extents. A zero anywhere makes the product 0 even when the other
+// factors would overflow (an empty tensor of shape {0, 2^62, 2^62} has 0 elements).
+template <typename Integer>
+std::optional<Integer> checkedProduct(std::span<const Integer> factors) {
+    for (Integer factor : factors)
+        if (factor == 0) return Integer{0};
+    Integer product = 1;
+    for (Integer factor : factors) {
+        if (__builtin_mul_overflow(product, factor, &product)) return std::nullopt;
+    }
+    return product;
+}
+
+template <typename Integer>
+std::optional<Integer> checkedProduct(std::initializer_list<Integer> factors) {
+    return checkedProduct(std::span<const Integer>(factors.begin(), factors.size()));
+}
+
+// Checked conversion between integer types (e.g. an int64 element count to size_t, or to int32).
+template <typename To, typename From>
+std::optional<To> checkedCast(From value) {
+    To converted;
+    if (__builtin_add_overflow(value, From{0}, &converted)) return std::nullopt;
+    return converted;
+}
+
+}  // namespace poolgrad
