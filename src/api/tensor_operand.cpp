@@ -12,6 +12,14 @@ ElementType elementTypeOf(aclDataType type) {
             return ElementType::Int32;
         case ACL_INT64:
             return ElementType::Int64;
+        case ACL_INT8:
+            return ElementType::Int8;
+        case ACL_UINT8:
+            return ElementType::UInt8;
+        case ACL_INT16:
+            return ElementType::Int16;
+        case ACL_UINT16:
+            return ElementType::UInt16;
         default:
             return ElementType::Float32;
     }

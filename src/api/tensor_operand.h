@@ -8,7 +8,7 @@
 
 namespace poolgrad {
 
-ElementType elementTypeOf(aclDataType type);  // only for FLOAT, FLOAT16, BF16, INT32, INT64
+ElementType elementTypeOf(aclDataType type);  // FLOAT, FLOAT16, BF16 and the integer types of ElementType
 
 // Rank 5 (N,C,D,H,W) or 4 (C,D,H,W).
 StridedTensor stridedOperand(const aclTensor *tensor);

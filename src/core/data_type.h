@@ -76,12 +76,20 @@ inline Float16 fromFloat<Float16>(float value) {
     return Float16{static_cast<uint16_t>(sign | result)};
 }
 
-enum class ElementType { Float32, Float16, BFloat16, Int32, Int64 };
+// Int8 .. UInt16 are values of the value-only forwards (aclnnMaxPool) only; Int32 and Int64 are also indices.
+enum class ElementType { Float32, Float16, BFloat16, Int32, Int64, Int8, UInt8, Int16, UInt16 };
+
+inline bool isIntegerType(ElementType type) { return type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16; }
 
 inline size_t elementSize(ElementType type) {
     switch (type) {
+        case ElementType::Int8:
+        case ElementType::UInt8:
+            return 1;
         case ElementType::Float16:
         case ElementType::BFloat16:
+        case ElementType::Int16:
+        case ElementType::UInt16:
             return 2;
         case ElementType::Float32:
         case ElementType::Int32:
@@ -104,6 +112,14 @@ inline const char *elementTypeName(ElementType type) {
             return "int32";
         case ElementType::Int64:
             return "int64";
+        case ElementType::Int8:
+            return "int8";
+        case ElementType::UInt8:
+            return "uint8";
+        case ElementType::Int16:
+            return "int16";
+        case ElementType::UInt16:
+            return "uint16";
     }
     return "?";
 }

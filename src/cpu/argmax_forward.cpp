@@ -1,7 +1,8 @@
 // Argmax forward: one thread owns a block of (n,c) planes and writes their outputs and indices.
 // Windows come from the shared geometry (regular or adaptive). Scan order is d, h, w; the first
 // strictly greater value wins, so ties keep the first element; a NaN wins over everything and the
-// last NaN in scan order is reported. Values are copied bit-exactly from the input.
+// last NaN in scan order is reported. Values are copied bit-exactly from the input. Integer inputs
+// (aclnnMaxPool) are compared as themselves: widening int32/int64 to float would merge neighbours.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -14,6 +15,43 @@
 
 namespace poolgrad::cpu {
 namespace {
+
+// What the search compares: floating types widened exactly to float, integers as they are.
+template <typename T>
+using SearchKey = std::conditional_t<std::is_integral_v<T>, T, float>;
+
+template <typename T>
+SearchKey<T> searchKey(T value) {
+    if constexpr (std::is_integral_v<T>)
+        return value;
+    else
+        return toFloat(value);
+}
+
+template <typename T>
+SearchKey<T> lowestKey() {
+    if constexpr (std::is_integral_v<T>)
+        return std::numeric_limits<T>::lowest();
+    else
+        return -std::numeric_limits<float>::infinity();
+}
+
+template <typename Key>
+bool isNanKey(Key key) {
+    if constexpr (std::is_integral_v<Key>)
+        return false;
+    else
+        return std::isnan(key);
+}
+
+// The value of a window without elements (only MaxPoolV3's wholly padded windows have none; floats only).
+template <typename T>
+T emptyWindowValue() {
+    if constexpr (std::is_integral_v<T>)
+        return std::numeric_limits<T>::lowest();
+    else
+        return fromFloat<T>(-std::numeric_limits<float>::infinity());
+}
 
 // InnerUnit: the W stride of every operand is 1 and planes are dense, known at compile time.
 template <typename T, typename I, bool Dense>
@@ -80,19 +118,19 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                         continue;
                     }
                     const AxisWindow ww = windowsW[ow];
-                    float best = -std::numeric_limits<float>::infinity();
+                    SearchKey<T> best = lowestKey<T>();
                     int64_t bestIndex = -1, bestOffset = -1, nanIndex = -1, nanOffset = -1;
                     for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step) {
                         for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
                             for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step) {
                                 const int64_t offset = d * inSd + h * inSh + w * inSw;
-                                const float value = toFloat(inPlane[offset]);
+                                const SearchKey<T> value = searchKey(inPlane[offset]);
                                 const int64_t flat = (d * inH + h) * inW + w;
                                 if (bestIndex < 0) {
                                     bestIndex = flat;
                                     bestOffset = offset;
                                 }
-                                if (std::isnan(value)) {
+                                if (isNanKey(value)) {
                                     nanIndex = flat;
                                     nanOffset = offset;
                                 } else if (value > best) {
@@ -107,8 +145,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                         bestIndex = nanIndex;
                         bestOffset = nanOffset;
                     }
-                    const T value =
-                        bestOffset >= 0 ? inPlane[bestOffset] : fromFloat<T>(-std::numeric_limits<float>::infinity());
+                    const T value = bestOffset >= 0 ? inPlane[bestOffset] : emptyWindowValue<T>();
                     if constexpr (Dense) {
                         outPlane[q] = value;
                         if (idxPlane) idxPlane[q] = static_cast<I>(bestIndex);
@@ -126,7 +163,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
 
 template <bool Dense>
 RunResult argmaxForward(const PoolProblem &problem) {
-    withValueType(problem.input.type, [&](auto value) {
+    withForwardValueType(problem.input.type, [&](auto value) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;

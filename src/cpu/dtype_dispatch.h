@@ -25,6 +25,27 @@ decltype(auto) withValueType(ElementType type, Function &&function) {
     }
 }
 
+// The value types of the forwards: the floating types and the integer ones aclnnMaxPool also takes.
+template <typename Function>
+decltype(auto) withForwardValueType(ElementType type, Function &&function) {
+    switch (type) {
+        case ElementType::Int8:
+            return function(TypeTag<int8_t>{});
+        case ElementType::UInt8:
+            return function(TypeTag<uint8_t>{});
+        case ElementType::Int16:
+            return function(TypeTag<int16_t>{});
+        case ElementType::UInt16:
+            return function(TypeTag<uint16_t>{});
+        case ElementType::Int32:
+            return function(TypeTag<int32_t>{});
+        case ElementType::Int64:
+            return function(TypeTag<int64_t>{});
+        default:
+            return withValueType(type, std::forward<Function>(function));
+    }
+}
+
 template <typename Function>
 decltype(auto) withIndexType(ElementType type, Function &&function) {
     if (type == ElementType::Int64) return function(TypeTag<int64_t>{});

@@ -4,8 +4,11 @@
 #   install_test.sh MODE BUILD_DIR SOURCE_DIR LIBDIR INCLUDEDIR CMAKE GENERATOR SANITIZE CXX CC
 #
 #   MODE        layout        the installed files, then the CANN seed-style client built with exactly
-#                             "g++ prog.cpp -I<prefix>/include -L<prefix>/lib -lpoolgrad" and a C11 client
-#               find_package  a CMake project using find_package(poolgrad) and poolgrad::poolgrad
+#                             "g++ prog.cpp -I<prefix>/include -L<prefix>/lib -lpoolgrad", a C11 client, and
+#                             examples/max_pool.cpp built with CANN's own link lines
+#                             ("-lascendcl -lnnopbase -lopapi_nn -lopapi_math", "-lacl_rt", "-lopapi")
+#               find_package  a CMake project using find_package(poolgrad) and poolgrad::poolgrad, and
+#                             CANN's target names (ascendcl nnopbase opapi_nn opapi_math, poolgrad::acl_rt)
 #               pkg_config    a client built with $(pkg-config --cflags --libs poolgrad)
 #   BUILD_DIR   the poolgrad build tree to install (cmake --install BUILD_DIR --prefix <tmp>)
 #   SOURCE_DIR  the poolgrad source tree (public headers in include/, this script in tests/packaging/)
@@ -54,16 +57,21 @@ note "installing $build_dir into $prefix"
     fail "cmake --install failed"
 }
 
-# Runs a client program and compares its output with the expected WE-1 lines.
+# Runs a client program and compares its output with the expected lines (default: WE-1's).
 run_client() {
-    local program=$1 output
+    local program=$1 expected_output=${2:-$expected} output
     output=$("$program") || fail "$program exited with $?"
-    if ! diff -u "$expected" <(printf '%s\n' "$output") >"$work/diff.txt"; then
+    if ! diff -u "$expected_output" <(printf '%s\n' "$output") >"$work/diff.txt"; then
         cat "$work/diff.txt" >&2
-        fail "$program printed something else than $expected"
+        fail "$program printed something else than $expected_output"
     fi
-    note "$(basename "$program") printed the expected gradInput (result[6] is: 0.475700, others 0.000000)"
+    note "$(basename "$program") printed the expected lines of $(basename "$expected_output")"
 }
+
+# CANN's library names, each a link to libpoolgrad.so (CMakeLists.txt: POOLGRAD_CANN_LINK_NAMES).
+cann_link_names=(ascendcl nnopbase opapi opapi_nn opapi_math acl_rt)
+max_pool_example=$source_dir/examples/max_pool.cpp
+max_pool_expected=$packaging_dir/expected/max_pool.txt
 
 check_layout() {
     local file
@@ -72,8 +80,13 @@ check_layout() {
         "$inc/aclnnop/aclnn_max_pool3d_with_argmax_backward.h" "$inc/poolgrad/poolgrad.h" \
         "$lib/libpoolgrad.so" "$lib/cmake/poolgrad/poolgradConfig.cmake" \
         "$lib/cmake/poolgrad/poolgradConfigVersion.cmake" "$lib/cmake/poolgrad/poolgradTargets.cmake" \
-        "$lib/pkgconfig/poolgrad.pc"; do
+        "$lib/pkgconfig/poolgrad.pc" "$inc/aclnnop/aclnn_max_pool.h" "$inc/aclnnop/aclnn_max_pool_v3.h"; do
         [[ -f $file ]] || fail "missing ${file#"$prefix"/}"
+    done
+    local link_name
+    for link_name in "${cann_link_names[@]}"; do
+        [[ -L $lib/lib$link_name.so && $(readlink "$lib/lib$link_name.so") == libpoolgrad.so ]] ||
+            fail "lib$link_name.so is not installed as a link to libpoolgrad.so"
     done
     # Every public header of the source tree is installed, unchanged, and nothing else lands in include/.
     local header
@@ -97,6 +110,7 @@ check_layout() {
         local symbols
         symbols=$(nm -D --defined-only "$lib/libpoolgrad.so" | awk '{print $3}')
         for symbol in aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize aclnnMaxPool3dWithArgmaxBackward \
+            aclnnMaxPoolGetWorkspaceSize aclnnMaxPool aclnnMaxPoolV3GetWorkspaceSize aclnnMaxPoolV3 \
             aclnnMaxPool3dWithArgmaxGetWorkspaceSize aclnnMaxPool3dWithArgmax aclCreateTensor aclrtMalloc \
             aclInit aclGetRecentErrMsg aclDestroyAclOpExecutor poolgradForceImplementation; do
             grep -qx "$symbol" <<<"$symbols" || fail "libpoolgrad.so does not export $symbol"
@@ -117,6 +131,17 @@ check_layout() {
     note "${command[*]}"
     "${command[@]}" || fail "the C client does not compile/link against the installed package"
     run_client "$work/c_client"
+
+    # A CANN sample with CANN's own link lines, unchanged.
+    local link_line
+    for link_line in "-lascendcl -lnnopbase -lopapi_nn -lopapi_math" "-lacl_rt" "-lascendcl -lnnopbase -lopapi"; do
+        # shellcheck disable=SC2206  # the link line is meant to be split
+        command=("$cxx" "$max_pool_example" "-I$inc" "-L$lib" $link_line "${sanitize_flags[@]}" "-Wl,-rpath,$lib"
+            -o "$work/max_pool")
+        note "${command[*]}"
+        "${command[@]}" || fail "examples/max_pool.cpp does not build with CANN's link line $link_line"
+        run_client "$work/max_pool" "$max_pool_expected"
+    done
 }
 
 check_find_package() {
@@ -138,6 +163,8 @@ check_find_package() {
     grep -E 'poolgrad [0-9.]+ from' "$work/configure.log" || true
     run_client "$work/consumer/seed_style_client"
     run_client "$work/consumer/c_client"
+    run_client "$work/consumer/max_pool_cann_names" "$max_pool_expected"
+    run_client "$work/consumer/max_pool_acl_rt" "$max_pool_expected"
 }
 
 check_pkg_config() {
