@@ -1,5 +1,6 @@
 #include "reference/naive_max_pool_v3.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -101,6 +102,27 @@ std::vector<float> maxPoolV3Forward(const std::vector<float> &x, int64_t n, int6
                             best = value;
                     }
                 y[q++] = sawNan ? std::numeric_limits<float>::quiet_NaN() : best;
+            }
+    return y;
+}
+
+std::vector<int64_t> maxPoolV3ForwardIntegers(const std::vector<int64_t> &x, int64_t n, int64_t c, int64_t inH,
+                                              int64_t inW, const MaxPoolV3Params &params) {
+    if (static_cast<int64_t>(x.size()) != n * c * inH * inW)
+        throw std::invalid_argument("maxPoolV3ForwardIntegers: size");
+    const MaxPoolV3Windows windows = maxPoolV3Windows(inH, inW, params);
+    std::vector<int64_t> y;
+    for (int64_t plane = 0; plane < n * c; ++plane)
+        for (int64_t oh = 0; oh < windows.outH; ++oh)
+            for (int64_t ow = 0; ow < windows.outW; ++ow) {
+                const std::vector<int64_t> rows = maxPoolV3Taps(oh, params.strideH, windows.padTop, params.kernelH, inH);
+                const std::vector<int64_t> cols =
+                    maxPoolV3Taps(ow, params.strideW, windows.padLeft, params.kernelW, inW);
+                if (rows.empty() || cols.empty()) throw std::invalid_argument("maxPoolV3ForwardIntegers: empty window");
+                int64_t best = std::numeric_limits<int64_t>::min();
+                for (int64_t h : rows)
+                    for (int64_t w : cols) best = std::max(best, x[static_cast<size_t>((plane * inH + h) * inW + w)]);
+                y.push_back(best);
             }
     return y;
 }

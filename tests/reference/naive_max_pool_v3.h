@@ -36,6 +36,12 @@ std::vector<int64_t> maxPoolV3Taps(int64_t o, int64_t stride, int64_t pad, int64
 std::vector<float> maxPoolV3Forward(const std::vector<float> &x, int64_t n, int64_t c, int64_t inH, int64_t inW,
                                     const MaxPoolV3Params &params);
 
+// The same forward on integers compared exactly (aclnnMaxPool's integer dtypes, SPEC §7.3: ONNX MaxPool is
+// CALCULATED padding with pads {top, bottom, left, right} = ONNX {x1_begin, x1_end, x2_begin, x2_end}).
+// Every window must hold an element.
+std::vector<int64_t> maxPoolV3ForwardIntegers(const std::vector<int64_t> &x, int64_t n, int64_t c, int64_t inH,
+                                              int64_t inW, const MaxPoolV3Params &params);
+
 // Grad (§6 semantics + §3.6 accumulation): the float32 sums of every outGrad element, (N,C,H,W), before the
 // single rounding to the element type. origOutput and grad are (N,C,Ho,Wo).
 std::vector<float> maxPoolV3GradSums(const std::vector<float> &origInput, const std::vector<float> &origOutput,

@@ -132,6 +132,10 @@ double TestTensor::at(int64_t flatIndex) const {
         case ACL_BF16: return floatFromBfloat16(static_cast<uint16_t>(bits));
         case ACL_INT32: return static_cast<int32_t>(static_cast<uint32_t>(bits));
         case ACL_INT64: return static_cast<double>(static_cast<int64_t>(bits));
+        case ACL_INT8: return static_cast<int8_t>(static_cast<uint8_t>(bits));
+        case ACL_UINT8: return static_cast<uint8_t>(bits);
+        case ACL_INT16: return static_cast<int16_t>(static_cast<uint16_t>(bits));
+        case ACL_UINT16: return static_cast<uint16_t>(bits);
         default: throw std::runtime_error("TestTensor::at: unsupported dtype");
     }
 }
@@ -143,6 +147,10 @@ void TestTensor::set(int64_t flatIndex, double value) {
         case ACL_BF16: setBits(flatIndex, bfloat16FromFloat(static_cast<float>(value))); break;
         case ACL_INT32: setBits(flatIndex, static_cast<uint32_t>(static_cast<int32_t>(value))); break;
         case ACL_INT64: setBits(flatIndex, static_cast<uint64_t>(static_cast<int64_t>(value))); break;
+        case ACL_INT8: setBits(flatIndex, static_cast<uint8_t>(static_cast<int8_t>(value))); break;
+        case ACL_UINT8: setBits(flatIndex, static_cast<uint8_t>(value)); break;
+        case ACL_INT16: setBits(flatIndex, static_cast<uint16_t>(static_cast<int16_t>(value))); break;
+        case ACL_UINT16: setBits(flatIndex, static_cast<uint16_t>(value)); break;
         default: throw std::runtime_error("TestTensor::set: unsupported dtype");
     }
 }
