@@ -73,8 +73,8 @@ static int RunAndPrint(const char *name, aclnnStatus (*run)(void *, uint64_t, ac
     if (workspaceSize > 0) aclrtFree(workspaceAddr);
 
     std::vector<float> outData(outSize, 0);
-    ret = aclrtMemcpy(outData.data(), outData.size() * sizeof(outData[0]), outDeviceAddr,
-                      outSize * sizeof(outData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
+    ret = aclrtMemcpy(outData.data(), outData.size() * sizeof(outData[0]), outDeviceAddr, outSize * sizeof(outData[0]),
+                      ACL_MEMCPY_DEVICE_TO_HOST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
     for (int64_t i = 0; i < outSize; i++) LOG_PRINT("%s result[%ld] is: %f\n", name, static_cast<long>(i), outData[i]);
     return 0;
@@ -126,8 +126,8 @@ int main() {
     aclScalar *ceilModeScalar = aclCreateScalar(&ceilModeValue, aclDataType::ACL_INT64);
     workspaceSize = 0;
     executor = nullptr;
-    ret = aclnnMaxPoolV3GetWorkspaceSize(self, ksize, stridesV3, padsV3, ceilModeScalar, out, &workspaceSize,
-                                         &executor);
+    ret =
+        aclnnMaxPoolV3GetWorkspaceSize(self, ksize, stridesV3, padsV3, ceilModeScalar, out, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS,
               LOG_PRINT("aclnnMaxPoolV3GetWorkspaceSize failed. ERROR: %d (%s)\n", ret, aclGetRecentErrMsg());
               return ret);

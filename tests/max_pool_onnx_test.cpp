@@ -69,9 +69,9 @@ RunStatus runMaxPoolV3(const aclTensor *x, const std::vector<int64_t> &ksize, co
     RunStatus status;
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    status.phaseOne =
-        aclnnMaxPoolV3GetWorkspaceSize(x, ksizeArray, stridesArray, padsArray ? static_cast<aclIntArray *>(*padsArray) : nullptr,
-                                       ceilMode, out, &workspaceSize, &executor);
+    status.phaseOne = aclnnMaxPoolV3GetWorkspaceSize(x, ksizeArray, stridesArray,
+                                                     padsArray ? static_cast<aclIntArray *>(*padsArray) : nullptr,
+                                                     ceilMode, out, &workspaceSize, &executor);
     status.message = aclGetRecentErrMsg();
     if (status.phaseOne != 0) return status;
     status.phaseTwo = aclnnMaxPoolV3(nullptr, 0, executor, nullptr);
@@ -154,12 +154,12 @@ TEST_P(MaxPoolOnnxIntegers, ExactValues) {
     EXPECT_EQ(rows.bitsAt(1), static_cast<uint64_t>(c.high) & mask);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Types, MaxPoolOnnxIntegers,
-    testing::Values(IntegerCase{ACL_INT8, -128, 127}, IntegerCase{ACL_UINT8, 0, 255},
-                    IntegerCase{ACL_INT16, -32768, 32767}, IntegerCase{ACL_UINT16, 0, 65535},
-                    IntegerCase{ACL_INT32, -2147483647 - 1, 2147483647},
-                    IntegerCase{ACL_INT64, std::numeric_limits<int64_t>::min(), (int64_t{1} << 62) + 1}));
+INSTANTIATE_TEST_SUITE_P(Types, MaxPoolOnnxIntegers,
+                         testing::Values(IntegerCase{ACL_INT8, -128, 127}, IntegerCase{ACL_UINT8, 0, 255},
+                                         IntegerCase{ACL_INT16, -32768, 32767}, IntegerCase{ACL_UINT16, 0, 65535},
+                                         IntegerCase{ACL_INT32, -2147483647 - 1, 2147483647},
+                                         IntegerCase{ACL_INT64, std::numeric_limits<int64_t>::min(),
+                                                     (int64_t{1} << 62) + 1}));
 
 TEST(MaxPoolOnnx, EmptyBatchIsANoOp) {
     TestTensor self({0, 2, 3, 3}, ACL_FLOAT);
@@ -231,7 +231,7 @@ int64_t uniform(std::mt19937 &rng, int64_t low, int64_t high) {
 }
 
 TEST(MaxPoolOnnxDifferential, MatchesTheNaiveReference) {
-    const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8,
+    const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,  ACL_INT8, ACL_UINT8,
                                  ACL_INT16, ACL_UINT16,  ACL_INT32, ACL_INT64};
     const Storage storages[] = {Storage::Contiguous, Storage::Permuted, Storage::Gapped, Storage::PermutedGapped};
     std::mt19937 rng(20261201u);
@@ -300,7 +300,8 @@ TEST(MaxPoolOnnxDifferential, MatchesTheNaiveReference) {
         if (integer) {
             const std::vector<int64_t> expected = reference::maxPoolV3ForwardIntegers(integers, n, c, h, w, params);
             for (size_t q = 0; q < expected.size(); ++q)
-                ASSERT_EQ(out.bitsAt(static_cast<int64_t>(q)), static_cast<uint64_t>(expected[q]) & mask) << "out " << q;
+                ASSERT_EQ(out.bitsAt(static_cast<int64_t>(q)), static_cast<uint64_t>(expected[q]) & mask)
+                    << "out " << q;
         } else {
             std::vector<float> stored(static_cast<size_t>(count));
             for (int64_t e = 0; e < count; ++e) stored[e] = static_cast<float>(self.at(e));
@@ -405,9 +406,9 @@ TEST(MaxPoolV3Differential, MatchesTheNaiveReference) {
         for (int64_t e = 0; e < n * c * h * w; ++e) x.set(e, static_cast<double>(uniform(rng, -40, 40)) / 8.0);
         int64_t ceilValue = params.ceilMode ? 1 : 0;
         aclScalar *ceil = aclCreateScalar(&ceilValue, ACL_INT64);
-        const RunStatus status = runMaxPoolV3(x, {1, 1, params.kernelH, params.kernelW},
-                                              {1, 1, params.strideH, params.strideW},
-                                              std::vector<int64_t>(params.pads.begin(), params.pads.end()), ceil, out);
+        const RunStatus status =
+            runMaxPoolV3(x, {1, 1, params.kernelH, params.kernelW}, {1, 1, params.strideH, params.strideW},
+                         std::vector<int64_t>(params.pads.begin(), params.pads.end()), ceil, out);
         aclDestroyScalar(ceil);
         ASSERT_EQ(status.phaseOne, 0) << status.message;
         ASSERT_EQ(status.phaseTwo, 0) << status.message;

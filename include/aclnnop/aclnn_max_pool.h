@@ -31,14 +31,14 @@ extern "C" {
  * Returns 0, 161001 (a null pointer) or 161002 (an invalid argument; see aclGetRecentErrMsg).
  */
 ACLNN_API aclnnStatus aclnnMaxPoolGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelShape,
-                                                  const aclIntArray *strides, const int64_t autoPad,
-                                                  const aclIntArray *pads, const aclIntArray *dilations,
-                                                  const int64_t ceilMode, aclTensor *out, uint64_t *workspaceSize,
-                                                  aclOpExecutor **executor);
+                                                   const aclIntArray *strides, const int64_t autoPad,
+                                                   const aclIntArray *pads, const aclIntArray *dilations,
+                                                   const int64_t ceilMode, aclTensor *out, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
 
 /** Phase 2: runs the executor made by phase 1 (released afterwards unless made repeatable). */
 ACLNN_API aclnnStatus aclnnMaxPool(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                  aclrtStream stream);
+                                   aclrtStream stream);
 
 #ifdef __cplusplus
 }

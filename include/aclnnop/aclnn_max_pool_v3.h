@@ -28,13 +28,13 @@ extern "C" {
  * Returns 0, 161001 (a null pointer) or 161002 (an invalid argument; see aclGetRecentErrMsg).
  */
 ACLNN_API aclnnStatus aclnnMaxPoolV3GetWorkspaceSize(const aclTensor *x, const aclIntArray *ksize,
-                                                    const aclIntArray *strides, const aclIntArray *pads,
-                                                    const aclScalar *ceilMode, aclTensor *out,
-                                                    uint64_t *workspaceSize, aclOpExecutor **executor);
+                                                     const aclIntArray *strides, const aclIntArray *pads,
+                                                     const aclScalar *ceilMode, aclTensor *out, uint64_t *workspaceSize,
+                                                     aclOpExecutor **executor);
 
 /** Phase 2: runs the executor made by phase 1 (released afterwards unless made repeatable). */
 ACLNN_API aclnnStatus aclnnMaxPoolV3(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                    aclrtStream stream);
+                                     aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -45,30 +45,42 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     for (const NamedTensor &tensor : {outArg, indicesArg})
         if (auto s = requireSameRank(op, tensor, selfArg)) return s;
 
+    // The 2-D operator also takes DOUBLE, as CANN's op_api does on every SoC.
     for (const NamedTensor &tensor : {selfArg, outArg})
-        if (auto s = requireDataTypeIn(op, tensor, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
+        if (auto s = spatialDims == 3 ? requireDataTypeIn(op, tensor, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+                                      : requireDataTypeIn(op, tensor, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}))
+            return s;
     if (auto s = requireDataTypeIn(op, indicesArg, {ACL_INT32, ACL_INT64})) return s;
 
+    // The 2-D operator also takes NHWC (N,H,W,C) tensors, as CANN's op_api does: outputOut and indicesOut
+    // are then (N,Ho,Wo,C) too (docs/decisions.md: CANN writes them in NCHW order whatever their shape).
     if (auto s = spatialDims == 3 ? requireFormatIn(op, selfArg, {ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NCHW})
-                                  : requireFormatIn(op, selfArg, {ACL_FORMAT_ND, ACL_FORMAT_NCHW}))
+                                  : requireFormatIn(op, selfArg, {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC}))
         return s;
     if (auto s = requireSameFormat(op, outArg, selfArg)) return s;
+    const bool nhwc = self->format == ACL_FORMAT_NHWC;
+    if (nhwc)
+        if (auto s = requireRankIn(op, selfArg, {4})) return s;
 
     const std::vector<int64_t> &sizes = outputSize->values;
-    const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
+    // Where the spatial axes start; NHWC keeps C after them.
+    const size_t firstSpatial = nhwc ? 1 : self->viewShape.size() - static_cast<size_t>(spatialDims);
     if (sizes.size() != 0 && sizes.size() != 1 && sizes.size() != static_cast<size_t>(spatialDims))
         return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputSize must have length 0, 1 or ", spatialDims, ", got length ",
                     sizes.size(), " ", shapeText(sizes));
-    std::vector<int64_t> expected(self->viewShape.begin(), self->viewShape.begin() + leadingCount);
+    std::vector<int64_t> expected = self->viewShape;
     for (int a = 0; a < spatialDims; ++a) {
-        const int64_t inputAxis = self->viewShape[leadingCount + a];
-        expected.push_back(sizes.empty() ? inputAxis : sizes.size() == 1 ? sizes[0] : sizes[a]);
+        const int64_t inputAxis = self->viewShape[firstSpatial + a];
+        expected[firstSpatial + a] = sizes.empty() ? inputAxis : sizes.size() == 1 ? sizes[0] : sizes[a];
     }
-    for (size_t i = 0; i < leadingCount; ++i)
-        if (out->viewShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
+    for (size_t i = 0; i < self->viewShape.size(); ++i) {
+        const bool spatial = i >= firstSpatial && i < firstSpatial + static_cast<size_t>(spatialDims);
+        if (!spatial && out->viewShape[i] != self->viewShape[i])
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ",
+                        i == 0 && self->viewShape.size() == static_cast<size_t>(spatialDims) + 2 ? "N" : "C", " (dim ",
                         i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
                         shapeText(self->viewShape));
+    }
     if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
     if (auto s = requireSameShape(op, indicesArg, outArg)) return s;
 
@@ -81,7 +93,10 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     for (int64_t value : sizes)
         if (value < 1)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": every outputSize value must be >= 1, got ", shapeText(sizes));
-    const StridedTensor input = spatialOperand(spatialDims, self);
+    const auto operandOf = [&](const aclTensor *tensor) {
+        return nhwc ? stridedOperand2d(tensor, PlaneLayout::ChannelsLast) : spatialOperand(spatialDims, tensor);
+    };
+    const StridedTensor input = operandOf(self);
     if (auto s = requireIndexRange(op, "indicesOut", indices->dataType, input.planeElements())) return s;
 
     problem.operatorName = op;
@@ -92,8 +107,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
-    problem.output = spatialOperand(spatialDims, out);
-    problem.indices = spatialOperand(spatialDims, indices);
+    problem.output = operandOf(out);
+    problem.indices = operandOf(indices);
     problem.input = input;
     problem.geometry = adaptiveGeometry(input.size[0], input.size[1], {input.size[2], input.size[3], input.size[4]},
                                         {problem.output.size[2], problem.output.size[3], problem.output.size[4]});

@@ -28,8 +28,8 @@ aclnnStatus requireLengthIn(const char *name, const aclIntArray *list, std::init
         if (list->values.size() == length) return ACLNN_SUCCESS;
     std::string lengths;
     for (size_t length : allowed) lengths += (lengths.empty() ? "" : ", ") + std::to_string(length);
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " must have length ", lengths, ", got ",
-                list->values.size(), " (", name, " ", shapeText(list->values), ")");
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " must have length ", lengths, ", got ", list->values.size(),
+                " (", name, " ", shapeText(list->values), ")");
 }
 
 // List lengths, autoPad and dilations (CANN's CheckParamsLogic order).
@@ -77,11 +77,12 @@ aclnnStatus requirePadsFitKernel(const char *axis, int64_t begin, int64_t end, i
     // outside the input (SPEC §7.3: 0 <= pad < kernel), so poolgrad refuses those too.
     for (int64_t pad : {begin, end})
         if (pad < 0 || pad >= kernel)
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": every pad on axis ", axis, " must satisfy 0 <= pad < kernel = ",
-                        kernel, ", got pads ", begin, " (begin) and ", end, " (end)");
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": every pad on axis ", axis,
+                        " must satisfy 0 <= pad < kernel = ", kernel, ", got pads ", begin, " (begin) and ", end,
+                        " (end)");
     if (begin + end > kernel)
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": the pads on axis ", axis,
-                    " must sum to at most the kernel size ", kernel, ", got ", begin, " + ", end);
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": the pads on axis ", axis, " must sum to at most the kernel size ",
+                    kernel, ", got ", begin, " + ", end);
     return ACLNN_SUCCESS;
 }
 
@@ -97,9 +98,8 @@ aclnnStatus checkWindowValues(const OnnxMaxPoolWindows &w) {
 }
 
 std::string windowsText(const OnnxMaxPoolWindows &w) {
-    return joinText("kernel ", w.kernelH, "x", w.kernelW, ", strides ", w.strideH, "x", w.strideW,
-                    ", pads top ", w.top, " left ", w.left, " bottom ", w.bottom, " right ", w.right, ", ceilMode ",
-                    w.ceilMode ? 1 : 0);
+    return joinText("kernel ", w.kernelH, "x", w.kernelW, ", strides ", w.strideH, "x", w.strideW, ", pads top ", w.top,
+                    " left ", w.left, " bottom ", w.bottom, " right ", w.right, ", ceilMode ", w.ceilMode ? 1 : 0);
 }
 
 aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShape, const aclIntArray *strides,
@@ -118,9 +118,9 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
     const NamedTensor selfArg{"self", self}, outArg{"out", out};
 
     // The dtypes of CANN's newest SoC (A2/A3 take only FLOAT16 and FLOAT): a superset.
-    if (auto s = requireDataTypeIn(op, selfArg,
-                                   {ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_INT16,
-                                    ACL_INT8, ACL_UINT16}))
+    if (auto s = requireDataTypeIn(
+            op, selfArg,
+            {ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_INT16, ACL_INT8, ACL_UINT16}))
         return s;
     if (auto s = requireSameDataType(op, outArg, selfArg)) return s;
 
@@ -139,12 +139,13 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
     const int64_t channels = self->viewShape[batched ? 1 : 0];
     const int64_t inH = self->viewShape[batched ? 2 : 1], inW = self->viewShape[batched ? 3 : 2];
     if (channels == 0 || inH == 0 || inW == 0)
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": only the batch of self may be 0; C, H and W must be >= 1, got self ",
+        return fail(ACLNN_ERR_PARAM_INVALID, op,
+                    ": only the batch of self may be 0; C, H and W must be >= 1, got self ",
                     shapeText(self->viewShape));
-    const int64_t outH = pooledOutputSize(inH, windows.kernelH, windows.strideH, windows.top, windows.bottom, 1,
-                                          windows.ceilMode);
-    const int64_t outW = pooledOutputSize(inW, windows.kernelW, windows.strideW, windows.left, windows.right, 1,
-                                          windows.ceilMode);
+    const int64_t outH =
+        pooledOutputSize(inH, windows.kernelH, windows.strideH, windows.top, windows.bottom, 1, windows.ceilMode);
+    const int64_t outW =
+        pooledOutputSize(inW, windows.kernelW, windows.strideW, windows.left, windows.right, 1, windows.ceilMode);
     std::vector<int64_t> expected = self->viewShape;
     expected[expected.size() - 2] = outH;
     expected[expected.size() - 1] = outW;

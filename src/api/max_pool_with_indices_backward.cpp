@@ -4,6 +4,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "api/argument_checks.h"
+#include "api/batch_only_empty.h"
 #include "api/mask_indices.h"
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
@@ -57,6 +58,8 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     if (auto s = decodeMaxPoolAttributes(op, variant.spatialDims, kernelSize, stride, padding, dilation, ceilMode,
                                          attributes))
         return s;
+    if (variant.spatialDims == 2)
+        if (auto s = requireOnlyBatchMayBeEmpty(op, selfArg)) return s;
 
     const int64_t kernelElements = attributes.kernel[0] * attributes.kernel[1] * attributes.kernel[2];
     const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(variant.spatialDims);

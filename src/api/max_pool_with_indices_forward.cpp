@@ -4,6 +4,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "api/argument_checks.h"
+#include "api/batch_only_empty.h"
 #include "api/mask_indices.h"
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
@@ -65,6 +66,8 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     if (auto s = decodeMaxPoolAttributes(op, variant.spatialDims, kernelSize, stride, padding, dilation, ceilMode,
                                          attributes))
         return s;
+    if (variant.spatialDims == 2)
+        if (auto s = requireOnlyBatchMayBeEmpty(op, selfArg)) return s;
 
     problem.operatorName = op;
     if (isEmpty(self)) {

@@ -20,6 +20,8 @@ ElementType elementTypeOf(aclDataType type) {
             return ElementType::Int16;
         case ACL_UINT16:
             return ElementType::UInt16;
+        case ACL_DOUBLE:
+            return ElementType::Float64;
         default:
             return ElementType::Float32;
     }

@@ -60,7 +60,7 @@ inline Float16 fromFloat<Float16>(float value) {
     const uint32_t magnitude = bits & 0x7fffffffu;
     if (magnitude > 0x7f800000u) return Float16{static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu))};
     if (magnitude >= 0x477ff000u) return Float16{static_cast<uint16_t>(sign | 0x7c00u)};  // rounds to >= 65520: Inf
-    if (magnitude >= 0x38800000u) {  // normal half range
+    if (magnitude >= 0x38800000u) {                                                       // normal half range
         const uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
         return Float16{static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13))};
     }
@@ -76,10 +76,15 @@ inline Float16 fromFloat<Float16>(float value) {
     return Float16{static_cast<uint16_t>(sign | result)};
 }
 
-// Int8 .. UInt16 are values of the value-only forwards (aclnnMaxPool) only; Int32 and Int64 are also indices.
-enum class ElementType { Float32, Float16, BFloat16, Int32, Int64, Int8, UInt8, Int16, UInt16 };
+// Int8 .. UInt16 are values of aclnnMaxPool only and Float64 of aclnnAdaptiveMaxPool2d only: the planar
+// forward kernels handle them; every other kernel sees Float32, Float16 or BFloat16 values. Int32 and Int64
+// are also indices.
+enum class ElementType { Float32, Float16, BFloat16, Int32, Int64, Int8, UInt8, Int16, UInt16, Float64 };
 
-inline bool isIntegerType(ElementType type) { return type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16; }
+// The value types every kernel (and the SIMD searches) handles.
+inline bool isCommonValueType(ElementType type) {
+    return type == ElementType::Float32 || type == ElementType::Float16 || type == ElementType::BFloat16;
+}
 
 inline size_t elementSize(ElementType type) {
     switch (type) {
@@ -95,6 +100,7 @@ inline size_t elementSize(ElementType type) {
         case ElementType::Int32:
             return 4;
         case ElementType::Int64:
+        case ElementType::Float64:
             return 8;
     }
     return 0;
@@ -120,6 +126,8 @@ inline const char *elementTypeName(ElementType type) {
             return "int16";
         case ElementType::UInt16:
             return "uint16";
+        case ElementType::Float64:
+            return "float64";
     }
     return "?";
 }

@@ -2,7 +2,8 @@
 // Windows come from the shared geometry (regular or adaptive). Scan order is d, h, w; the first
 // strictly greater value wins, so ties keep the first element; a NaN wins over everything and the
 // last NaN in scan order is reported. Values are copied bit-exactly from the input. Integer inputs
-// (aclnnMaxPool) are compared as themselves: widening int32/int64 to float would merge neighbours.
+// (aclnnMaxPool) and doubles (aclnnAdaptiveMaxPool2d) are compared as themselves: narrowing them to float
+// would merge neighbours.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -16,13 +17,16 @@
 namespace poolgrad::cpu {
 namespace {
 
-// What the search compares: floating types widened exactly to float, integers as they are.
+// What the search compares: 16-bit floats widened exactly to float, integers and doubles as they are.
 template <typename T>
-using SearchKey = std::conditional_t<std::is_integral_v<T>, T, float>;
+constexpr bool comparedAsItself = std::is_integral_v<T> || std::is_same_v<T, double>;
+
+template <typename T>
+using SearchKey = std::conditional_t<comparedAsItself<T>, T, float>;
 
 template <typename T>
 SearchKey<T> searchKey(T value) {
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (comparedAsItself<T>)
         return value;
     else
         return toFloat(value);
@@ -33,7 +37,7 @@ SearchKey<T> lowestKey() {
     if constexpr (std::is_integral_v<T>)
         return std::numeric_limits<T>::lowest();
     else
-        return -std::numeric_limits<float>::infinity();
+        return -std::numeric_limits<SearchKey<T>>::infinity();
 }
 
 template <typename Key>
@@ -47,8 +51,8 @@ bool isNanKey(Key key) {
 // The value of a window without elements (only MaxPoolV3's wholly padded windows have none; floats only).
 template <typename T>
 T emptyWindowValue() {
-    if constexpr (std::is_integral_v<T>)
-        return std::numeric_limits<T>::lowest();
+    if constexpr (comparedAsItself<T>)
+        return lowestKey<T>();
     else
         return fromFloat<T>(-std::numeric_limits<float>::infinity());
 }

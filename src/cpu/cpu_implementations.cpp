@@ -21,7 +21,8 @@ std::optional<std::string> forwardDenseDecline(const PoolProblem &problem) {
 }
 
 std::optional<std::string> forwardChannelsLastDecline(const PoolProblem &problem) {
-    if (isIntegerType(problem.input.type)) return std::string("integer values are searched by the planar kernels");
+    if (!isCommonValueType(problem.input.type))
+        return std::string(elementTypeName(problem.input.type)) + " values are searched by the planar kernels";
     for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
                                        std::pair{"indices", &problem.indices}})
         if (tensor->present() && !tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";

@@ -25,7 +25,8 @@ decltype(auto) withValueType(ElementType type, Function &&function) {
     }
 }
 
-// The value types of the forwards: the floating types and the integer ones aclnnMaxPool also takes.
+// The value types of the planar forwards: the common ones, the integers of aclnnMaxPool and the double of
+// aclnnAdaptiveMaxPool2d.
 template <typename Function>
 decltype(auto) withForwardValueType(ElementType type, Function &&function) {
     switch (type) {
@@ -41,6 +42,8 @@ decltype(auto) withForwardValueType(ElementType type, Function &&function) {
             return function(TypeTag<int32_t>{});
         case ElementType::Int64:
             return function(TypeTag<int64_t>{});
+        case ElementType::Float64:
+            return function(TypeTag<double>{});
         default:
             return withValueType(type, std::forward<Function>(function));
     }
