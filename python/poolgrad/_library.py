@@ -60,6 +60,8 @@ _declare("aclCreateTensor", _c_void_p, _c_int64_p, ctypes.c_uint64, ctypes.c_int
 _declare("aclDestroyTensor", _status, _c_void_p)
 _declare("aclCreateIntArray", _c_void_p, _c_int64_p, ctypes.c_uint64)
 _declare("aclDestroyIntArray", _status, _c_void_p)
+_declare("aclCreateScalar", _c_void_p, _c_void_p, ctypes.c_int)
+_declare("aclDestroyScalar", _status, _c_void_p)
 _declare("aclGetRecentErrMsg", ctypes.c_char_p)
 _declare("aclrtSynchronizeStream", _status, _c_void_p)
 _declare("aclDestroyAclOpExecutor", _status, _c_void_p)
@@ -90,10 +92,17 @@ _v3_attributes = (_c_void_p, _c_void_p, ctypes.c_char_p, _c_void_p, ctypes.c_cha
 _declare("aclnnMaxPoolV3WithAttrsGetWorkspaceSize", _status, _c_void_p, *_v3_attributes, _c_void_p, *_phase_one_tail)
 _declare("aclnnMaxPoolV3GradGetWorkspaceSize", _status, _c_void_p, _c_void_p, _c_void_p, *_v3_attributes, _c_void_p,
          *_phase_one_tail)
+# aclnnMaxPool: self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out.
+_declare("aclnnMaxPoolGetWorkspaceSize", _status, _c_void_p, _c_void_p, _c_void_p, ctypes.c_int64, _c_void_p,
+         _c_void_p, ctypes.c_int64, _c_void_p, *_phase_one_tail)
+# aclnnMaxPoolV3: x, ksize, strides, pads, ceilMode (an aclScalar), out.
+_declare("aclnnMaxPoolV3GetWorkspaceSize", _status, _c_void_p, _c_void_p, _c_void_p, _c_void_p, _c_void_p, _c_void_p,
+         *_phase_one_tail)
 
 OPERATORS = ("aclnnMaxPool3dWithArgmax", "aclnnMaxPool3dWithArgmaxBackward", "aclnnAdaptiveMaxPool3d",
              "aclnnAdaptiveMaxPool3dBackward", "aclnnMaxPool2dWithIndices", "aclnnMaxPool2dWithIndicesBackward",
              "aclnnMaxPool2dWithMask", "aclnnMaxPool2dWithMaskBackward", "aclnnAdaptiveMaxPool2d",
-             "aclnnAdaptiveMaxPool2dBackward", "aclnnMaxPoolV3WithAttrs", "aclnnMaxPoolV3Grad")
+             "aclnnAdaptiveMaxPool2dBackward", "aclnnMaxPoolV3WithAttrs", "aclnnMaxPoolV3Grad", "aclnnMaxPool",
+             "aclnnMaxPoolV3")
 for _operator in OPERATORS:
     _declare(_operator, _status, *_phase_two_arguments)

@@ -51,10 +51,31 @@ def regular_spatial(spatial, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def adaptive_spatial(spatial, output_size):
+    """Output spatial sizes of the adaptive ops; a size the library refuses (< 1, a wrong length) gets a
+    placeholder allocation, so that the library, not numpy, judges it and its 161002 is raised."""
     try:
-        return _expand(output_size, len(spatial), default=spatial)
+        sizes = _expand(output_size, len(spatial), default=spatial)
     except ValueError:
         return [1] * len(spatial)
+    return sizes if all(size >= 1 for size in sizes) else [1] * len(spatial)
+
+
+def onnx_spatial(spatial, kernel_shape, strides, pads, ceil_mode):
+    """aclnnMaxPool (SPEC §7.3): strides default 1, pads {top, left, bottom, right} in ONNX order."""
+    try:
+        kernel = _expand(kernel_shape, 2)
+        steps = _expand(strides, 2, default=[1, 1])
+        pads = list(pads) if pads is not None and not isinstance(pads, int) else [pads or 0]
+        if len(pads) == 0:
+            pads = [0, 0, 0, 0]
+        elif len(pads) == 1:
+            pads = pads * 4
+        elif len(pads) == 2:
+            pads = [pads[0], pads[1], pads[0], pads[1]]
+        return [max(pooled_size(n, k, s, before, before + after, 1, bool(ceil_mode)), 1)
+                for n, k, s, before, after in zip(spatial, kernel, steps, pads[:2], pads[2:4])]
+    except (ValueError, ZeroDivisionError, IndexError, TypeError):
+        return [1, 1]
 
 
 def mask_shape(leading, kernel_size, out_spatial):

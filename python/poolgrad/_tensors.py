@@ -16,11 +16,13 @@ from .errors import PoolgradError
 
 # aclDataType values (acl/acl_base.h).
 ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16 = 0, 1, 2, 3, 9, 27
+ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_DOUBLE = 4, 6, 7, 11
 # aclFormat values.
 FORMAT_NCHW, FORMAT_NHWC, FORMAT_ND = 0, 1, 2
 
 _ACL_TYPES = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16, "int8": ACL_INT8,
-              "int32": ACL_INT32, "int64": ACL_INT64}
+              "int32": ACL_INT32, "int64": ACL_INT64, "uint8": ACL_UINT8, "int16": ACL_INT16, "uint16": ACL_UINT16,
+              "float64": ACL_DOUBLE}
 
 
 def acl_data_type(dtype) -> int:
@@ -30,7 +32,7 @@ def acl_data_type(dtype) -> int:
         return _ACL_TYPES[dtype.name]
     except KeyError:
         raise TypeError(f"poolgrad: dtype {dtype} has no aclDataType here; use float32, float16, "
-                        f"ml_dtypes.bfloat16, int8, int32 or int64") from None
+                        f"ml_dtypes.bfloat16, float64, int8, uint8, int16, uint16, int32 or int64") from None
 
 
 def _int64_array(values):
@@ -82,6 +84,17 @@ class Arguments:
         if not handle:
             raise PoolgradError(161001, _recent_message(), "aclCreateTensor")
         self._stack.callback(library.aclDestroyTensor, handle)
+        return handle
+
+    def int64_scalar(self, value):
+        """An INT64 aclScalar; None stays a null pointer."""
+        if value is None:
+            return None
+        data = ctypes.c_int64(int(value))
+        handle = library.aclCreateScalar(ctypes.cast(ctypes.pointer(data), ctypes.c_void_p), ACL_INT64)
+        if not handle:
+            raise PoolgradError(161001, _recent_message(), "aclCreateScalar")
+        self._stack.callback(library.aclDestroyScalar, handle)
         return handle
 
     def int_array(self, values):

@@ -190,3 +190,31 @@ def max_pool_v3_grad(orig_input, orig_output, grad, ksize, strides, padding_mode
                             _encode(padding_mode), a.int_array(pads), _encode(data_format), bool(global_pooling),
                             bool(ceil_mode), a.tensor(out_grad, tensor_format)))
     return out_grad
+
+
+def max_pool(self, kernel_shape, strides=(), auto_pad=0, pads=(), dilations=(), ceil_mode=0, *, out=None):
+    """aclnnMaxPool (ONNX MaxPool, 2-D, values only) on a (N,)C,H,W array of any of its dtypes (float16/32,
+    bfloat16, int8/16/32/64, uint8/16). strides () means 1; pads are ONNX's {top, left, bottom, right} (or
+    one value, or {H, W}); dilations must be 1; ceil_mode is an int (non-zero = ceil)."""
+    self = as_input(self)
+    leading, spatial = _split(self.shape, 2)
+    out_spatial = _shapes.onnx_spatial(spatial, kernel_shape, strides, pads, ceil_mode)
+    out = _output("out", out, leading + out_spatial, self.dtype)
+    run_operator("aclnnMaxPool", lambda a: (a.tensor(self), a.int_array(kernel_shape), a.int_array(list(strides)),
+                                            int(auto_pad), a.int_array(list(pads)), a.int_array(list(dilations)),
+                                            int(ceil_mode), a.tensor(out)))
+    return out
+
+
+def max_pool_v3(x, ksize, strides, pads=None, ceil_mode=None, *, out=None):
+    """aclnnMaxPoolV3 on an NCHW array: ksize/strides [N, C, H, W], pads [top, bottom, left, right] (None: zeros),
+    ceil_mode None (false) or an int passed as an INT64 scalar (non-zero = ceil)."""
+    x = as_input(x)
+    spatial = list(x.shape[2:4]) if x.ndim == 4 else [1, 1]
+    out_spatial = _shapes.v3_spatial(spatial, ksize, strides, "CALCULATED", (0, 0, 0, 0) if pads is None else pads,
+                                     False, bool(ceil_mode), (2, 3))
+    out = _output("out", out, _v3_output_shape(x.shape, "NCHW", out_spatial), x.dtype)
+    run_operator("aclnnMaxPoolV3", lambda a: (a.tensor(x, FORMAT_NCHW), a.int_array(ksize), a.int_array(strides),
+                                              a.int_array(pads), a.int64_scalar(ceil_mode),
+                                              a.tensor(out, FORMAT_NCHW)))
+    return out

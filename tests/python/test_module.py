@@ -184,8 +184,12 @@ def test_bad_index_is_refused_and_gradient_left_zero():
 
 
 def test_refused_arrays():
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(TypeError, match="complex64"):
+        pg.max_pool3d_with_argmax(WE1_SELF.astype(np.complex64), 2)
+    # float64 has an aclDataType (aclnnAdaptiveMaxPool2d takes it): the library judges it for the others.
+    with pytest.raises(pg.PoolgradError, match="DOUBLE") as error:
         pg.max_pool3d_with_argmax(WE1_SELF.astype(np.float64), 2)
+    assert error.value.status == 161002
     frozen = np.zeros((1, 1, 1, 1, 1), np.float32)
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
@@ -278,3 +282,28 @@ def test_python_example_prints_what_the_c_sample_prints():
     assert result.returncode == 0, result.stderr
     expected = (root / "tests" / "packaging" / "expected" / "max_pool3d_with_argmax_backward.txt").read_text()
     assert result.stdout == expected
+
+
+@pytest.mark.parametrize("operator, spatial", [(pg.adaptive_max_pool2d, 2), (pg.adaptive_max_pool3d, 3)])
+@pytest.mark.parametrize("sizes", [(-1, 0), (0,), (-5,), (2, -1)])
+def test_adaptive_output_sizes_the_library_refuses_reach_the_library(operator, spatial, sizes):
+    """Sizes below 1 are judged by the library (161002 naming outputSize), not by numpy's allocation."""
+    x = np.zeros((1, 2) + (4,) * spatial, np.float32)
+    sizes = tuple(sizes) + (1,) * (spatial - len(sizes)) if len(sizes) > 1 else sizes
+    with pytest.raises(pg.PoolgradError) as error:
+        operator(x, sizes)
+    assert error.value.status == 161002 and "outputSize" in error.value.message
+
+
+def test_max_pool_onnx_pad_order_and_max_pool_v3():
+    x = np.arange(1, 37, dtype=np.float32).reshape(2, 2, 3, 3)
+    expected = np.array([4, 6, 7, 9], np.float32) + 9 * np.arange(4, dtype=np.float32)[:, None]
+    np.testing.assert_array_equal(pg.max_pool(x, (2, 2), (2, 2), 0, (0, 1, 0, 0), (1, 1), 1), expected.reshape(2, 2, 2, 2))
+    np.testing.assert_array_equal(pg.max_pool_v3(x, [1, 1, 2, 2], [1, 1, 2, 2], [0, 0, 1, 0], 1),
+                                  expected.reshape(2, 2, 2, 2))
+
+
+def test_adaptive_max_pool2d_takes_float64():
+    x = np.array([[[[1.0, 1.0 + 2.0**-40], [0.0, -1.0]]]])
+    out, indices = pg.adaptive_max_pool2d(x, (1, 1))
+    assert out.dtype == np.float64 and out[0, 0, 0, 0] == 1.0 + 2.0**-40 and indices[0, 0, 0, 0] == 1
