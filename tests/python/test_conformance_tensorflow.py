@@ -216,6 +216,17 @@ def check_forward_case(case, x):
                 f"  x (logical, {case.data_format}) = {x.tolist()}")
     if out is not None and out.touched_outside():
         return f"{case.describe()}\n  {out.touched_outside()} elements around the y view were written"
+    if case.mode == "CALCULATED" and case.data_format == "NCHW" and not case.global_pooling:
+        # aclnnMaxPoolV3 is exactly this operator (SPEC §7.5), its ceilMode an INT64 scalar.
+        try:
+            y_v3 = poolgrad.max_pool_v3(x_view, case.attr4(case.kernel), case.attr4(case.stride), list(case.pads),
+                                        int(case.ceil_mode))
+        except poolgrad.PoolgradError as error:
+            return f"{case.describe()}\n  aclnnMaxPoolV3 raised {error}"
+        mask = mismatch_mask(y_v3, expected)
+        if y_v3.shape != expected.shape or mask.any():
+            return f"{case.describe()}\n  aclnnMaxPoolV3 differs from TF"
+        AGREEING_CASES[("TensorFlow", "MaxPoolV3 (MaxPool, CALCULATED NCHW)")] += 1
     return None
 
 
