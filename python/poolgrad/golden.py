@@ -66,19 +66,32 @@ OPERATORS = (
              ("ksize", "strides")),
     Operator("max_pool_v3_grad", "aclnnMaxPoolV3Grad", "v3", True, ("orig_input", "orig_output", "grad"),
              ("out_grad",), _V3, ("ksize", "strides")),
+    Operator("max_pool", "aclnnMaxPool", "onnx", False, ("self",), ("out",),
+             ("kernel_shape", "strides", "auto_pad", "pads", "dilations", "ceil_mode"), ("kernel_shape",)),
+    Operator("max_pool_v3", "aclnnMaxPoolV3", "v3_nchw", False, ("x",), ("out",),
+             ("ksize", "strides", "pads", "ceil_mode"), ("ksize", "strides")),
 )
+
+# Value-only operators: no indices and no gradient, so nothing for the tie analysis.
+_VALUE_ONLY_FAMILIES = ("onnx", "v3_nchw")
+
+# The input dtypes each operator takes beyond float32/float16/bfloat16 data and int8/int32/int64 indices and
+# masks: the library judges the rest of its rules.
+_EXTRA_INPUT_DTYPES = {"max_pool": ("uint8", "int16", "uint16"), "adaptive_max_pool2d": ("float64",)}
 
 _FORWARD_OF_FAMILY = {op.family: op for op in OPERATORS if not op.backward}
 
 # Defaults of the optional attributes (what the poolgrad functions use).
 _DEFAULTS = {"stride": None, "padding": [0], "dilation": [1], "ceil_mode": False, "index_dtype": "int32",
-             "padding_mode": "CALCULATED", "pads": [0, 0, 0, 0], "data_format": "NCHW", "global_pooling": False}
+             "padding_mode": "CALCULATED", "pads": [0, 0, 0, 0], "data_format": "NCHW", "global_pooling": False,
+             "auto_pad": 0, "dilations": []}
 
 # Command-line spelling of each attribute (for messages).
 _FLAGS = {"kernel_size": "--kernel-size", "stride": "--stride", "padding": "--padding", "dilation": "--dilation",
           "ceil_mode": "--ceil-mode", "index_dtype": "--index-dtype", "output_size": "--output-size",
           "ksize": "--ksize", "strides": "--strides", "padding_mode": "--padding-mode", "pads": "--pads",
-          "data_format": "--data-format", "global_pooling": "--global-pooling"}
+          "data_format": "--data-format", "global_pooling": "--global-pooling", "kernel_shape": "--kernel-shape",
+          "auto_pad": "--auto-pad", "dilations": "--dilations"}
 
 
 class UsageError(Exception):
@@ -112,7 +125,7 @@ def _input_key(name):
 _DTYPE_ALIASES = {"float32": "float32", "fp32": "float32", "float": "float32", "float16": "float16",
                   "fp16": "float16", "half": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
                   "float64": "float64", "fp64": "float64", "double": "float64", "int8": "int8", "uint8": "uint8",
-                  "int32": "int32", "int64": "int64"}
+                  "int16": "int16", "uint16": "uint16", "int32": "int32", "int64": "int64"}
 
 
 def resolve_dtype(name):
@@ -245,12 +258,18 @@ def _add_operator_arguments(parser, op_positional):
     group.add_argument("--index-dtype", choices=("int32", "int64"), help="dtype of indices (default int32)")
     group.add_argument("--ksize", type=_int_list, metavar="K4", help="MaxPoolV3 ksize, length 4 in data_format "
                                                                      "order, e.g. 1,1,3,3")
-    group.add_argument("--strides", type=_int_list, metavar="S4", help="MaxPoolV3 strides, length 4")
+    group.add_argument("--strides", type=_int_list, metavar="S4",
+                       help="MaxPoolV3 strides, length 4; max_pool (ONNX): length 0 (= 1), 1 or 2")
     group.add_argument("--padding-mode", metavar="MODE", help="CALCULATED (default), SAME or VALID")
     group.add_argument("--pads", type=_int_list, metavar="P4",
-                       help="MaxPoolV3 pads [top,bottom,left,right] (default 0,0,0,0)")
+                       help="MaxPoolV3 pads [top,bottom,left,right] (default 0,0,0,0); max_pool (ONNX): "
+                            "[top,left,bottom,right], or one value, or H,W")
     group.add_argument("--data-format", metavar="FORMAT", help="NCHW (default) or NHWC")
     group.add_argument("--global-pooling", action="store_true", default=None, help="globalPooling = true")
+    group.add_argument("--kernel-shape", type=_int_list, metavar="K", help="max_pool (ONNX) kernelShape, e.g. 3,3")
+    group.add_argument("--auto-pad", type=int, metavar="N", help="max_pool (ONNX) autoPad (only 0, NOTSET)")
+    group.add_argument("--dilations", type=_int_list, metavar="D",
+                       help="max_pool (ONNX) dilations (every value 1; default empty)")
 
 
 def build_parser():
@@ -360,7 +379,8 @@ def call_operator(op, inputs, attributes):
     from . import operators
 
     for name, array in inputs.items():
-        if _dtype_text(array.dtype) not in ("float32", "float16", "bfloat16", "int8", "int32", "int64"):
+        if _dtype_text(array.dtype) not in ("float32", "float16", "bfloat16", "int8", "int32", "int64") + \
+                _EXTRA_INPUT_DTYPES.get(op.name, ()):
             raise UsageError(f"input {name} is {_dtype_text(array.dtype)}; the operators take float32, float16, "
                              f"bfloat16 (indices int32/int64, masks int8): convert it with {name}=FILE:DTYPE")
     function = getattr(operators, op.name)
@@ -374,6 +394,11 @@ def call_operator(op, inputs, attributes):
             keywords["mask"] = _zeroed_mask(inputs["self"], a)
         result = function(*args, a["kernel_size"], a["stride"], a["padding"], a["dilation"], a["ceil_mode"],
                           **keywords)
+    elif op.family == "onnx":
+        result = function(inputs["self"], a["kernel_shape"], a["strides"] or [], a["auto_pad"], a["pads"],
+                          a["dilations"], int(bool(a["ceil_mode"])))
+    elif op.family == "v3_nchw":
+        result = function(inputs["x"], a["ksize"], a["strides"], a["pads"], int(bool(a["ceil_mode"])))
     elif op.family in ("adaptive3d", "adaptive2d"):
         args = [inputs[name] for name in op.inputs]
         result = function(*args, a["output_size"], index_dtype=a["index_dtype"]) if not op.backward \
@@ -791,9 +816,12 @@ def command_compare(args):
     if op is None and (args.input or any(getattr(args, a) is not None for a in _FLAGS)):
         raise UsageError("--input and attributes describe the operator for the tie analysis: give --op too")
     integer = np.issubdtype(expected.dtype, np.integer)
+    value_only = op is not None and op.family in _VALUE_ONLY_FAMILIES
     kind = args.kind
     if kind == "auto":
         kind = "indices" if integer else ("gradient" if op is not None and op.backward else "values")
+    if value_only and kind == "gradient":
+        raise UsageError(f"{op.name} has no gradient output; compare its values with --kind values")
     if kind == "indices" and not (integer and np.issubdtype(actual.dtype, np.integer)):
         raise UsageError(f"--kind indices compares integer files; got {_dtype_text(expected.dtype)} and "
                          f"{_dtype_text(actual.dtype)}")
@@ -802,7 +830,10 @@ def command_compare(args):
 
     ctx = None
     notes = []
-    if op is not None and kind != "values":
+    if value_only:
+        notes.append(f"{op.name} outputs values only: no tie analysis" +
+                     (" (integer values compared exactly)" if integer else ""))
+    elif op is not None and kind != "values":
         if kind == "indices" and op.family == "v3":
             raise UsageError(f"{op.name} has no index output; compare its gradient with --kind gradient")
         attributes = _attributes(op, args, analysis=True)

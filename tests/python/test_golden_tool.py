@@ -131,6 +131,16 @@ def _case(name, rng):
         expected = pg.max_pool_v3_grad(x, y, grad, *args)
         argv = ["--ksize", "1,1,3,2", "--strides", "1,1,2,2", "--pads", "1,0,1,1", "--ceil-mode"]
         return argv, {"orig_input": x, "orig_output": y, "grad": grad}, [("out_grad", expected)]
+    if name == "max_pool":  # ONNX pads {top, left, bottom, right}, on int16 values
+        x = rng.integers(-30000, 30000, size=(2, 3, 7, 8)).astype(np.int16)
+        expected = pg.max_pool(x, [3, 2], [2, 1], 0, [1, 0, 1, 1], [1, 1], 1)
+        argv = ["--kernel-shape", "3,2", "--strides", "2,1", "--pads", "1,0,1,1", "--dilations", "1,1",
+                "--ceil-mode"]
+        return argv, {"self": x}, [("out", expected)]
+    if name == "max_pool_v3":
+        expected = pg.max_pool_v3(x2, [1, 1, 3, 2], [1, 1, 2, 2], [1, 0, 0, 1], 1)
+        argv = ["--ksize", "1,1,3,2", "--strides", "1,1,2,2", "--pads", "1,0,0,1", "--ceil-mode"]
+        return argv, {"x": x2}, [("out", expected)]
     raise AssertionError(name)
 
 
@@ -747,3 +757,18 @@ def test_doc_examples_run(tmp_path, monkeypatch, capsys):
     assert len(samples) >= 3
     for sample in samples:
         assert sample in "".join(printed), sample
+
+
+def test_value_only_operators_compare_without_tie_analysis(tmp_path, capsys):
+    """max_pool / max_pool_v3 have no indices or gradients: compare takes --op without asking for inputs,
+    integer values are compared exactly, --kind gradient is a usage error."""
+    x = np.arange(-8, 8, dtype=np.int32).reshape(1, 1, 4, 4)
+    golden_out = save(tmp_path / "golden.npy", pg.max_pool(x, [2, 2], [2, 2]))
+    same = save(tmp_path / "same.npy", pg.max_pool(x, [2, 2], [2, 2]))
+    code, out, err = run_main(["compare", golden_out, same, "--op", "max_pool"], capsys)
+    assert code == 0 and "no tie analysis" in out, err
+    other = save(tmp_path / "other.npy", pg.max_pool(x, [2, 2], [2, 2]) + 1)
+    code, out, err = run_main(["compare", golden_out, other, "--op", "max_pool"], capsys)
+    assert code == 1, out + err
+    code, out, err = run_main(["compare", golden_out, same, "--op", "max_pool_v3", "--kind", "gradient"], capsys)
+    assert code == 2 and "no gradient" in err
