@@ -3,7 +3,8 @@
 #      built with the normal build: a header that does not compile alone breaks the build);
 #  (b) ctest runs every example program and compares its output with tests/packaging/expected/<name>.txt;
 #  (c) ctest installs the build into a temporary prefix and uses it like a client would
-#      (tests/packaging/install_test.sh: layout + plain g++, find_package, pkg-config).
+#      (tests/packaging/install_test.sh: layout + plain g++, find_package, pkg-config);
+#  (d) the README operator table names every declared operator, its header, SoC behaviour and docs page.
 set(POOLGRAD_PACKAGING_DIR ${CMAKE_CURRENT_SOURCE_DIR}/packaging)
 
 # ---- (a) public headers, each alone ------------------------------------------------------------------------
@@ -82,4 +83,13 @@ if(POOLGRAD_BASH)
     # cmake --install writes install_manifest.txt into the build tree: one install at a time.
     set_tests_properties(packaging_install_${mode} PROPERTIES TIMEOUT 300 LABELS packaging RESOURCE_LOCK poolgrad_install)
   endforeach()
+endif()
+
+# ---- (d) the README's operator table ------------------------------------------------------------------------
+# Every operator a public aclnnop header declares has a row naming its header, the CANN SoC behaviour poolgrad
+# follows and an existing docs page.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME docs_readme_operator_table
+           COMMAND ${Python3_EXECUTABLE} ${POOLGRAD_PACKAGING_DIR}/check_readme_operator_table.py ${PROJECT_SOURCE_DIR})
 endif()
