@@ -1,6 +1,6 @@
 // Rules where CANN's op_api differs from what poolgrad first did (issue #14), each checked through the
-// public C API: aclnnAdaptiveMaxPool2d takes DOUBLE and NHWC tensors; the 2-D max-pool operators (and
-// their backwards) allow only the batch to be 0.
+// public C API: aclnnAdaptiveMaxPool2d takes DOUBLE and NHWC tensors and, with an empty self, any empty
+// output; the 2-D max-pool operators (and their backwards) allow only the batch to be 0.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -65,6 +65,19 @@ TEST(CannRules, AdaptiveMaxPool2dTakesNhwc) {
     // outputOut must keep NHWC's C last: an NCHW-shaped out is refused.
     TestTensor nchwShaped({1, 2, 1, 2}, ACL_FLOAT, ACL_FORMAT_NHWC), nchwIndices({1, 2, 1, 2}, ACL_INT64);
     EXPECT_EQ(runAdaptive2d(self, {1, 2}, nchwShaped, nchwIndices), kInvalid);
+}
+
+TEST(CannRules, AdaptiveMaxPool2dWithAnEmptySelfTakesAnyEmptyOutput) {
+    // CANN compares no shapes but outputOut's and indicesOut's: with nothing to write, an empty out of another
+    // shape succeeds; a non-empty one is a real mismatch and stays refused.
+    TestTensor self({0, 3, 4, 4}, ACL_FLOAT);
+    TestTensor emptyOut({0, 3, 3, 3}, ACL_FLOAT), emptyIndices({0, 3, 3, 3}, ACL_INT64);
+    EXPECT_EQ(runAdaptive2d(self, {2, 2}, emptyOut, emptyIndices), 0) << aclGetRecentErrMsg();
+    TestTensor fullOut({1, 3, 2, 2}, ACL_FLOAT), fullIndices({1, 3, 2, 2}, ACL_INT64);
+    EXPECT_EQ(runAdaptive2d(self, {2, 2}, fullOut, fullIndices), kInvalid);
+    TestTensor otherIndices({0, 3, 2, 2}, ACL_INT64);
+    EXPECT_EQ(runAdaptive2d(self, {2, 2}, emptyOut, otherIndices), kInvalid);  // indicesOut must match outputOut
+    EXPECT_EQ(runAdaptive2d(self, {0, 2}, emptyOut, emptyIndices), kInvalid);  // outputSize is still checked
 }
 
 struct TwoDimensionalCase {

@@ -73,7 +73,10 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
         const int64_t inputAxis = self->viewShape[firstSpatial + a];
         expected[firstSpatial + a] = sizes.empty() ? inputAxis : sizes.size() == 1 ? sizes[0] : sizes[a];
     }
-    for (size_t i = 0; i < self->viewShape.size(); ++i) {
+    // An empty self leaves nothing to write: the 2-D operator then takes any empty outputOut, as CANN's op_api
+    // does (it compares no shapes but outputOut's and indicesOut's); a non-empty one is still refused.
+    const bool nothingToWrite = spatialDims == 2 && isEmpty(self) && isEmpty(out);
+    for (size_t i = 0; i < self->viewShape.size() && !nothingToWrite; ++i) {
         const bool spatial = i >= firstSpatial && i < firstSpatial + static_cast<size_t>(spatialDims);
         if (!spatial && out->viewShape[i] != self->viewShape[i])
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ",
@@ -81,7 +84,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
                         i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
                         shapeText(self->viewShape));
     }
-    if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
+    if (!nothingToWrite)
+        if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
     if (auto s = requireSameShape(op, indicesArg, outArg)) return s;
 
     if (auto s = requireSameDataType(op, outArg, selfArg)) return s;
