@@ -558,16 +558,18 @@ def test_by_design_6_grad_output_shape_checked_in_3d_backward():
 
 
 def test_by_design_7_empty_tensors():
-    """Empty inputs: poolgrad's regular forwards succeed as no-ops on any empty self with the computed output
-    shape (SPEC §7.1 #6, §8): max_pool2d on (1,0,3,3) -> (1,0,1,1) and max_pool3d on 4-D (0,3,3,3) ->
-    (0,1,1,1); PyTorch rejects both (non-batch dims must be non-zero). Both accept an empty batch (N = 0), and
-    both reject C = 0 for the adaptive ops (SPEC §7.2 #7). Random cases never generate empty tensors."""
-    out, idx = poolgrad.max_pool2d_with_indices(np.zeros((1, 0, 3, 3), np.float32), 2)
-    assert out.shape == idx.shape == (1, 0, 1, 1)
-    out, _ = poolgrad.max_pool3d_with_argmax(np.zeros((0, 3, 3, 3), np.float32), 2)
-    assert out.shape == (0, 1, 1, 1)
+    """Empty inputs: poolgrad's 3-D forward succeeds as a no-op on any empty self with the computed output
+    shape (SPEC §7.1 #6): max_pool3d on 4-D (0,3,3,3) -> (0,1,1,1); PyTorch rejects it (non-batch dims must be
+    non-zero). The 2-D forwards follow CANN's and PyTorch's rule since issue #14: only the batch may be 0, so
+    both reject (1,0,3,3). Both accept an empty batch (N = 0), and both reject C = 0 for the adaptive ops
+    (SPEC §7.2 #7). Random cases never generate empty tensors."""
+    with pytest.raises(poolgrad.PoolgradError) as error:
+        poolgrad.max_pool2d_with_indices(np.zeros((1, 0, 3, 3), np.float32), 2)
+    assert error.value.status == 161002
     with pytest.raises(RuntimeError):
         F.max_pool2d(torch.zeros(1, 0, 3, 3), 2, return_indices=True)
+    out, _ = poolgrad.max_pool3d_with_argmax(np.zeros((0, 3, 3, 3), np.float32), 2)
+    assert out.shape == (0, 1, 1, 1)
     with pytest.raises(RuntimeError):
         F.max_pool3d(torch.zeros(0, 3, 3, 3), 2, return_indices=True)
     assert poolgrad.max_pool2d_with_indices(np.zeros((0, 1, 3, 3), np.float32), 2)[0].shape == (0, 1, 1, 1)
