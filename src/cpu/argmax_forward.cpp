@@ -48,7 +48,9 @@ bool isNanKey(Key key) {
         return std::isnan(key);
 }
 
-// The value of a window without elements (only MaxPoolV3's wholly padded windows have none; floats only).
+// The value of a window without elements (MaxPoolV3's wholly padded windows, dilated 3-D windows): -Inf.
+// Integer and double inputs never have one (aclnnMaxPool keeps pads below the kernel; adaptive windows hold
+// an element), so their lowest value only completes the template.
 template <typename T>
 T emptyWindowValue() {
     if constexpr (comparedAsItself<T>)
