@@ -65,7 +65,7 @@ def onnx_spatial(spatial, kernel_shape, strides, pads, ceil_mode):
     try:
         kernel = _expand(kernel_shape, 2)
         steps = _expand(strides, 2, default=[1, 1])
-        pads = list(pads) if pads is not None and not isinstance(pads, int) else [pads or 0]
+        pads = _as_list(pads)
         if len(pads) == 0:
             pads = [0, 0, 0, 0]
         elif len(pads) == 1:

@@ -195,13 +195,15 @@ def max_pool_v3_grad(orig_input, orig_output, grad, ksize, strides, padding_mode
 def max_pool(self, kernel_shape, strides=(), auto_pad=0, pads=(), dilations=(), ceil_mode=0, *, out=None):
     """aclnnMaxPool (ONNX MaxPool, 2-D, values only) on a (N,)C,H,W array of any of its dtypes (float16/32,
     bfloat16, int8/16/32/64, uint8/16). strides () means 1; pads are ONNX's {top, left, bottom, right} (or
-    one value, or {H, W}); dilations must be 1; ceil_mode is an int (non-zero = ceil)."""
+    one value, or {H, W}); dilations must be 1; ceil_mode is an int (non-zero = ceil). Lists may also be given
+    as one int; None is the empty list."""
     self = as_input(self)
     leading, spatial = _split(self.shape, 2)
     out_spatial = _shapes.onnx_spatial(spatial, kernel_shape, strides, pads, ceil_mode)
     out = _output("out", out, leading + out_spatial, self.dtype)
-    run_operator("aclnnMaxPool", lambda a: (a.tensor(self), a.int_array(kernel_shape), a.int_array(list(strides)),
-                                            int(auto_pad), a.int_array(list(pads)), a.int_array(list(dilations)),
+    listed = [[] if values is None else values for values in (strides, pads, dilations)]
+    run_operator("aclnnMaxPool", lambda a: (a.tensor(self), a.int_array(kernel_shape), a.int_array(listed[0]),
+                                            int(auto_pad), a.int_array(listed[1]), a.int_array(listed[2]),
                                             int(ceil_mode), a.tensor(out)))
     return out
 

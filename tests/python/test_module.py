@@ -303,6 +303,12 @@ def test_max_pool_onnx_pad_order_and_max_pool_v3():
                                   expected.reshape(2, 2, 2, 2))
 
 
+def test_max_pool_takes_ints_for_lists():
+    x = np.arange(16, dtype=np.int8).reshape(1, 1, 4, 4)
+    np.testing.assert_array_equal(pg.max_pool(x, 2, 2, 0, 0, 1), [[[[5, 7], [13, 15]]]])
+    np.testing.assert_array_equal(pg.max_pool(x, 2, None, 0, None, None), pg.max_pool(x, [2, 2], [1, 1]))
+
+
 def test_adaptive_max_pool2d_takes_float64():
     x = np.array([[[[1.0, 1.0 + 2.0**-40], [0.0, -1.0]]]])
     out, indices = pg.adaptive_max_pool2d(x, (1, 1))
