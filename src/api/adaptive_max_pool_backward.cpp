@@ -8,6 +8,7 @@
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
+#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 namespace {
@@ -75,6 +76,10 @@ aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutpu
                      const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
                      aclOpExecutor **executor) {
     return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        LiveDescriptors live;
+        if (auto s = live.resolve(
+                op, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}}))
+            return s;
         return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput, workspaceSize,
                                                executor, problem);
     });

@@ -10,6 +10,7 @@
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
+#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 
@@ -122,6 +123,16 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *gradOutput,
                      const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput,
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
     return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        LiveDescriptors live;
+        if (auto s = live.resolve(variant.op, {{"gradOutput", gradOutput},
+                                               {"self", self},
+                                               {"indices", indices},
+                                               {"kernelSize", kernelSize},
+                                               {"stride", stride},
+                                               {"padding", padding},
+                                               {"dilation", dilation},
+                                               {"gradInput", gradInput}}))
+            return s;
         return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize, stride, padding,
                                                   dilation, ceilMode, gradInput, workspaceSize, executor, problem);
     });

@@ -10,6 +10,7 @@
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
+#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 
@@ -122,6 +123,15 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *self, const
                      const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
                      aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
     return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
+        LiveDescriptors live;
+        if (auto s = live.resolve(variant.op, {{"self", self},
+                                               {"kernelSize", kernelSize},
+                                               {"stride", stride},
+                                               {"padding", padding},
+                                               {"dilation", dilation},
+                                               {"out", out},
+                                               {"indices", indices}}))
+            return s;
         return describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding, dilation, ceilMode, out,
                                                  indices, workspaceSize, executor, problem);
     });

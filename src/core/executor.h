@@ -1,5 +1,6 @@
 // aclOpExecutor: what phase 1 hands to phase 2 — the problem description and the implementation
-// chosen for it. Live executors are registered so that a freed or foreign pointer is refused.
+// chosen for it. Callers hold a handle (core/handle_registry.h), so a run, destroyed or foreign executor is
+// refused with 161001, never confused with another caller's executor.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,8 @@ namespace poolgrad {
 // Ends phase 1 of every operator: picks an implementation and creates the executor.
 aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor);
 
-// Phase 2 of every operator: checks the executor, runs it, releases it unless repeatable.
+// Phase 2 of every operator: checks the executor, releases it unless repeatable, checks the other arguments
+// and runs it. A null stream is the default stream; a destroyed one is refused (161001).
 aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                         aclrtStream stream);
 
