@@ -14,6 +14,7 @@
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "support/sanitizer_build.h"
 #include "support/test_tensor.h"
 
 using test_support::IntArray;
@@ -25,11 +26,7 @@ std::string recentMessage() { return aclGetRecentErrMsg(); }
 
 bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int churnCycles = 100'000;
-#else
-constexpr int churnCycles = 1'000'000;
-#endif
+constexpr int churnCycles = test_support::sanitizerBuild ? 100'000 : 1'000'000;
 
 // A 3-D forward over a (1,1,1,2,2) input holding `values`: out = the maximum, indices = its position.
 struct Forward {
