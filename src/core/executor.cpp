@@ -25,8 +25,8 @@ namespace {
 // Executors live behind handles, like the descriptors: a run, destroyed or released executor's handle is
 // never issued again, so using it again is always detected, whatever phase 1 creates meanwhile.
 HandleRegistry<aclOpExecutor> &executors() {
-    static HandleRegistry<aclOpExecutor> registry(HandleKind::Executor);
-    return registry;
+    static auto *registry = new HandleRegistry<aclOpExecutor>(HandleKind::Executor);  // see handle_registry.h
+    return *registry;
 }
 
 aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {

@@ -46,7 +46,8 @@ std::string explainDeadHandle(const void *handle, HandleKind kind);
 // The live objects of one kind. Handle is the public type callers hold (aclTensor, or void for aclrtStream).
 // Lookups take a shared lock on one of 16 shards, so concurrent operator calls hardly contend; a lookup
 // returns a shared_ptr, which keeps the object alive while the caller uses it even if another thread
-// destroys the handle meanwhile.
+// destroys the handle meanwhile. Registries are created on first use and never destroyed, so that a client's
+// static object may still destroy its handles while the process exits.
 template <typename Object, typename Handle = Object>
 class HandleRegistry {
 public:

@@ -31,8 +31,8 @@ inline constexpr HandleKind descriptorKind<aclTensorList> = HandleKind::TensorLi
 template <typename Descriptor>
 HandleRegistry<Descriptor> &descriptorHandles() {
     static_assert(descriptorKind<Descriptor> != HandleKind{}, "not a descriptor type");
-    static HandleRegistry<Descriptor> registry(descriptorKind<Descriptor>);
-    return registry;
+    static auto *registry = new HandleRegistry<Descriptor>(descriptorKind<Descriptor>);  // see handle_registry.h
+    return *registry;
 }
 
 // Phase 1's descriptor arguments. resolve() replaces each handle argument, in place, by the descriptor it

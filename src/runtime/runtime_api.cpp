@@ -25,8 +25,8 @@ struct Stream {
 };
 
 HandleRegistry<Stream, void> &streams() {
-    static HandleRegistry<Stream, void> registry(HandleKind::Stream);
-    return registry;
+    static auto *registry = new HandleRegistry<Stream, void>(HandleKind::Stream);  // see handle_registry.h
+    return *registry;
 }
 
 struct RuntimeState {
