@@ -1,7 +1,5 @@
 #include "api/tensor_operand.h"
 
-#include "core/checked_arithmetic.h"
-
 namespace poolgrad {
 
 ElementType elementTypeOf(aclDataType type) {
@@ -31,12 +29,9 @@ StridedTensor mapAxes(const aclTensor *tensor, const int (&axisOf)[5]) {
         operand.size[k] = dim < 0 ? 1 : tensor->viewShape[dim];
         operand.stride[k] = dim < 0 ? 0 : tensor->strides[dim];
     }
-    // aclCreateTensor bounds data + offset * sizeof(dtype), but elementSize may differ from sizeof(dtype)
-    // before the dtype checks have run: computed on integers, the base never overflows (null if it would).
-    const auto offsetBytes = checkedMul<uint64_t>(static_cast<uint64_t>(tensor->offset), elementSize(operand.type));
-    const auto base =
-        offsetBytes ? checkedAdd<uint64_t>(reinterpret_cast<uintptr_t>(tensor->data), *offsetBytes) : std::nullopt;
-    operand.base = tensor->data == nullptr || !base ? nullptr : reinterpret_cast<void *>(*base);
+    operand.base = tensor->data == nullptr
+                       ? nullptr
+                       : static_cast<unsigned char *>(tensor->data) + tensor->offset * elementSize(operand.type);
     return operand;
 }
 
