@@ -69,11 +69,11 @@ aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, 
 aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                         aclrtStream stream) {
     if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": executor is null");
-    std::shared_ptr<aclOpExecutor> live = executors().find(executor);
-    if (live == nullptr) return notLive(operatorName, executor);
     // A single-use executor is taken out of the registry before it runs: of two threads running it, one
     // gets it, the other 161001. Every failure below has thus released it, as phase 2 must.
-    if (!live->repeatable && executors().remove(executor) == nullptr) return notLive(operatorName, executor);
+    const std::shared_ptr<aclOpExecutor> live =
+        executors().findAndRelease(executor, [](const aclOpExecutor &found) { return !found.repeatable; });
+    if (live == nullptr) return notLive(operatorName, executor);
     const PoolProblem &problem = live->problem;
     if (std::strcmp(problem.operatorName, operatorName) != 0)
         return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", problem.operatorName,

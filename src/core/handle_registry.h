@@ -93,6 +93,21 @@ public:
         return object;
     }
 
+    // The object a handle names, unregistered when `release(object)` says so, under one lock: of two
+    // threads taking a single-use object, exactly one gets it. Null when the handle names no live object.
+    template <typename Release>
+    std::shared_ptr<Object> findAndRelease(const Handle *handle, Release &&release) {
+        const uint64_t serial = handleSerial(handle, kind_);
+        if (serial == 0) return nullptr;
+        Shard &shard = shardOf(serial);
+        std::unique_lock lock(shard.mutex);
+        const auto found = shard.objects.find(serial);
+        if (found == shard.objects.end()) return nullptr;
+        std::shared_ptr<Object> object = found->second;
+        if (release(*object)) shard.objects.erase(found);
+        return object;
+    }
+
     HandleKind kind() const { return kind_; }
 
 private:

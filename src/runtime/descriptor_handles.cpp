@@ -5,6 +5,8 @@
 namespace poolgrad {
 
 aclnnStatus LiveDescriptors::resolve(const char *op, std::initializer_list<Argument> arguments) {
+    if (pinnedCount_ + arguments.size() > capacity)
+        return fail(ACLNN_ERR_INNER, op, ": more than ", capacity, " descriptor arguments");
     for (const Argument &argument : arguments)
         if (auto s = argument.resolve_(*this, op, argument.name_, argument.variable_)) return s;
     return ACLNN_SUCCESS;

@@ -2,10 +2,11 @@
 // and how phase 1 of an operator turns its handle arguments into descriptors.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <initializer_list>
 #include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "aclnn/aclnn_base.h"
 #include "core/handle_registry.h"
@@ -68,12 +69,15 @@ private:
         std::shared_ptr<Object> object = descriptorHandles<Object>().find(handle);
         if (object == nullptr) return deadHandle(op, name, handle, descriptorKind<Object>);
         handle = object.get();
-        live.pinned_.push_back(std::move(object));
+        live.pinned_[live.pinnedCount_++] = std::move(object);
         return ACLNN_SUCCESS;
     }
     static aclnnStatus deadHandle(const char *op, const char *name, const void *handle, HandleKind kind);
 
-    std::vector<std::shared_ptr<const void>> pinned_;
+    // Inline storage: phase 1 is called often and takes at most 8 descriptors; no allocation here.
+    static constexpr size_t capacity = 16;
+    std::array<std::shared_ptr<const void>, capacity> pinned_;
+    size_t pinnedCount_ = 0;
 };
 
 }  // namespace poolgrad
