@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "poolgrad/poolgrad.h"
+#include "support/max_pool_v3_run.h"
 #include "support/sanitizer_build.h"
 #include "support/test_tensor.h"
 
@@ -26,7 +28,7 @@ using test_support::TestTensor;
 namespace {
 
 constexpr int callerThreads = 6;
-constexpr int rounds = test_support::sanitizerBuild ? 12 : 40;
+constexpr int rounds = test_support::sanitizerBuild ? 8 : 20;
 
 std::string recentMessage() { return aclGetRecentErrMsg(); }
 
@@ -110,6 +112,19 @@ std::vector<uint64_t> runCaller(int seed) {
         self.reset();  // the executor copied what it needs (SPEC §1.2)
         EXPECT_EQ(aclnnMaxPool3dWithArgmaxBackward(nullptr, 0, executor, nullptr), ACLNN_SUCCESS) << recentMessage();
         appendBits(gradInput, bits);
+
+        // MaxPoolV3WithAttrs and its gradient MaxPoolV3Grad, in float16.
+        const max_pool_v3_test::V3Attributes v3{{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, "NCHW"};
+        TestTensor x({2, 3, 6, 8}, ACL_FLOAT16), y({2, 3, 3, 4}, ACL_FLOAT16), grad({2, 3, 3, 4}, ACL_FLOAT16),
+            outGrad({2, 3, 6, 8}, ACL_FLOAT16);
+        fillRandom(x, random);
+        fillRandom(grad, random);
+        const max_pool_v3_test::V3Status forward = max_pool_v3_test::runMaxPoolV3WithAttrs(x, v3, y);
+        EXPECT_TRUE(forward.phaseOne == 0 && forward.phaseTwo == 0) << forward.message;
+        const max_pool_v3_test::V3Status backward = max_pool_v3_test::runMaxPoolV3Grad(x, y, grad, v3, outGrad);
+        EXPECT_TRUE(backward.phaseOne == 0 && backward.phaseTwo == 0) << backward.message;
+        appendBits(y, bits);
+        appendBits(outGrad, bits);
 
         fillRandom(repeatIn, random);
         EXPECT_EQ(aclnnAdaptiveMaxPool2d(nullptr, 0, repeatable, nullptr), ACLNN_SUCCESS) << recentMessage();
