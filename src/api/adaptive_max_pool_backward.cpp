@@ -8,7 +8,6 @@
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
-#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 namespace {
@@ -75,14 +74,12 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
 aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutput, const aclTensor *self,
                      const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
                      aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        LiveDescriptors live;
-        if (auto s = live.resolve(
-                op, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}}))
-            return s;
-        return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput, workspaceSize,
-                                               executor, problem);
-    });
+    return planOperator(op,
+                        {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices,
+                                                                   gradInput, workspaceSize, executor, problem);
+                        });
 }
 
 constexpr const char *adaptive3dBackward = "aclnnAdaptiveMaxPool3dBackward";

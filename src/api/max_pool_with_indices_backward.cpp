@@ -10,7 +10,6 @@
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
-#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 
@@ -122,20 +121,20 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *gradOutput,
                      const aclTensor *indices, const aclIntArray *kernelSize, const aclIntArray *stride,
                      const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput,
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        LiveDescriptors live;
-        if (auto s = live.resolve(variant.op, {{"gradOutput", gradOutput},
-                                               {"self", self},
-                                               {"indices", indices},
-                                               {"kernelSize", kernelSize},
-                                               {"stride", stride},
-                                               {"padding", padding},
-                                               {"dilation", dilation},
-                                               {"gradInput", gradInput}}))
-            return s;
-        return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize, stride, padding,
-                                                  dilation, ceilMode, gradInput, workspaceSize, executor, problem);
-    });
+    return planOperator(variant.op,
+                        {{"gradOutput", gradOutput},
+                         {"self", self},
+                         {"indices", indices},
+                         {"kernelSize", kernelSize},
+                         {"stride", stride},
+                         {"padding", padding},
+                         {"dilation", dilation},
+                         {"gradInput", gradInput}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize,
+                                                                      stride, padding, dilation, ceilMode, gradInput,
+                                                                      workspaceSize, executor, problem);
+                        });
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "aclnn/aclnn_base.h"
 #include "core/implementation.h"
+#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 
@@ -21,12 +23,19 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
 // Clears the phase-1 outputs of a failed call, as CANN does.
 void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor);
 
-// Phase 1 of every operator: describe(problem) checks the arguments in contract order and fills the
-// problem; a failure clears the outputs, a success picks an implementation and creates the executor.
+// Phase 1 of every operator. First every descriptor argument listed in `handles` is replaced, in the
+// caller's own variable, by the descriptor its handle names (a destroyed or foreign handle: 161001; see
+// runtime/descriptor_handles.h), and stays alive until phase 1 returns. Then describe(problem) checks the
+// arguments in contract order and fills the problem. A failure clears the outputs; a success picks an
+// implementation and creates the executor. describe must capture the listed variables by reference.
 template <typename Describe>
-aclnnStatus planOperator(uint64_t *workspaceSize, aclOpExecutor **executor, Describe &&describe) {
+aclnnStatus planOperator(const char *op, std::initializer_list<LiveDescriptors::Argument> handles,
+                         uint64_t *workspaceSize, aclOpExecutor **executor, Describe &&describe) {
     PoolProblem problem;
-    if (const aclnnStatus status = describe(problem)) {
+    LiveDescriptors live;
+    aclnnStatus status = live.resolve(op, handles);
+    if (status == ACLNN_SUCCESS) status = describe(problem);
+    if (status != ACLNN_SUCCESS) {
         clearPhaseOneOutputs(workspaceSize, executor);
         return status;
     }
