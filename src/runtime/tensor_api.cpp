@@ -208,12 +208,16 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     if (auto overflow = sizeOverflow(dims, strides, offset, dataType, tensorData, storage))
         return refuseTensor(*overflow);
 
+    // The enums travel into the lambda as integers: captured by reference, the parameters would live in
+    // memory, and UBSan checks every load of an enum from memory against its enumerators' range (callers
+    // may pass any int as a format).
+    const int typeCode = dataType, formatCode = format;
     return createDescriptor<aclTensor>("aclCreateTensor", [&](aclTensor &tensor) {
         tensor.viewShape.assign(dims.begin(), dims.end());
         tensor.strides = std::move(strides);
         tensor.offset = offset;
-        tensor.dataType = dataType;
-        tensor.format = format;
+        tensor.dataType = static_cast<aclDataType>(typeCode);
+        tensor.format = static_cast<aclFormat>(formatCode);
         tensor.storageShape.assign(storage.begin(), storage.end());
         tensor.storageGiven = storageDims != nullptr;
         tensor.data = tensorData;
@@ -226,8 +230,9 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
         setRecentError("aclCreateScalar: value is null or dataType has no fixed size");
         return nullptr;
     }
+    const int typeCode = dataType;  // as in aclCreateTensor
     return createDescriptor<aclScalar>("aclCreateScalar", [&](aclScalar &scalar) {
-        scalar.dataType = dataType;
+        scalar.dataType = static_cast<aclDataType>(typeCode);
         std::memcpy(scalar.value, value, bytes);
     });
 }
