@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages poolgrad builds and tests with, skipping those already present.
-# Runs as root (CI, developer machines) or with sudo.
+# Installs the Debian packages poolgrad builds and tests with, skipping those already present, and any
+# packages named as arguments (e.g. the ThreadSanitizer build's compiler). Runs as root (CI, developer
+# machines) or with sudo.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libhwy-dev)
+packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libhwy-dev "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: the C++ suite in a Release build; the Python module, the golden-data
 # tool and the conformance suites against PyTorch and TensorFlow (pytest) on that build; then the C++ suite
-# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run.
+# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run;
+# last, the concurrency tests in a ThreadSanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
@@ -25,3 +26,16 @@ cmake --build build/sanitize -j "$jobs"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+
+echo "== ThreadSanitizer build: the concurrency tests =="
+# clang with LLVM's OpenMP runtime: its libarcher tool tells ThreadSanitizer how OpenMP threads synchronise
+# (g++'s libgomp would make every parallel region a false report). ignore_noninstrumented_modules, which
+# libarcher asks for, leaves unchecked only the accesses made inside uninstrumented libraries (libomp's own
+# bookkeeping); every access in libpoolgrad and the tests is checked, and no report is suppressed.
+scripts/install_dependencies.sh clang libclang-rt-14-dev libomp-14-dev
+CC=clang CXX=clang++ cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON \
+  -DPOOLGRAD_BUILD_EXAMPLES=OFF -DPOOLGRAD_BUILD_PYTHON=OFF -DPOOLGRAD_SANITIZE_THREAD=ON
+cmake --build build/tsan -j "$jobs"
+TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1 \
+OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
+  ctest --test-dir build/tsan --output-on-failure -j "$jobs"

@@ -48,16 +48,26 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
 
 /** Creates a stream on the current device; null stream pointer: 100000. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
-/** Destroys a stream created by aclrtCreateStream; unknown handles: 100000. */
+/**
+ * Destroys a stream created by aclrtCreateStream. A stream handle is never reused: a destroyed or unknown
+ * handle gives 100000 here and in aclrtSynchronizeStream, and 161001 from an operator's phase 2.
+ */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
 /** Waits until all work enqueued on stream (nullptr: the default stream) has finished. */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 
-/** Allocates size bytes of device memory, aligned to at least 64 bytes. size 0 or null devPtr: 100000. */
+/**
+ * Allocates size bytes of device memory, aligned to at least 64 bytes. Like CANN, the block holds size
+ * rounded up to a multiple of 32 bytes plus 32 more, all readable and writable. size 0 or null devPtr:
+ * 100000; a size that cannot be allocated (too large, or out of memory): ACL_ERROR_RT_MEMORY_ALLOCATION.
+ */
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 /** Frees memory returned by aclrtMalloc; null or unknown pointers: 100000. */
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
-/** Allocates host memory (pinned on accelerator backends), aligned to at least 64 bytes. */
+/**
+ * Allocates host memory (pinned on accelerator backends), aligned to at least 64 bytes and padded like
+ * aclrtMalloc. size 0 or null hostPtr: 100000; a size that cannot be allocated: ACL_ERROR_RT_MEMORY_ALLOCATION.
+ */
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 /** Frees memory returned by aclrtMallocHost. */
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);

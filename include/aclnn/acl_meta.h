@@ -1,6 +1,11 @@
 /*
  * poolgrad — aclnn/acl_meta.h: tensor, scalar and array descriptors of the aclnn operator API.
  * Descriptors hold metadata and a data address; destroying one never frees the data it points to.
+ *
+ * Every aclTensor, aclScalar, aclIntArray, aclFloatArray, aclBoolArray, aclTensorList and aclOpExecutor
+ * pointer the library returns is an opaque handle, not an address: never dereference it. A handle is never
+ * issued twice, so passing a destroyed (or already run) handle to any function is detected and returns
+ * 161001 (nullptr from a create function) with a message, however many objects were created since.
  */
 #ifndef POOLGRAD_ACLNN_ACL_META_H_
 #define POOLGRAD_ACLNN_ACL_META_H_
@@ -31,7 +36,9 @@ typedef int32_t aclnnStatus;
  * row-major; offset and strides count elements and must be non-negative. storageDims describe the
  * allocation; operators check that every element of the view lies inside it. Returns nullptr on
  * invalid arguments (null dims with a non-zero count, a negative dim, stride or offset, an unknown
- * dtype, more than 8 dims).
+ * dtype, more than 8 dims) and on sizes that overflow: the element count, a row-major stride, the
+ * offset of the furthest element or its byte offset must fit in int64, the view must end inside the
+ * address space, and the byte size of storageDims must fit in int64.
  */
 ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                                                const int64_t *stride, int64_t offset, aclFormat format,
@@ -45,10 +52,17 @@ ACL_FUNC_VISIBILITY aclIntArray *aclCreateIntArray(const int64_t *value, uint64_
 ACL_FUNC_VISIBILITY aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
 /** Copies size bool values; size 0 creates a valid empty array. */
 ACL_FUNC_VISIBILITY aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
-/** Creates a list of size tensor pointers (the tensors themselves are not copied or owned). */
+/**
+ * Creates a list of size tensors (null entries allowed). The list holds copies of the tensor descriptors:
+ * destroying a member tensor afterwards leaves the list intact, and destroying the list leaves the member
+ * handles alive, to be destroyed by the caller. A destroyed member handle: nullptr.
+ */
 ACL_FUNC_VISIBILITY aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
 
-/** Each destroy function frees the descriptor only; nullptr is accepted and returns 0. */
+/**
+ * Each destroy function frees the descriptor only; nullptr is accepted and returns 0. A handle already
+ * destroyed (or not made by the matching create function): 161001, nothing is freed.
+ */
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalar(const aclScalar *scalar);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
@@ -58,7 +72,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 
 /**
  * Queries. Arrays returned through int64_t** are allocated by the library with C++ new[]; a C++
- * caller frees them with delete[] (as with CANN). Null arguments return 161001.
+ * caller frees them with delete[] (as with CANN). Null arguments and destroyed handles return 161001.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum);
 ACL_FUNC_VISIBILITY aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,

@@ -3,7 +3,8 @@
  *
  * Every operator Xxx is a pair of calls: aclnnXxxGetWorkspaceSize checks all arguments and builds an
  * executor (it never reads tensor data); aclnnXxx runs it. An executor is single-use unless it was
- * made repeatable with aclSetAclOpExecutorRepeatable.
+ * made repeatable with aclSetAclOpExecutorRepeatable. Executor handles are never reused: running,
+ * destroying or making repeatable an executor that was already run or destroyed returns 161001.
  */
 #ifndef POOLGRAD_ACLNN_ACLNN_BASE_H_
 #define POOLGRAD_ACLNN_ACLNN_BASE_H_

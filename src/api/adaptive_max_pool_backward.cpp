@@ -74,10 +74,12 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
 aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutput, const aclTensor *self,
                      const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
                      aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices, gradInput, workspaceSize,
-                                               executor, problem);
-    });
+    return planOperator(op,
+                        {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices,
+                                                                   gradInput, workspaceSize, executor, problem);
+                        });
 }
 
 constexpr const char *adaptive3dBackward = "aclnnAdaptiveMaxPool3dBackward";

@@ -121,10 +121,11 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
 
 aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *self, const aclIntArray *outputSize,
                      aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices, workspaceSize, executor,
-                                              problem);
-    });
+    return planOperator(op, {{"self", self}, {"outputSize", outputSize}, {"outputOut", out}, {"indicesOut", indices}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices,
+                                                                  workspaceSize, executor, problem);
+                        });
 }
 
 constexpr const char *adaptive3d = "aclnnAdaptiveMaxPool3d";

@@ -194,10 +194,17 @@ aclnnStatus aclnnMaxPoolGetWorkspaceSize(const aclTensor *self, const aclIntArra
                                          const aclIntArray *strides, const int64_t autoPad, const aclIntArray *pads,
                                          const aclIntArray *dilations, const int64_t ceilMode, aclTensor *out,
                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPool(self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out, workspaceSize,
-                               executor, problem);
-    });
+    return planOperator(op,
+                        {{"self", self},
+                         {"kernelShape", kernelShape},
+                         {"strides", strides},
+                         {"pads", pads},
+                         {"dilations", dilations},
+                         {"out", out}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeMaxPool(self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out,
+                                                   workspaceSize, executor, problem);
+                        });
 }
 
 aclnnStatus aclnnMaxPool(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {

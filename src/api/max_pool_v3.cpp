@@ -127,9 +127,11 @@ extern "C" {
 aclnnStatus aclnnMaxPoolV3GetWorkspaceSize(const aclTensor *x, const aclIntArray *ksize, const aclIntArray *strides,
                                            const aclIntArray *pads, const aclScalar *ceilMode, aclTensor *out,
                                            uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPoolV3(x, ksize, strides, pads, ceilMode, out, workspaceSize, executor, problem);
-    });
+    return planOperator(
+        op, {{"x", x}, {"ksize", ksize}, {"strides", strides}, {"pads", pads}, {"ceilMode", ceilMode}, {"out", out}},
+        workspaceSize, executor, [&](PoolProblem &problem) {
+            return describeMaxPoolV3(x, ksize, strides, pads, ceilMode, out, workspaceSize, executor, problem);
+        });
 }
 
 aclnnStatus aclnnMaxPoolV3(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {

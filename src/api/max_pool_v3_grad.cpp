@@ -100,10 +100,19 @@ aclnnStatus aclnnMaxPoolV3GradGetWorkspaceSize(const aclTensor *origInput, const
                                                const aclIntArray *pads, const char *dataFormat, bool globalPooling,
                                                bool ceilMode, aclTensor *outGrad, uint64_t *workspaceSize,
                                                aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPoolV3Grad(origInput, origOutput, grad, ksize, strides, paddingMode, pads, dataFormat,
-                                     globalPooling, ceilMode, outGrad, workspaceSize, executor, problem);
-    });
+    return planOperator(op,
+                        {{"origInput", origInput},
+                         {"origOutput", origOutput},
+                         {"grad", grad},
+                         {"ksize", ksize},
+                         {"strides", strides},
+                         {"pads", pads},
+                         {"outGrad", outGrad}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeMaxPoolV3Grad(origInput, origOutput, grad, ksize, strides, paddingMode, pads,
+                                                         dataFormat, globalPooling, ceilMode, outGrad, workspaceSize,
+                                                         executor, problem);
+                        });
 }
 
 aclnnStatus aclnnMaxPoolV3Grad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {

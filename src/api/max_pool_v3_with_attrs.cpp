@@ -82,10 +82,12 @@ aclnnStatus aclnnMaxPoolV3WithAttrsGetWorkspaceSize(const aclTensor *x, const ac
                                                     const aclIntArray *pads, const char *dataFormat, bool globalPooling,
                                                     bool ceilMode, aclTensor *y, uint64_t *workspaceSize,
                                                     aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPoolV3WithAttrs(x, ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode, y,
-                                          workspaceSize, executor, problem);
-    });
+    return planOperator(op, {{"x", x}, {"ksize", ksize}, {"strides", strides}, {"pads", pads}, {"y", y}}, workspaceSize,
+                        executor, [&](PoolProblem &problem) {
+                            return describeMaxPoolV3WithAttrs(x, ksize, strides, paddingMode, pads, dataFormat,
+                                                              globalPooling, ceilMode, y, workspaceSize, executor,
+                                                              problem);
+                        });
 }
 
 aclnnStatus aclnnMaxPoolV3WithAttrs(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -124,10 +124,20 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *gradOutput,
                      const aclTensor *indices, const aclIntArray *kernelSize, const aclIntArray *stride,
                      const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput,
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize, stride, padding,
-                                                  dilation, ceilMode, gradInput, workspaceSize, executor, problem);
-    });
+    return planOperator(variant.op,
+                        {{"gradOutput", gradOutput},
+                         {"self", self},
+                         {"indices", indices},
+                         {"kernelSize", kernelSize},
+                         {"stride", stride},
+                         {"padding", padding},
+                         {"dilation", dilation},
+                         {"gradInput", gradInput}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize,
+                                                                      stride, padding, dilation, ceilMode, gradInput,
+                                                                      workspaceSize, executor, problem);
+                        });
 }
 
 }  // namespace

@@ -124,10 +124,19 @@ constexpr MaxPoolVariant maxPool2dWithMask{"aclnnMaxPool2dWithMask", 2, IndicesE
 aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *self, const aclIntArray *kernelSize,
                      const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
                      aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(workspaceSize, executor, [&](PoolProblem &problem) {
-        return describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding, dilation, ceilMode, out,
-                                                 indices, workspaceSize, executor, problem);
-    });
+    return planOperator(variant.op,
+                        {{"self", self},
+                         {"kernelSize", kernelSize},
+                         {"stride", stride},
+                         {"padding", padding},
+                         {"dilation", dilation},
+                         {"out", out},
+                         {"indices", indices}},
+                        workspaceSize, executor, [&](PoolProblem &problem) {
+                            return describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding,
+                                                                     dilation, ceilMode, out, indices, workspaceSize,
+                                                                     executor, problem);
+                        });
 }
 
 }  // namespace

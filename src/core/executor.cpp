@@ -1,44 +1,36 @@
 #include "core/executor.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
+#include <memory>
 #include <new>
-#include <unordered_set>
 
 #include "core/error_message.h"
+#include "core/handle_registry.h"
 #include "core/verbose.h"
+#include "runtime/streams.h"
 
 struct aclOpExecutor {
     poolgrad::PoolProblem problem;
     const poolgrad::Implementation *implementation = nullptr;
     std::string declined;
-    bool repeatable = false;
+    std::atomic<bool> repeatable{false};
 };
 
 namespace poolgrad {
 namespace {
 
-std::mutex liveExecutorsMutex;
-std::unordered_set<const aclOpExecutor *> &liveExecutors() {
-    static std::unordered_set<const aclOpExecutor *> executors;
-    return executors;
+// Executors live behind handles, like the descriptors: a run, destroyed or released executor's handle is
+// never issued again, so using it again is always detected, whatever phase 1 creates meanwhile.
+HandleRegistry<aclOpExecutor> &executors() {
+    static auto *registry = new HandleRegistry<aclOpExecutor>(HandleKind::Executor);  // see handle_registry.h
+    return *registry;
 }
 
-bool isLive(const aclOpExecutor *executor) {
-    std::lock_guard lock(liveExecutorsMutex);
-    return liveExecutors().count(executor) != 0;
-}
-
-// Removes and frees an executor; false when it was not live (double free or foreign pointer).
-bool release(aclOpExecutor *executor) {
-    {
-        std::lock_guard lock(liveExecutorsMutex);
-        if (liveExecutors().erase(executor) == 0) return false;
-    }
-    delete executor;
-    return true;
+aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {
+    return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": executor ", explainDeadHandle(executor, HandleKind::Executor));
 }
 
 }  // namespace
@@ -55,47 +47,50 @@ aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, 
         return fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, problem.operatorName, ": no implementation accepts ",
                     problem.describe(), " (", selection.declined, ")");
     }
-    auto *created = new (std::nothrow) aclOpExecutor{problem, selection.chosen, selection.declined, false};
-    if (created == nullptr) {
+    aclOpExecutor *handle = nullptr;
+    try {
+        auto created = std::make_shared<aclOpExecutor>();
+        created->problem = problem;
+        created->implementation = selection.chosen;
+        created->declined = selection.declined;
+        handle = executors().add(std::move(created));
+    } catch (const std::bad_alloc &) {
+    }
+    if (handle == nullptr) {
         clearPhaseOneOutputs(workspaceSize, executor);
         return fail(ACLNN_ERR_INNER_NULLPTR, problem.operatorName, ": out of memory creating the executor");
     }
-    {
-        std::lock_guard lock(liveExecutorsMutex);
-        liveExecutors().insert(created);
-    }
     *workspaceSize = 0;  // the CPU kernels need no device workspace
-    *executor = created;
+    *executor = handle;
     clearRecentError();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                        aclrtStream /*stream: the CPU backend runs synchronously*/) {
+                        aclrtStream stream) {
     if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": executor is null");
-    if (!isLive(executor))
-        return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName,
-                    ": executor is not live (already run, destroyed, or not made by phase 1)");
-    if (std::strcmp(executor->problem.operatorName, operatorName) != 0) {
-        const std::string owner = executor->problem.operatorName;
-        if (!executor->repeatable) release(executor);
-        return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", owner, "GetWorkspaceSize");
-    }
-    if (workspaceSize > 0 && workspace == nullptr) {
-        if (!executor->repeatable) release(executor);
-        return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": workspace is null but workspaceSize is ",
-                    workspaceSize);
-    }
+    // A single-use executor is taken out of the registry before it runs: of two threads running it, one
+    // gets it, the other 161001. Every failure below has thus released it, as phase 2 must.
+    const std::shared_ptr<aclOpExecutor> live =
+        executors().findAndRelease(executor, [](const aclOpExecutor &found) { return !found.repeatable; });
+    if (live == nullptr) return notLive(operatorName, executor);
+    const PoolProblem &problem = live->problem;
+    if (std::strcmp(problem.operatorName, operatorName) != 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", problem.operatorName,
+                    "GetWorkspaceSize");
+    if (workspaceSize > 0 && workspace == nullptr)
+        return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": workspace is null but workspaceSize is ", workspaceSize);
+    if (stream != nullptr && !isLiveStream(stream))
+        return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": stream ", explainDeadHandle(stream, HandleKind::Stream));
     const auto start = std::chrono::steady_clock::now();
-    const RunResult result = executor->implementation->run(executor->problem);
+    const RunResult result = live->implementation->run(problem);
     const double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (verboseEnabled()) {
-        std::fprintf(stderr, "poolgrad: %s impl=%s time=%.3fms status=%d%s%s\n", executor->problem.describe().c_str(),
-                     executor->implementation->name, milliseconds, result.status,
-                     executor->declined.empty() ? "" : " declined=", executor->declined.c_str());
+        std::fprintf(stderr, "poolgrad: %s impl=%s time=%.3fms status=%d%s%s\n", problem.describe().c_str(),
+                     live->implementation->name, milliseconds, result.status,
+                     live->declined.empty() ? "" : " declined=", live->declined.c_str());
     }
-    if (!executor->repeatable) release(executor);
     if (result.status != 0) return fail(result.status, operatorName, ": ", result.message);
     clearRecentError();
     return ACLNN_SUCCESS;
@@ -106,17 +101,19 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
 extern "C" {
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
-    if (executor == nullptr) return poolgrad::fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is null");
-    if (!poolgrad::isLive(executor))
-        return poolgrad::fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is not live");
-    executor->repeatable = true;
+    if (executor == nullptr)
+        return poolgrad::fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is null");
+    const std::shared_ptr<aclOpExecutor> live = poolgrad::executors().find(executor);
+    if (live == nullptr) return poolgrad::notLive("aclSetAclOpExecutorRepeatable", executor);
+    live->repeatable = true;
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
-    if (executor == nullptr) return poolgrad::fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: executor is null");
-    if (!poolgrad::release(executor))
-        return poolgrad::fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor is not live");
+    if (executor == nullptr)
+        return poolgrad::fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: executor is null");
+    if (poolgrad::executors().remove(executor) == nullptr)
+        return poolgrad::notLive("aclDestroyAclOpExecutor", executor);
     return ACLNN_SUCCESS;
 }
 

@@ -1,7 +1,10 @@
-// The definitions behind the opaque aclnn descriptor types.
+// The definitions behind the opaque aclnn descriptor types. Callers never hold these addresses: they hold
+// handles (runtime/descriptor_handles.h), which every entry point resolves to a descriptor first. A
+// descriptor never changes after its creation.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "aclnn/acl_meta.h"
@@ -34,11 +37,13 @@ struct aclBoolArray {
     std::vector<bool> values;
 };
 
+// Holds its members' descriptors (shared with their handles; descriptors never change, so this is a copy):
+// destroying a member's handle does not change the list, nor destroying the list the members' handles.
 struct aclTensorList {
-    std::vector<const aclTensor *> tensors;
+    std::vector<std::shared_ptr<const aclTensor>> tensors;
 };
 
 namespace poolgrad {
 // Bytes per element of an aclDataType, 0 for types without a fixed byte size (strings, sub-byte).
 size_t aclDataTypeSize(aclDataType type);
-}
+}  // namespace poolgrad

@@ -1,13 +1,21 @@
 // The acl* runtime functions: initialisation, devices, streams, memory and options.
 #include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "acl/acl.h"
+#include "core/checked_arithmetic.h"
 #include "core/error_message.h"
+#include "core/handle_registry.h"
 #include "runtime/device.h"
+#include "runtime/streams.h"
 
 namespace poolgrad {
 namespace {
@@ -16,12 +24,16 @@ struct Stream {
     int32_t device;
 };
 
+HandleRegistry<Stream, void> &streams() {
+    static auto *registry = new HandleRegistry<Stream, void>(HandleKind::Stream);  // see handle_registry.h
+    return *registry;
+}
+
 struct RuntimeState {
     std::mutex mutex;
     bool initialized = false;
     std::unordered_map<void *, int32_t> deviceAllocations;  // pointer -> device
     std::unordered_set<void *> hostAllocations;
-    std::unordered_set<Stream *> streams;
     std::array<int64_t, 4> contextOptions{};
     std::array<int64_t, 4> processOptions{};
 };
@@ -39,12 +51,49 @@ aclError invalid(const char *function, const std::string &why) {
 aclError checkDeviceId(const char *function, int32_t deviceId) {
     if (deviceId < 0) return invalid(function, joinText("deviceId must be >= 0, got ", deviceId));
     if (deviceId >= deviceCount()) {
-        setRecentError(joinText(function, ": deviceId ", deviceId, " does not exist (device count is ",
-                                deviceCount(), ")"));
+        setRecentError(
+            joinText(function, ": deviceId ", deviceId, " does not exist (device count is ", deviceCount(), ")"));
         return ACL_ERROR_INVALID_DEVICE;
     }
     return ACL_SUCCESS;
 }
+
+// CANN rounds every allocation up to a multiple of 32 bytes and adds 32 more, and CANN programs (ops-nn's
+// own examples among them) read a few bytes past their buffers relying on it; poolgrad pads the same way.
+// Empty when the padded size does not fit in a size_t, or exceeds the largest object (PTRDIFF_MAX).
+std::optional<size_t> paddedAllocationSize(size_t requested) {
+    constexpr size_t granule = 32;
+    const auto granules = checkedAdd(requested, granule - 1);
+    if (!granules) return std::nullopt;
+    const auto padded = checkedAdd(*granules / granule * granule, granule);
+    if (!padded || *padded > static_cast<size_t>(PTRDIFF_MAX)) return std::nullopt;
+    return padded;
+}
+
+// Host memory, 64-byte aligned, at least paddedAllocationSize(size) bytes; nullptr with a message (the caller
+// returns ACL_ERROR_RT_MEMORY_ALLOCATION) when the size is impossible or memory ran out.
+void *allocatePadded(const char *function, size_t size, void *(*allocate)(size_t bytes)) {
+    const std::optional<size_t> padded = paddedAllocationSize(size);
+    if (!padded) {
+        setRecentError(joinText(function, ": cannot allocate ", size,
+                                " bytes: rounded up to a multiple of 32 bytes plus 32 bytes of padding, the size "
+                                "exceeds the largest possible object (",
+                                PTRDIFF_MAX, " bytes)"));
+        return nullptr;
+    }
+    void *memory = allocate(*padded);
+    if (memory == nullptr)
+        setRecentError(
+            joinText(function, ": out of memory allocating ", size, " bytes (", *padded, " with CANN's padding)"));
+    return memory;
+}
+
+void *allocateHost(size_t bytes) {
+    void *memory = nullptr;
+    return posix_memalign(&memory, 64, bytes) == 0 ? memory : nullptr;
+}
+
+void *allocateOnCurrentDevice(size_t bytes) { return deviceById(currentDeviceId()).allocate(bytes); }
 
 bool knownOption(aclSysParamOpt opt) { return opt >= ACL_OPT_DETERMINISTIC && opt <= ACL_OPT_EARLY_START; }
 
@@ -66,6 +115,9 @@ aclError getOption(const char *function, const std::array<int64_t, 4> &store, ac
 }
 
 }  // namespace
+
+bool isLiveStream(aclrtStream stream) { return stream != nullptr && streams().find(stream) != nullptr; }
+
 }  // namespace poolgrad
 
 using namespace poolgrad;
@@ -125,34 +177,34 @@ aclError aclrtSynchronizeDevice(void) {
 
 aclError aclrtCreateStream(aclrtStream *stream) {
     if (stream == nullptr) return invalid("aclrtCreateStream", "stream is null");
-    auto *created = new (std::nothrow) Stream{currentDeviceId()};
-    if (created == nullptr) {
+    void *handle = nullptr;
+    try {
+        handle = streams().add(std::make_shared<Stream>(Stream{currentDeviceId()}));
+    } catch (const std::bad_alloc &) {
+    }
+    if (handle == nullptr) {
         setRecentError("aclrtCreateStream: out of memory");
         return ACL_ERROR_BAD_ALLOC;
     }
-    std::lock_guard lock(state().mutex);
-    state().streams.insert(created);
-    *stream = created;
+    *stream = handle;
     return ACL_SUCCESS;
 }
 
 aclError aclrtDestroyStream(aclrtStream stream) {
-    auto *handle = static_cast<Stream *>(stream);
-    {
-        std::lock_guard lock(state().mutex);
-        if (state().streams.erase(handle) == 0) return invalid("aclrtDestroyStream", "not a live stream");
-    }
-    delete handle;
+    if (stream == nullptr) return invalid("aclrtDestroyStream", "stream is null");
+    if (streams().remove(stream) == nullptr)
+        return invalid("aclrtDestroyStream", joinText("stream ", explainDeadHandle(stream, HandleKind::Stream)));
     return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
     int32_t device = currentDeviceId();
     if (stream != nullptr) {
-        std::lock_guard lock(state().mutex);
-        auto *handle = static_cast<Stream *>(stream);
-        if (state().streams.count(handle) == 0) return invalid("aclrtSynchronizeStream", "not a live stream");
-        device = handle->device;
+        const std::shared_ptr<Stream> live = streams().find(stream);
+        if (live == nullptr)
+            return invalid("aclrtSynchronizeStream",
+                           joinText("stream ", explainDeadHandle(stream, HandleKind::Stream)));
+        device = live->device;
     }
     deviceById(device).synchronize();
     return ACL_SUCCESS;
@@ -162,11 +214,8 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy /*policy: 
     if (devPtr == nullptr) return invalid("aclrtMalloc", "devPtr is null");
     if (size == 0) return invalid("aclrtMalloc", "size must be > 0");
     const int32_t device = currentDeviceId();
-    void *memory = deviceById(device).allocate(size);
-    if (memory == nullptr) {
-        setRecentError(joinText("aclrtMalloc: cannot allocate ", size, " bytes"));
-        return ACL_ERROR_BAD_ALLOC;
-    }
+    void *memory = allocatePadded("aclrtMalloc", size, allocateOnCurrentDevice);
+    if (memory == nullptr) return ACL_ERROR_RT_MEMORY_ALLOCATION;
     std::lock_guard lock(state().mutex);
     state().deviceAllocations.emplace(memory, device);
     *devPtr = memory;
@@ -191,11 +240,8 @@ aclError aclrtFree(void *devPtr) {
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
     if (hostPtr == nullptr) return invalid("aclrtMallocHost", "hostPtr is null");
     if (size == 0) return invalid("aclrtMallocHost", "size must be > 0");
-    void *memory = std::aligned_alloc(64, (size + 63) / 64 * 64);
-    if (memory == nullptr) {
-        setRecentError(joinText("aclrtMallocHost: cannot allocate ", size, " bytes"));
-        return ACL_ERROR_BAD_ALLOC;
-    }
+    void *memory = allocatePadded("aclrtMallocHost", size, allocateHost);
+    if (memory == nullptr) return ACL_ERROR_RT_MEMORY_ALLOCATION;
     std::lock_guard lock(state().mutex);
     state().hostAllocations.insert(memory);
     *hostPtr = memory;
@@ -214,8 +260,7 @@ aclError aclrtFreeHost(void *hostPtr) {
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     if (dst == nullptr || src == nullptr) return invalid("aclrtMemcpy", dst == nullptr ? "dst is null" : "src is null");
-    if (count > destMax)
-        return invalid("aclrtMemcpy", joinText("count ", count, " exceeds destMax ", destMax));
+    if (count > destMax) return invalid("aclrtMemcpy", joinText("count ", count, " exceeds destMax ", destMax));
     if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
         return invalid("aclrtMemcpy", joinText("unknown kind ", static_cast<int>(kind)));
     deviceById(currentDeviceId()).copy(dst, src, count, kind);

@@ -1,11 +1,17 @@
-// Creation, destruction and queries of aclTensor, aclScalar and the array descriptors.
+// Creation, destruction and queries of aclTensor, aclScalar and the array and list descriptors, all behind
+// handles (runtime/descriptor_handles.h): a destroyed or foreign handle is reported, never dereferenced.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <optional>
+#include <span>
+#include <string>
 
 #include "aclnn/aclnn_base.h"
+#include "core/checked_arithmetic.h"
 #include "core/error_message.h"
-#include "runtime/descriptors.h"
+#include "runtime/descriptor_handles.h"
 
 namespace poolgrad {
 
@@ -57,6 +63,98 @@ aclTensor *refuseTensor(const std::string &why) {
     return nullptr;
 }
 
+std::string listText(std::span<const int64_t> values) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + "]";
+}
+
+// Row-major strides, a size-0 axis counting as 1; an error when a stride does not fit in int64.
+std::optional<std::string> fillRowMajorStrides(std::span<const int64_t> dims, std::vector<int64_t> &strides) {
+    int64_t running = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+        strides[i] = running;
+        if (i == 0) break;
+        const auto next = checkedMul(running, std::max<int64_t>(dims[i], 1));
+        if (!next)
+            return joinText("stride is null and the row-major stride of dim ", i - 1, " (the product of viewDims ",
+                            listText(dims), " after it) overflows int64");
+        running = *next;
+    }
+    return std::nullopt;
+}
+
+// Refuses a view whose element count, furthest element or byte addresses cannot be computed without
+// overflow, so that nothing computed from the descriptor later (counts, byte offsets, the base pointer
+// data + offset * elementSize) can overflow either.
+std::optional<std::string> sizeOverflow(std::span<const int64_t> dims, std::span<const int64_t> strides, int64_t offset,
+                                        aclDataType dataType, const void *data, std::span<const int64_t> storageDims) {
+    const auto elementBytes = static_cast<int64_t>(std::max<size_t>(aclDataTypeSize(dataType), 1));
+    const auto elements = checkedProduct<int64_t>(dims);
+    if (!elements) return joinText("the element count of viewDims ", listText(dims), " overflows int64");
+    // The furthest element from data, in elements: for an empty view no element is addressed, but the base
+    // data + offset * elementSize is still formed.
+    std::optional<int64_t> furthest = offset;
+    for (size_t i = 0; i < dims.size() && *elements > 0 && furthest; ++i) {
+        const auto reach = checkedMul(dims[i] - 1, strides[i]);
+        furthest = reach ? checkedAdd(*furthest, *reach) : std::nullopt;
+    }
+    if (!furthest)
+        return joinText("offset + sum((viewDims[i] - 1) * stride[i]) overflows int64 (viewDims ", listText(dims),
+                        ", strides ", listText(strides), ", offset ", offset, ")");
+    const auto furthestByte = checkedMul(*furthest, elementBytes);
+    const auto endByte = furthestByte ? checkedAdd(*furthestByte, elementBytes - 1) : std::nullopt;
+    if (!endByte)
+        return joinText("the byte offset of the view's furthest element (", *furthest, " elements of ", elementBytes,
+                        " bytes) overflows int64");
+    uintptr_t lastAddress = 0;
+    if (data != nullptr &&
+        __builtin_add_overflow(reinterpret_cast<uintptr_t>(data), static_cast<uintptr_t>(*endByte), &lastAddress))
+        return joinText("the view ends past the end of the address space (tensorData ", data, " + ", *endByte,
+                        " bytes)");
+    const auto storageElements = checkedProduct<int64_t>(storageDims);
+    if (!storageElements || !checkedMul(*storageElements, elementBytes))
+        return joinText("the byte size of storageDims ", listText(storageDims), " overflows int64");
+    return std::nullopt;
+}
+
+// Creates a descriptor, lets fill set it up and registers it; nullptr and a message when memory runs out.
+template <typename Descriptor, typename Fill>
+Descriptor *createDescriptor(const char *function, Fill &&fill) {
+    try {
+        auto descriptor = std::make_shared<Descriptor>();
+        fill(*descriptor);
+        if (Descriptor *handle = descriptorHandles<Descriptor>().add(std::move(descriptor))) return handle;
+    } catch (const std::bad_alloc &) {
+    }
+    setRecentError(joinText(function, ": out of memory"));
+    return nullptr;
+}
+
+// Unregisters a handle; its descriptor is freed once no running phase 1 or tensor list uses it.
+template <typename Descriptor>
+aclnnStatus destroyDescriptor(const char *function, const char *argument, const Descriptor *handle) {
+    if (handle == nullptr) return ACLNN_SUCCESS;
+    if (descriptorHandles<Descriptor>().remove(handle) == nullptr)
+        return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": ", argument, " ",
+                    explainDeadHandle(handle, descriptorKind<Descriptor>));
+    return ACLNN_SUCCESS;
+}
+
+// The descriptor a query's handle names; null (with a message, the caller returns 161001) when the handle
+// is null or names no live descriptor.
+template <typename Descriptor>
+std::shared_ptr<const Descriptor> liveDescriptor(const char *function, const char *argument, const Descriptor *handle) {
+    if (handle == nullptr) {
+        setRecentError(joinText(function, ": ", argument, " is null"));
+        return nullptr;
+    }
+    std::shared_ptr<const Descriptor> descriptor = descriptorHandles<Descriptor>().find(handle);
+    if (descriptor == nullptr)
+        setRecentError(joinText(function, ": ", argument, " ", explainDeadHandle(handle, descriptorKind<Descriptor>)));
+    return descriptor;
+}
+
 aclnnStatus nullArgument(const char *function, const char *argument) {
     return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": ", argument, " is null");
 }
@@ -73,10 +171,7 @@ Descriptor *createArray(const char *function, const Value *value, uint64_t size)
         setRecentError(joinText(function, ": value is null but size is ", size));
         return nullptr;
     }
-    auto *array = new (std::nothrow) Descriptor{};
-    if (array == nullptr) return nullptr;
-    array->values.assign(value, value + size);
-    return array;
+    return createDescriptor<Descriptor>(function, [&](Descriptor &array) { array.values.assign(value, value + size); });
 }
 
 }  // namespace
@@ -104,22 +199,29 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         if (storageDims[i] < 0)
             return refuseTensor(joinText("storageDims[", i, "] must be >= 0, got ", storageDims[i]));
 
-    auto *tensor = new (std::nothrow) aclTensor{};
-    if (tensor == nullptr) return refuseTensor("out of memory");
-    tensor->viewShape.assign(viewDims, viewDims + viewDimsNum);
-    tensor->strides.resize(viewDimsNum);
-    int64_t running = 1;
-    for (uint64_t i = viewDimsNum; i-- > 0;) {
-        tensor->strides[i] = stride ? stride[i] : running;
-        running *= std::max<int64_t>(viewDims[i], 1);
-    }
-    tensor->offset = offset;
-    tensor->dataType = dataType;
-    tensor->format = format;
-    tensor->storageShape.assign(storageDims, storageDims + storageDimsNum);
-    tensor->storageGiven = storageDims != nullptr;
-    tensor->data = tensorData;
-    return tensor;
+    const std::span<const int64_t> dims(viewDims, viewDimsNum), storage(storageDims, storageDimsNum);
+    std::vector<int64_t> strides(viewDimsNum);
+    if (stride != nullptr)
+        std::copy(stride, stride + viewDimsNum, strides.begin());
+    else if (auto overflow = fillRowMajorStrides(dims, strides))
+        return refuseTensor(*overflow);
+    if (auto overflow = sizeOverflow(dims, strides, offset, dataType, tensorData, storage))
+        return refuseTensor(*overflow);
+
+    // The enums travel into the lambda as integers: captured by reference, the parameters would live in
+    // memory, and UBSan checks every load of an enum from memory against its enumerators' range (callers
+    // may pass any int as a format).
+    const int typeCode = dataType, formatCode = format;
+    return createDescriptor<aclTensor>("aclCreateTensor", [&](aclTensor &tensor) {
+        tensor.viewShape.assign(dims.begin(), dims.end());
+        tensor.strides = std::move(strides);
+        tensor.offset = offset;
+        tensor.dataType = static_cast<aclDataType>(typeCode);
+        tensor.format = static_cast<aclFormat>(formatCode);
+        tensor.storageShape.assign(storage.begin(), storage.end());
+        tensor.storageGiven = storageDims != nullptr;
+        tensor.data = tensorData;
+    });
 }
 
 aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
@@ -128,11 +230,11 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
         setRecentError("aclCreateScalar: value is null or dataType has no fixed size");
         return nullptr;
     }
-    auto *scalar = new (std::nothrow) aclScalar{};
-    if (scalar == nullptr) return nullptr;
-    scalar->dataType = dataType;
-    std::memcpy(scalar->value, value, bytes);
-    return scalar;
+    const int typeCode = dataType;  // as in aclCreateTensor
+    return createDescriptor<aclScalar>("aclCreateScalar", [&](aclScalar &scalar) {
+        scalar.dataType = static_cast<aclDataType>(typeCode);
+        std::memcpy(scalar.value, value, bytes);
+    });
 }
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
@@ -150,108 +252,131 @@ aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
         setRecentError("aclCreateTensorList: value is null but size > 0");
         return nullptr;
     }
-    auto *list = new (std::nothrow) aclTensorList{};
-    if (list == nullptr) return nullptr;
-    list->tensors.assign(value, value + size);
-    return list;
+    std::vector<std::shared_ptr<const aclTensor>> members;
+    try {
+        members.reserve(size);
+    } catch (const std::bad_alloc &) {
+        setRecentError("aclCreateTensorList: out of memory");
+        return nullptr;
+    }
+    for (uint64_t i = 0; i < size; ++i) {
+        if (value[i] == nullptr) {
+            members.emplace_back();
+            continue;
+        }
+        std::shared_ptr<const aclTensor> member = descriptorHandles<aclTensor>().find(value[i]);
+        if (member == nullptr) {
+            setRecentError(
+                joinText("aclCreateTensorList: value[", i, "] ", explainDeadHandle(value[i], HandleKind::Tensor)));
+            return nullptr;
+        }
+        members.push_back(std::move(member));
+    }
+    return createDescriptor<aclTensorList>("aclCreateTensorList",
+                                           [&](aclTensorList &list) { list.tensors = std::move(members); });
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
-    delete tensor;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyTensor", "tensor", tensor);
 }
 aclnnStatus aclDestroyScalar(const aclScalar *scalar) {
-    delete scalar;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyScalar", "scalar", scalar);
 }
 aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
-    delete array;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyIntArray", "array", array);
 }
 aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {
-    delete array;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyFloatArray", "array", array);
 }
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
-    delete array;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyBoolArray", "array", array);
 }
 aclnnStatus aclDestroyTensorList(const aclTensorList *array) {
-    delete array;
-    return ACLNN_SUCCESS;
+    return destroyDescriptor("aclDestroyTensorList", "array", array);
 }
 
 aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
-    if (!tensor) return nullArgument("aclGetViewShape", "tensor");
+    const auto live = liveDescriptor("aclGetViewShape", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!viewDims || !viewDimsNum) return nullArgument("aclGetViewShape", viewDims ? "viewDimsNum" : "viewDims");
-    *viewDims = copyOut(tensor->viewShape);
-    *viewDimsNum = tensor->viewShape.size();
+    *viewDims = copyOut(live->viewShape);
+    *viewDimsNum = live->viewShape.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum) {
-    if (!tensor) return nullArgument("aclGetStorageShape", "tensor");
+    const auto live = liveDescriptor("aclGetStorageShape", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!storageDims || !storageDimsNum)
         return nullArgument("aclGetStorageShape", storageDims ? "storageDimsNum" : "storageDims");
-    *storageDims = copyOut(tensor->storageShape);
-    *storageDimsNum = tensor->storageShape.size();
+    *storageDims = copyOut(live->storageShape);
+    *storageDimsNum = live->storageShape.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum) {
-    if (!tensor) return nullArgument("aclGetViewStrides", "tensor");
-    if (!stridesValue || !stridesNum) return nullArgument("aclGetViewStrides", stridesValue ? "stridesNum" : "stridesValue");
-    *stridesValue = copyOut(tensor->strides);
-    *stridesNum = tensor->strides.size();
+    const auto live = liveDescriptor("aclGetViewStrides", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
+    if (!stridesValue || !stridesNum)
+        return nullArgument("aclGetViewStrides", stridesValue ? "stridesNum" : "stridesValue");
+    *stridesValue = copyOut(live->strides);
+    *stridesNum = live->strides.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
-    if (!tensor) return nullArgument("aclGetViewOffset", "tensor");
+    const auto live = liveDescriptor("aclGetViewOffset", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!offset) return nullArgument("aclGetViewOffset", "offset");
-    *offset = tensor->offset;
+    *offset = live->offset;
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
-    if (!tensor) return nullArgument("aclGetFormat", "tensor");
+    const auto live = liveDescriptor("aclGetFormat", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!format) return nullArgument("aclGetFormat", "format");
-    *format = tensor->format;
+    *format = live->format;
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
-    if (!tensor) return nullArgument("aclGetDataType", "tensor");
+    const auto live = liveDescriptor("aclGetDataType", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!dataType) return nullArgument("aclGetDataType", "dataType");
-    *dataType = tensor->dataType;
+    *dataType = live->dataType;
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
-    if (!array) return nullArgument("aclGetIntArraySize", "array");
+    const auto live = liveDescriptor("aclGetIntArraySize", "array", array);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!size) return nullArgument("aclGetIntArraySize", "size");
-    *size = array->values.size();
+    *size = live->values.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size) {
-    if (!array) return nullArgument("aclGetFloatArraySize", "array");
+    const auto live = liveDescriptor("aclGetFloatArraySize", "array", array);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!size) return nullArgument("aclGetFloatArraySize", "size");
-    *size = array->values.size();
+    *size = live->values.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size) {
-    if (!array) return nullArgument("aclGetBoolArraySize", "array");
+    const auto live = liveDescriptor("aclGetBoolArraySize", "array", array);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!size) return nullArgument("aclGetBoolArraySize", "size");
-    *size = array->values.size();
+    *size = live->values.size();
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size) {
-    if (!tensorList) return nullArgument("aclGetTensorListSize", "tensorList");
+    const auto live = liveDescriptor("aclGetTensorListSize", "tensorList", tensorList);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
     if (!size) return nullArgument("aclGetTensorListSize", "size");
-    *size = tensorList->tensors.size();
+    *size = live->tensors.size();
     return ACLNN_SUCCESS;
 }
 
