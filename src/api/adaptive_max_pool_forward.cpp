@@ -5,6 +5,7 @@
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
 #include "api/adaptive_max_pool.h"
 #include "api/argument_checks.h"
+#include "api/operand_memory.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -82,7 +83,10 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
         if (value < 1)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": every outputSize value must be >= 1, got ", shapeText(sizes));
     const StridedTensor input = spatialOperand(spatialDims, self);
-    if (auto s = requireIndexRange(op, "indicesOut", indices->dataType, input.planeElements())) return s;
+    int64_t planeElements = 0;
+    if (auto s = requirePlaneElements(op, selfArg, spatialDims, planeElements)) return s;
+    if (auto s = requireIndexRange(op, "indicesOut", indexStorageOf(indices->dataType), spatialDims, planeElements))
+        return s;
 
     problem.operatorName = op;
     if (isEmpty(self)) {
@@ -90,6 +94,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
         return ACLNN_SUCCESS;
     }
     if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outArg, indicesArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outArg, indicesArg}, {selfArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     problem.output = spatialOperand(spatialDims, out);

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -121,6 +123,24 @@ private:
 };
 
 }  // namespace
+
+std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    // Per window position: a row pointer, two flat indices, a label and a source pointer (32 bytes), and
+    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes).
+    const int64_t positions = largestWindowCount(geometry.axes[0].allWindows()) *
+                              largestWindowCount(geometry.axes[1].allWindows()) *
+                              largestWindowCount(geometry.axes[2].allWindows());  // <= an input plane
+    const int64_t widenedBytes = problem.input.type == ElementType::Float32 ? 0 : 4;
+    const std::optional<int64_t> widened = checkedMul(widenedBytes, geometry.channels);
+    const std::optional<int64_t> perPosition = widened ? checkedAdd<int64_t>(*widened, 32) : std::nullopt;
+    const std::optional<int64_t> positionBytes = perPosition ? checkedMul(positions, *perPosition) : std::nullopt;
+    const std::optional<int64_t> channelBytes = checkedMul<int64_t>(8, geometry.channels);
+    const std::optional<int64_t> bytes =
+        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("one window of all channels", bytes);
+    return std::nullopt;
+}
 
 RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
     withValueType(problem.input.type, [&](auto value) {
