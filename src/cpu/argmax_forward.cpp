@@ -138,7 +138,8 @@ RunResult argmaxForward(const PoolProblem &problem) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane =
+                saturatingAdd(problem.geometry.inputPlaneElements(), problem.geometry.outputPlaneElements());
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
             });

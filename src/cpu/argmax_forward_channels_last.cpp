@@ -149,10 +149,10 @@ RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
             using I = typename decltype(index)::type;
             const ChannelsLastArgmax<T, I> kernel(problem);
             const int64_t rows = kernel.outputRows();
-            const int64_t workPerRow =
-                std::max<int64_t>(1, (problem.geometry.planes() * (problem.geometry.inputPlaneElements() +
-                                                                   problem.geometry.outputPlaneElements())) /
-                                         std::max<int64_t>(rows, 1));
+            const int64_t workPerRow = std::max<int64_t>(
+                1, saturatingMul(problem.geometry.planes(), saturatingAdd(problem.geometry.inputPlaneElements(),
+                                                                          problem.geometry.outputPlaneElements())) /
+                       std::max<int64_t>(rows, 1));
             parallelForBlocks(rows, workPerRow, [&](int64_t begin, int64_t end) {
                 Scratch scratch;
                 for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);

@@ -263,7 +263,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
     const int64_t rowElements = geometry.axes[2].inputSize * (ChannelsLast ? geometry.channels : 1);
     const int64_t groups = ChannelsLast ? geometry.batch : geometry.planes();
-    const int64_t threads = threadsForWork(problem.gradInput.elementCount() + problem.gradOutput.elementCount());
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    const int64_t threads = threadsForWork(work);
     // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
     // A channels-last row holds all channels (W*C elements), so such a budget would be a few rows and
     // every window would straddle several slabs, each rereading its outputs: channels-last slabs get
@@ -278,8 +279,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const bool smallPlanes = !ChannelsLast && geometry.outputPlaneElements() <= 4096;
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
-    const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
-                                std::max<int64_t>(groups * slabsPerGroup, 1);
+    const int64_t workPerSlab = work / std::max<int64_t>(groups * slabsPerGroup, 1);
     parallelForBlocks(groups * slabsPerGroup, workPerSlab, [&](int64_t begin, int64_t end) {
         std::vector<float> buffer, widenedRow;
         SlabCounts local;
@@ -309,7 +309,8 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
         withIndexType(problem.indices.present() ? problem.indices.type : ElementType::Int32, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane =
+                saturatingAdd(problem.geometry.inputPlaneElements(), problem.geometry.outputPlaneElements());
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 const BadIndex bad = scatterPlanes<T, I>(problem, begin, end);
                 if (!bad.found()) return;

@@ -286,7 +286,8 @@ RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
         using T = typename decltype(value)::type;
         const RecomputeArgmaxPlanes<T, Dense> planes(problem);
         // A plane reads its input and output planes and writes its gradient plane.
-        const int64_t workPerPlane = 2 * problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+        const int64_t workPerPlane = saturatingAdd(saturatingMul<int64_t>(2, problem.geometry.inputPlaneElements()),
+                                                   problem.geometry.outputPlaneElements());
         parallelForBlocks(problem.geometry.planes(), workPerPlane,
                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
         streamingStoreFence();

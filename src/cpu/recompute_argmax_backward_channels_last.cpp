@@ -152,8 +152,9 @@ RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
         const int64_t threads = std::max<int64_t>(1, operatorThreadCount());
         const int64_t bandsPerImage = std::clamp<int64_t>((2 * threads + geometry.batch - 1) / geometry.batch, 1, rows);
         const int64_t items = geometry.batch * bandsPerImage;
-        const int64_t workPerItem =
-            std::max<int64_t>(1, 2 * geometry.planes() * geometry.inputPlaneElements() / std::max<int64_t>(items, 1));
+        const int64_t workPerItem = std::max<int64_t>(
+            1, saturatingMul(saturatingMul<int64_t>(2, geometry.planes()), geometry.inputPlaneElements()) /
+                   std::max<int64_t>(items, 1));
         parallelForBlocks(items, workPerItem, [&](int64_t begin, int64_t end) {
             Scratch scratch;
             for (int64_t item = begin; item < end; ++item) {
