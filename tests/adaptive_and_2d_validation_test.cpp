@@ -22,6 +22,7 @@
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "support/address_reservation.h"
 #include "support/phase_one_check.h"
 #include "support/test_tensor.h"
 
@@ -655,14 +656,15 @@ TEST_P(AdaptiveForwardValidation, Row7EmptySelfDoesNotExcuseOutputSizeZero) {
 
 TEST_P(AdaptiveForwardValidation, Row7Int32IndicesOnAPlaneAbove2To31Is161002AndInt64IsAccepted) {
     // Phase 1 reads no data: a (1,1,2048,1024,1024) / (1,1,65536,32768) self of 2^31 elements is described by
-    // a RawTensor over a tiny buffer (its storage dims claim the full size).
+    // a RawTensor over reserved address space (its storage dims claim the full size), which no other operand
+    // shares.
     const std::vector<int64_t> selfShape =
         twoD() ? std::vector<int64_t>{1, 1, 65536, 32768} : std::vector<int64_t>{1, 1, 2048, 1024, 1024};
     const std::vector<int64_t> outShape =
         twoD() ? std::vector<int64_t>{1, 1, 1, 1} : std::vector<int64_t>{1, 1, 1, 1, 1};
     const std::vector<int64_t> sizes = twoD() ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{1, 1, 1};
-    test_support::DeviceBuffer buffer(64);
-    test_support::RawTensor self(selfShape, ACL_FLOAT, buffer.get(), selfShape);
+    test_support::AddressReservation reservation((size_t{1} << 31) * sizeof(float));
+    test_support::RawTensor self(selfShape, ACL_FLOAT, reservation.get(), selfShape);
     for (aclDataType index : {ACL_INT32, ACL_INT64}) {
         SCOPED_TRACE(std::to_string(index));
         TestTensor out(outShape, ACL_FLOAT), indices(outShape, index);
@@ -776,14 +778,15 @@ TEST_P(AdaptiveBackwardValidation, Row4ShapeWinsOverFormat) {
 }
 
 TEST_P(AdaptiveBackwardValidation, Row5Int32IndicesOnAPlaneAbove2To31Is161002AndInt64IsAccepted) {
-    // Phase 1 reads no data: huge self/gradInput descriptors over a tiny buffer (storage dims claim the size).
+    // Phase 1 reads no data: huge self/gradInput descriptors over reserved address space (storage dims claim
+    // the size), which the other operands do not share (self is never read, so gradInput may take its memory).
     const std::vector<int64_t> bigShape =
         twoD() ? std::vector<int64_t>{1, 1, 65536, 32768} : std::vector<int64_t>{1, 1, 2048, 1024, 1024};
     const std::vector<int64_t> smallShape =
         twoD() ? std::vector<int64_t>{1, 1, 1, 2} : std::vector<int64_t>{1, 1, 1, 1, 2};
-    test_support::DeviceBuffer buffer(64);
-    test_support::RawTensor self(bigShape, ACL_FLOAT, buffer.get(), bigShape),
-        gradInput(bigShape, ACL_FLOAT, buffer.get(), bigShape);
+    test_support::AddressReservation reservation((size_t{1} << 31) * sizeof(float));
+    test_support::RawTensor self(bigShape, ACL_FLOAT, reservation.get(), bigShape),
+        gradInput(bigShape, ACL_FLOAT, reservation.get(), bigShape);
     for (aclDataType index : {ACL_INT32, ACL_INT64}) {
         SCOPED_TRACE(std::to_string(index));
         TestTensor gradOutput(smallShape, ACL_FLOAT), indices(smallShape, index);

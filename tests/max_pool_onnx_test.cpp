@@ -171,12 +171,41 @@ TEST(MaxPoolOnnx, EmptyBatchIsANoOp) {
     EXPECT_EQ(status.phaseTwo, 0) << status.message;
 }
 
-// --- validation, in CANN's order -------------------------------------------------------------------------------
-
 void expectRefused(aclnnStatus expected, const RunStatus &status, const char *fragment) {
     EXPECT_EQ(status.phaseOne, expected) << status.message;
     EXPECT_NE(status.message.find(fragment), std::string::npos) << status.message;
 }
+
+// --- memory overlap (poolgrad's rule for every operator: docs/decisions.md) ----------------------------------
+
+TEST(MaxPoolOnnxAndV3Overlap, OutputOverSelfOrOverItselfIsRefusedAndLeftUntouched) {
+    TestTensor self = max_pool_v3_test::filled({1, 2, 4, 4}, ACL_FLOAT, iota(32));
+    const std::vector<int64_t> outShape{1, 2, 2, 2};
+    // out written over self's first 8 elements: the run would read values it had already overwritten.
+    aclTensor *outOverSelf =
+        aclCreateTensor(outShape.data(), 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outShape.data(), 4, self.data());
+    // out whose W stride is 0: two windows would write one element.
+    const std::vector<int64_t> collidingStrides{8, 4, 2, 0};
+    TestTensor spare({1, 2, 2, 2}, ACL_FLOAT);
+    aclTensor *outOverItself = aclCreateTensor(outShape.data(), 4, ACL_FLOAT, collidingStrides.data(), 0, ACL_FORMAT_ND,
+                                               outShape.data(), 4, spare.data());
+    ASSERT_NE(outOverSelf, nullptr);
+    ASSERT_NE(outOverItself, nullptr);
+    const std::vector<float> selfBefore(static_cast<const float *>(self.data()),
+                                        static_cast<const float *>(self.data()) + 32);
+
+    expectRefused(kInvalid, runMaxPool(self, {{2, 2}, {2, 2}, 0, {}, {}, 0}, outOverSelf), "share memory");
+    expectRefused(kInvalid, runMaxPool(self, {{2, 2}, {2, 2}, 0, {}, {}, 0}, outOverItself), "overlaps itself");
+    expectRefused(kInvalid, runMaxPoolV3(self, {1, 1, 2, 2}, {1, 1, 2, 2}, std::nullopt, nullptr, outOverSelf),
+                  "share memory");
+    expectRefused(kInvalid, runMaxPoolV3(self, {1, 1, 2, 2}, {1, 1, 2, 2}, std::nullopt, nullptr, outOverItself),
+                  "overlaps itself");
+    EXPECT_TRUE(std::equal(selfBefore.begin(), selfBefore.end(), static_cast<const float *>(self.data())));
+    aclDestroyTensor(outOverSelf);
+    aclDestroyTensor(outOverItself);
+}
+
+// --- validation, in CANN's order -------------------------------------------------------------------------------
 
 TEST(MaxPoolOnnxValidation, EveryRuleInOrder) {
     TestTensor self({1, 2, 4, 4}, ACL_FLOAT), out({1, 2, 2, 2}, ACL_FLOAT);

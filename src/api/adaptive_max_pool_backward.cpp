@@ -5,6 +5,7 @@
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
 #include "api/adaptive_max_pool.h"
 #include "api/argument_checks.h"
+#include "api/operand_memory.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -40,7 +41,10 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
     if (auto s = requireSameShape(op, gradInputArg, selfArg)) return s;
 
     const StridedTensor input = spatialOperand(spatialDims, self);
-    if (auto s = requireIndexRange(op, "indices", indices->dataType, input.planeElements())) return s;
+    int64_t planeElements = 0;
+    if (auto s = requirePlaneElements(op, selfArg, spatialDims, planeElements)) return s;
+    if (auto s = requireIndexRange(op, "indices", indexStorageOf(indices->dataType), spatialDims, planeElements))
+        return s;
 
     for (const NamedTensor &tensor : {gradOutputArg, selfArg, indicesArg, gradInputArg})
         if (auto s = requirePublicFormat(op, tensor)) return s;
@@ -55,6 +59,9 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
                         shapeText(self->viewShape));
 
     if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
+    // self is not read by the backward (only its shape): gradInput may take its memory.
+    if (auto s = requireNoSelfOverlap(op, {gradInputArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {gradInputArg}, {gradOutputArg, indicesArg})) return s;
 
     problem.operatorName = op;
     problem.gradInput = spatialOperand(spatialDims, gradInput);

@@ -5,6 +5,7 @@
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
 #include "api/adaptive_max_pool.h"
 #include "api/argument_checks.h"
+#include "api/operand_memory.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -101,7 +102,10 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
         return nhwc ? stridedOperand2d(tensor, PlaneLayout::ChannelsLast) : spatialOperand(spatialDims, tensor);
     };
     const StridedTensor input = operandOf(self);
-    if (auto s = requireIndexRange(op, "indicesOut", indices->dataType, input.planeElements())) return s;
+    int64_t planeElements = 0;
+    if (auto s = requirePlaneElements(op, selfArg, spatialDims, planeElements, nhwc)) return s;
+    if (auto s = requireIndexRange(op, "indicesOut", indexStorageOf(indices->dataType), spatialDims, planeElements))
+        return s;
 
     problem.operatorName = op;
     if (isEmpty(self)) {
@@ -109,6 +113,8 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
         return ACLNN_SUCCESS;
     }
     if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outArg, indicesArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outArg, indicesArg}, {selfArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     problem.output = operandOf(out);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 
+#include "core/checked_arithmetic.h"
 #include "core/error_message.h"
 
 namespace poolgrad {
@@ -102,12 +104,7 @@ const char *formatName(aclFormat format) {
 }
 
 int64_t elementCount(const aclTensor *tensor) {
-    int64_t count = 1;
-    for (int64_t dim : tensor->viewShape) {
-        if (dim == 0) return 0;
-        count = (count > std::numeric_limits<int64_t>::max() / dim) ? std::numeric_limits<int64_t>::max() : count * dim;
-    }
-    return count;
+    return checkedProduct<int64_t>(tensor->viewShape).value_or(std::numeric_limits<int64_t>::max());
 }
 
 bool isEmpty(const aclTensor *tensor) { return elementCount(tensor) == 0; }
@@ -193,37 +190,45 @@ aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<i
                 "), got ", shapeText(tensor.tensor->viewShape));
 }
 
-aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements) {
-    if (indexType != ACL_INT32 || planeElements <= std::numeric_limits<int32_t>::max()) return ACLNN_SUCCESS;
-    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " is INT32 but the input plane D*H*W has ", planeElements,
-                " elements, more than 2147483647; use INT64 indices");
+aclnnStatus requirePlaneElements(const char *op, NamedTensor tensor, int spatialDims, int64_t &planeElements,
+                                 bool channelsLast) {
+    const std::vector<int64_t> &shape = tensor.tensor->viewShape;
+    const size_t trailing = static_cast<size_t>(spatialDims) + (channelsLast ? 1 : 0);
+    const std::span<const int64_t> spatial(shape.data() + shape.size() - trailing, static_cast<size_t>(spatialDims));
+    const std::optional<int64_t> product = checkedProduct(spatial);
+    if (!product)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", tensor.name, " shape ", shapeText(shape), " has a plane ",
+                    spatialDims == 3 ? "D*H*W" : "H*W", " of more elements than int64 can count (more than ",
+                    std::numeric_limits<int64_t>::max(), ")");
+    planeElements = *product;
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors) {
-    for (const NamedTensor &named : tensors) {
-        const aclTensor *tensor = named.tensor;
-        if (isEmpty(tensor)) continue;
-        if (tensor->data == nullptr)
-            return fail(ACLNN_ERR_PARAM_NULLPTR, op, ": ", named.name, " has ", elementCount(tensor),
-                        " elements but its data pointer is null");
-        const size_t bytes = aclDataTypeSize(tensor->dataType);
-        const auto address = reinterpret_cast<uintptr_t>(tensor->data);
-        if (bytes > 1 && address % bytes != 0)
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " data address ", tensor->data,
-                        " is not aligned to its element size (", bytes, " bytes)");
-        if (!tensor->storageGiven) continue;
-        // Largest element offset the view reaches, in 128 bits so huge strides cannot wrap around.
-        __int128 last = tensor->offset;
-        for (size_t i = 0; i < tensor->viewShape.size(); ++i)
-            last += static_cast<__int128>(tensor->viewShape[i] - 1) * tensor->strides[i];
-        __int128 storage = 1;
-        for (int64_t dim : tensor->storageShape) storage = std::min<__int128>(storage * dim, __int128(1) << 100);
-        if (last >= storage)
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " view (shape ", shapeText(tensor->viewShape),
-                        ", strides ", shapeText(tensor->strides), ", offset ", tensor->offset, ") reaches element ",
-                        static_cast<long long>(std::min<__int128>(last, INT64_MAX)), " but its storage ",
-                        shapeText(tensor->storageShape), " holds only ",
-                        static_cast<long long>(std::min<__int128>(storage, INT64_MAX)), " elements");
+IndexStorage indexStorageOf(aclDataType indexType) {
+    return indexType == ACL_INT32 ? IndexStorage::Int32 : IndexStorage::Int64;
+}
+
+aclnnStatus requireIndexRange(const char *op, const char *name, IndexStorage storage, int spatialDims,
+                              int64_t planeElements) {
+    if (storage == IndexStorage::Int64 || planeElements <= std::numeric_limits<int32_t>::max()) return ACLNN_SUCCESS;
+    const char *plane = spatialDims == 3 ? "D*H*W" : "H*W";
+    if (storage == IndexStorage::Int32InMask)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name,
+                    " is a mask, which holds INT32 indices, but the input plane ", plane, " has ", planeElements,
+                    " elements, more than 2147483647; a plane that large cannot be pooled with a mask (the INT64 "
+                    "indices of the WithIndices operators can address it)");
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " is INT32 but the input plane ", plane, " has ",
+                planeElements, " elements, more than 2147483647; use INT64 indices");
+}
+
+aclnnStatus requireWindowArithmetic(const char *op, const PoolGeometry &geometry) {
+    static constexpr const char *axisNames[3] = {"D", "H", "W"};
+    for (int a = 0; a < 3; ++a) {
+        const WindowAxis &axis = geometry.axes[a];
+        if (axis.windowArithmeticFits()) continue;
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": the windows on axis ", axisNames[a], " (input ", axis.inputSize,
+                    ", output ", axis.outputSize, ", kernel ", axis.kernel, ", stride ", axis.stride, ", padding ",
+                    axis.padBegin, ", dilation ", axis.dilation, ") reach coordinates that overflow int64");
     }
     return ACLNN_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "core/pool_geometry.h"
 #include "runtime/descriptors.h"
 
 namespace poolgrad {
@@ -27,6 +28,7 @@ std::string shapeText(const std::vector<int64_t> &values);
 const char *dataTypeName(aclDataType type);
 const char *formatName(aclFormat format);
 
+// The product of the view dims, saturated at INT64_MAX (requireAddressable refuses counts that large).
 int64_t elementCount(const aclTensor *tensor);
 bool isEmpty(const aclTensor *tensor);
 
@@ -41,10 +43,22 @@ aclnnStatus requireRankIn(const char *op, NamedTensor tensor, std::initializer_l
 aclnnStatus requireSameRank(const char *op, NamedTensor tensor, NamedTensor reference);
 aclnnStatus requireSameShape(const char *op, NamedTensor tensor, NamedTensor reference);
 aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<int64_t> &expected, const char *why);
-// INT32 indices can only address planes of at most 2^31-1 elements.
-aclnnStatus requireIndexRange(const char *op, const char *name, aclDataType indexType, int64_t planeElements);
-// Library addition: a non-empty tensor has data aligned to its element size, and every element of its
-// view lies inside its storage.
-aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors);
+// The elements of one (n,c) plane of `tensor`: the product of its spatialDims spatial dims (D*H*W, or H*W
+// for 2-D operators; the last dims, or the ones before C when channelsLast), exact; 161002 naming the tensor
+// when it does not fit in int64.
+aclnnStatus requirePlaneElements(const char *op, NamedTensor tensor, int spatialDims, int64_t &planeElements,
+                                 bool channelsLast = false);
+
+// Library addition: the window bounds of every regular axis are computable in int64 (absurd paddings or
+// output sizes can make (o*stride - padding) overflow); 161002 naming the axis otherwise.
+aclnnStatus requireWindowArithmetic(const char *op, const PoolGeometry &geometry);
+
+// How an operator stores indices: INT32 / INT64 tensors, or INT32 values inside an INT8 mask.
+enum class IndexStorage { Int32, Int64, Int32InMask };
+IndexStorage indexStorageOf(aclDataType indexType);  // INT32 or INT64 tensors
+// INT32 indices can only address planes of at most 2^31-1 elements. An INT32 tensor can be replaced by
+// an INT64 one; a mask cannot.
+aclnnStatus requireIndexRange(const char *op, const char *name, IndexStorage storage, int spatialDims,
+                              int64_t planeElements);
 
 }  // namespace poolgrad

@@ -7,6 +7,7 @@
 
 #include "aclnnop/aclnn_max_pool.h"
 #include "api/argument_checks.h"
+#include "api/operand_memory.h"
 #include "api/tensor_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -160,6 +161,8 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
         return ACLNN_SUCCESS;
     }
     if (auto s = requireAddressable(op, {selfArg, outArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outArg}, {selfArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     PoolGeometry &geometry = problem.geometry;
@@ -177,6 +180,7 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
     w.stride = windows.strideW;
     h.padBegin = windows.top;
     w.padBegin = windows.left;
+    if (auto s = requireWindowArithmetic(op, geometry)) return s;
     problem.input = stridedOperand2d(self, PlaneLayout::ChannelsFirst);
     problem.output = stridedOperand2d(out, PlaneLayout::ChannelsFirst);
     // problem.indices stays absent: a value-only forward.

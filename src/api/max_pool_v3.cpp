@@ -7,6 +7,7 @@
 #include "aclnnop/aclnn_max_pool_v3.h"
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
+#include "api/operand_memory.h"
 #include "api/tensor_operand.h"
 #include "core/data_type.h"
 #include "core/error_message.h"
@@ -108,9 +109,12 @@ aclnnStatus describeMaxPoolV3(const aclTensor *x, const aclIntArray *ksize, cons
                     shapeText(expected), "; Ho and Wo must be >= 1 (", maxPoolV3AttributeText(attributes), ")");
     if (auto s = requireShape(op, outArg, expected, "the pooled shape of x")) return s;
     if (auto s = requireAddressable(op, {xArg, outArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outArg}, {xArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     problem.geometry = maxPoolV3Geometry(attributes, plan, x->viewShape[0], x->viewShape[1], inH, inW);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = stridedOperand2d(x, PlaneLayout::ChannelsFirst);
     problem.output = stridedOperand2d(out, PlaneLayout::ChannelsFirst);
     // problem.indices stays absent: a value-only forward.

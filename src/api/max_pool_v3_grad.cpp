@@ -4,6 +4,7 @@
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
+#include "api/operand_memory.h"
 #include "api/tensor_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -68,6 +69,8 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
                     maxPoolV3AttributeText(attributes), "), got ", shapeText(origOutput->viewShape));
 
     if (auto s = requireAddressable(op, {origInputArg, origOutputArg, gradArg, outGradArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outGradArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outGradArg}, {origInputArg, origOutputArg, gradArg})) return s;
 
     // Row 13: an empty origInput is a no-op (outGrad is empty too); no output position -> zeros.
     const PlaneLayout layout = maxPoolV3Layout(attributes);
@@ -81,6 +84,7 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
     problem.task = PoolTask::RecomputeArgmaxBackward;
     problem.geometry =
         maxPoolV3Geometry(attributes, plan, origInput->viewShape[at.n], origInput->viewShape[at.c], inH, inW);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = stridedOperand2d(origInput, layout);
     problem.output = stridedOperand2d(origOutput, layout);
     problem.gradOutput = stridedOperand2d(grad, layout);

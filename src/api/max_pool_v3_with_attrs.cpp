@@ -4,6 +4,7 @@
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
+#include "api/operand_memory.h"
 #include "api/tensor_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -60,10 +61,13 @@ aclnnStatus describeMaxPoolV3WithAttrs(const aclTensor *x, const aclIntArray *ks
                     shapeText(expected), "; Ho and Wo must be >= 1 (", maxPoolV3AttributeText(attributes), ")");
     if (auto s = requireShape(op, yArg, expected, "the pooled shape of x")) return s;
     if (auto s = requireAddressable(op, {xArg, yArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {yArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {yArg}, {xArg})) return s;
 
     const PlaneLayout layout = maxPoolV3Layout(attributes);
     problem.task = PoolTask::ArgmaxForward;
     problem.geometry = maxPoolV3Geometry(attributes, plan, x->viewShape[at.n], x->viewShape[at.c], inH, inW);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = stridedOperand2d(x, layout);
     problem.output = stridedOperand2d(y, layout);
     // problem.indices stays absent: a value-only forward.

@@ -8,6 +8,7 @@
 #include "api/mask_indices.h"
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
+#include "api/operand_memory.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -61,15 +62,16 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     if (variant.spatialDims == 2)
         if (auto s = requireOnlyBatchMayBeEmpty(op, selfArg)) return s;
 
-    const int64_t kernelElements = attributes.kernel[0] * attributes.kernel[1] * attributes.kernel[2];
+    int64_t kernelElements = 0;  // kH*kW, masks only (a 3-D kernel volume is never needed)
     const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(variant.spatialDims);
     const std::vector<int64_t> &gradOutputShape = gradOutput->viewShape;
     if (mask) {
+        if (auto s = requireMaskKernelElements(op, attributes.kernel[1], attributes.kernel[2], kernelElements))
+            return s;
         const std::vector<int64_t> leading(gradOutputShape.begin(), gradOutputShape.begin() + leadingCount);
-        if (auto s = requireShape(
-                op, indicesArg,
-                maskShape(leading, kernelElements, gradOutputShape[leadingCount], gradOutputShape[leadingCount + 1]),
-                "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32) for gradOutput"))
+        if (auto s = requireMaskShape(op, "indices", indices, leading, kernelElements, gradOutputShape[leadingCount],
+                                      gradOutputShape[leadingCount + 1],
+                                      "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32) for gradOutput"))
             return s;
         if (auto s = requireDenseMask(op, "indices", indices)) return s;
     } else if (auto s = requireSameShape(op, indicesArg, gradOutputArg)) {
@@ -78,8 +80,10 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     if (auto s = requireSameShape(op, gradInputArg, selfArg)) return s;
 
     const StridedTensor input = spatialOperand(variant.spatialDims, self);
-    if (auto s = requireIndexRange(op, mask ? "indices (a mask holding INT32 indices)" : "indices",
-                                   mask ? ACL_INT32 : indices->dataType, input.planeElements()))
+    int64_t planeElements = 0;
+    if (auto s = requirePlaneElements(op, selfArg, variant.spatialDims, planeElements)) return s;
+    if (auto s = requireIndexRange(op, "indices", mask ? IndexStorage::Int32InMask : indexStorageOf(indices->dataType),
+                                   variant.spatialDims, planeElements))
         return s;
 
     for (size_t i = 0; i < leadingCount; ++i)
@@ -89,6 +93,9 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
                         shapeText(self->viewShape));
 
     if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
+    // self is not read by the backward (only its shape): gradInput may take its memory.
+    if (auto s = requireNoSelfOverlap(op, {gradInputArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {gradInputArg}, {gradOutputArg, indicesArg})) return s;
 
     problem.operatorName = op;
     problem.gradInput = spatialOperand(variant.spatialDims, gradInput);
@@ -107,6 +114,7 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
 
     problem.task = PoolTask::IndexScatterBackward;
     problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.gradOutput = spatialOperand(variant.spatialDims, gradOutput);
     problem.indices =
         mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1], outputSize[1], outputSize[2])

@@ -8,6 +8,7 @@
 #include "api/mask_indices.h"
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
+#include "api/operand_memory.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
 #include "core/executor.h"
@@ -91,22 +92,29 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
                         shapeText(self->viewShape), " is ", shapeText(expected), "; every spatial size must be >= 1 (",
                         attributesText(attributes), ")");
     if (auto s = requireShape(op, outArg, expected, "the pooled shape of self")) return s;
-    const int64_t kernelElements = attributes.kernel[0] * attributes.kernel[1] * attributes.kernel[2];
+    int64_t kernelElements = 0;  // kH*kW, masks only (a 3-D kernel volume is never needed)
     if (mask) {
-        if (auto s = requireShape(op, indicesArg, maskShape(leading, kernelElements, outputSize[1], outputSize[2]),
-                                  "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32)"))
+        if (auto s = requireMaskKernelElements(op, attributes.kernel[1], attributes.kernel[2], kernelElements))
+            return s;
+        if (auto s = requireMaskShape(op, "indices", indices, leading, kernelElements, outputSize[1], outputSize[2],
+                                      "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32)"))
             return s;
         if (auto s = requireDenseMask(op, "indices", indices)) return s;
     } else if (auto s = requireShape(op, indicesArg, expected, "the pooled shape of self")) {
         return s;
     }
-    if (auto s = requireIndexRange(op, mask ? "indices (a mask holding INT32 indices)" : "indices",
-                                   mask ? ACL_INT32 : indices->dataType, input.planeElements()))
+    int64_t planeElements = 0;
+    if (auto s = requirePlaneElements(op, selfArg, variant.spatialDims, planeElements)) return s;
+    if (auto s = requireIndexRange(op, "indices", mask ? IndexStorage::Int32InMask : indexStorageOf(indices->dataType),
+                                   variant.spatialDims, planeElements))
         return s;
     if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
+    if (auto s = requireNoSelfOverlap(op, {outArg, indicesArg})) return s;
+    if (auto s = requireNoSharedMemory(op, {outArg, indicesArg}, {selfArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = input;
     problem.output = spatialOperand(variant.spatialDims, out);
     problem.indices =

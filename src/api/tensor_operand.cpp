@@ -1,5 +1,7 @@
 #include "api/tensor_operand.h"
 
+#include <cstdint>
+
 namespace poolgrad {
 
 ElementType elementTypeOf(aclDataType type) {
@@ -39,9 +41,12 @@ StridedTensor mapAxes(const aclTensor *tensor, const int (&axisOf)[5]) {
         operand.size[k] = dim < 0 ? 1 : tensor->viewShape[dim];
         operand.stride[k] = dim < 0 ? 0 : tensor->strides[dim];
     }
+    // Integer arithmetic, defined for any offset: operands are built before requireAddressable has
+    // checked that data + offset lies inside the address space, and kernels see them only after.
     operand.base = tensor->data == nullptr
                        ? nullptr
-                       : static_cast<unsigned char *>(tensor->data) + tensor->offset * elementSize(operand.type);
+                       : reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor->data) +
+                                                  static_cast<uintptr_t>(tensor->offset) * elementSize(operand.type));
     return operand;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 
@@ -56,6 +57,18 @@ std::optional<To> checkedCast(From value) {
     To converted;
     if (__builtin_add_overflow(value, From{0}, &converted)) return std::nullopt;
     return converted;
+}
+
+// For estimates only (how much work a loop does, to pick a thread count), where clamping an absurd value
+// to the largest one changes nothing: non-negative a and b, the result saturated at the type's maximum.
+template <typename Integer>
+Integer saturatingAdd(Integer a, Integer b) {
+    return checkedAdd(a, b).value_or(std::numeric_limits<Integer>::max());
+}
+
+template <typename Integer>
+Integer saturatingMul(Integer a, Integer b) {
+    return checkedMul(a, b).value_or(std::numeric_limits<Integer>::max());
 }
 
 }  // namespace poolgrad

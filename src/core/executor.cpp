@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "core/error_message.h"
 #include "core/handle_registry.h"
@@ -83,7 +84,15 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
     if (stream != nullptr && !isLiveStream(stream))
         return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": stream ", explainDeadHandle(stream, HandleKind::Stream));
     const auto start = std::chrono::steady_clock::now();
-    const RunResult result = live->implementation->run(problem);
+    RunResult result;
+    try {
+        result = live->implementation->run(problem);
+    } catch (const std::bad_alloc &) {
+        // Kernels allocate their tables and scratch before they write (and within the scratch bound), so
+        // the outputs are untouched: e.g. a window table for an absurd padding of a broadcast input.
+        result = RunResult{ACLNN_ERR_INNER, "out of memory for the implementation's tables or scratch (" +
+                                                std::string(live->implementation->name) + ")"};
+    }
     const double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (verboseEnabled()) {

@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/checked_arithmetic.h"
+
 namespace poolgrad {
 namespace {
+
+int64_t saturatedProduct(std::initializer_list<int64_t> factors) {
+    return checkedProduct<int64_t>(factors).value_or(std::numeric_limits<int64_t>::max());
+}
 
 int64_t floorDiv(int64_t a, int64_t b) {
     const int64_t q = a / b;
@@ -14,6 +20,14 @@ int64_t floorDiv(int64_t a, int64_t b) {
 int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 }  // namespace
+
+int64_t PoolGeometry::planes() const { return saturatedProduct({batch, channels}); }
+int64_t PoolGeometry::inputPlaneElements() const {
+    return saturatedProduct({axes[0].inputSize, axes[1].inputSize, axes[2].inputSize});
+}
+int64_t PoolGeometry::outputPlaneElements() const {
+    return saturatedProduct({axes[0].outputSize, axes[1].outputSize, axes[2].outputSize});
+}
 
 AxisWindow WindowAxis::window(int64_t o) const {
     if (adaptive) {
@@ -81,6 +95,16 @@ bool WindowAxis::windowsDisjoint() const {
         previousEnd = w.first + (w.count - 1) * w.step + 1;
     }
     return true;
+}
+
+bool WindowAxis::windowArithmeticFits() const {
+    if (adaptive) return true;  // 128-bit bounds
+    const std::optional<int64_t> lastStart = checkedMul(std::max<int64_t>(outputSize - 1, 0), stride);
+    const std::optional<int64_t> span = checkedMul(kernel - 1, dilation);
+    if (!lastStart || !span) return false;
+    const std::optional<int64_t> lastEnd = checkedAdd(*lastStart, *span);
+    // window() also forms inputSize - 1 - start, largest for the first window (start = -padBegin).
+    return lastEnd && checkedSub(*lastEnd, padBegin) && checkedAdd(inputSize - 1, padBegin);
 }
 
 int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,

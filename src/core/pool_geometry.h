@@ -50,6 +50,9 @@ struct WindowAxis {
     std::vector<AxisWindow> allWindows() const;
     // True when no input coordinate lies in two windows on this axis.
     bool windowsDisjoint() const;
+    // True when window() computes exactly for every output: a regular axis's largest window start
+    // (outputSize-1)*stride and its span (kernel-1)*dilation, padding subtracted, fit in int64.
+    bool windowArithmeticFits() const;
 };
 
 struct PoolGeometry {
@@ -57,9 +60,11 @@ struct PoolGeometry {
     int64_t channels = 1;
     std::array<WindowAxis, 3> axes{};  // D, H, W
 
-    int64_t planes() const { return batch * channels; }
-    int64_t inputPlaneElements() const { return axes[0].inputSize * axes[1].inputSize * axes[2].inputSize; }
-    int64_t outputPlaneElements() const { return axes[0].outputSize * axes[1].outputSize * axes[2].outputSize; }
+    // Phase 1 describes only problems whose operands have element counts that fit in int64, so these
+    // products are exact there; they saturate rather than wrap for any other geometry.
+    int64_t planes() const;
+    int64_t inputPlaneElements() const;
+    int64_t outputPlaneElements() const;
 };
 
 // Output length of a regular pooling axis, PyTorch rule included: with ceilMode the last window must

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/checked_arithmetic.h"
+
 namespace poolgrad {
 
 int operatorThreadCount();
@@ -22,15 +24,16 @@ inline int threadsForWork(int64_t work) {
 // results independent of how many threads run.
 template <typename Body>
 void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
-    const int threads = threadsForWork(count * std::max<int64_t>(workPerItem, 1));
+    const int threads = threadsForWork(saturatingMul(count, std::max<int64_t>(workPerItem, 1)));
     if (threads <= 1 || count <= 1) {
         body(int64_t{0}, count);
         return;
     }
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
     for (int t = 0; t < threads; ++t) {
-        const int64_t begin = count * t / threads;
-        const int64_t end = count * (t + 1) / threads;
+        // 128-bit: count * (t + 1) may exceed int64 for absurd counts.
+        const auto begin = static_cast<int64_t>(static_cast<__int128>(count) * t / threads);
+        const auto end = static_cast<int64_t>(static_cast<__int128>(count) * (t + 1) / threads);
         if (begin < end) body(begin, end);
     }
 }

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -76,9 +78,15 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
     // Dense float32 planes: the congruent windows of an output row (those not clipped by the edges, or all
     // windows of an evenly divided adaptive axis) go through the SIMD search across windows; the others
     // take the scalar loop below.
+    // Its scratch (the rows of a window, a row of winners) must stay within the bound; otherwise every
+    // window takes the scalar loop, which needs none.
     CongruentRun run;
     if constexpr (Dense && std::is_same_v<T, float>) {
-        if (geometry.inputPlaneElements() < (int64_t{1} << 31)) run = largestCongruentRun(windowsW);
+        const std::optional<int64_t> windowRows =
+            checkedMul(largestWindowCount(windowsD), largestWindowCount(windowsH));
+        const bool scratchFits = windowRows && *windowRows <= kScratchBytesPerThread / 16 &&
+                                 geometry.axes[2].outputSize <= kScratchBytesPerThread / 8;
+        if (geometry.inputPlaneElements() < (int64_t{1} << 31) && scratchFits) run = largestCongruentRun(windowsW);
     }
     const int64_t fullBegin = run.begin, fullEnd = run.empty() ? run.begin : run.end;
     std::vector<int64_t> rowIndices;
@@ -173,7 +181,8 @@ RunResult argmaxForward(const PoolProblem &problem) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane =
+                saturatingAdd(problem.geometry.inputPlaneElements(), problem.geometry.outputPlaneElements());
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
             });

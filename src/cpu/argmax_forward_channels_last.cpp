@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -122,6 +124,24 @@ private:
 
 }  // namespace
 
+std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    // Per window position: a row pointer, two flat indices, a label and a source pointer (32 bytes), and
+    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes).
+    const int64_t positions = largestWindowCount(geometry.axes[0].allWindows()) *
+                              largestWindowCount(geometry.axes[1].allWindows()) *
+                              largestWindowCount(geometry.axes[2].allWindows());  // <= an input plane
+    const int64_t widenedBytes = problem.input.type == ElementType::Float32 ? 0 : 4;
+    const std::optional<int64_t> widened = checkedMul(widenedBytes, geometry.channels);
+    const std::optional<int64_t> perPosition = widened ? checkedAdd<int64_t>(*widened, 32) : std::nullopt;
+    const std::optional<int64_t> positionBytes = perPosition ? checkedMul(positions, *perPosition) : std::nullopt;
+    const std::optional<int64_t> channelBytes = checkedMul<int64_t>(8, geometry.channels);
+    const std::optional<int64_t> bytes =
+        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("one window of all channels", bytes);
+    return std::nullopt;
+}
+
 RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
     withValueType(problem.input.type, [&](auto value) {
         withIndexType(problem.indices.type, [&](auto index) {
@@ -129,10 +149,10 @@ RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
             using I = typename decltype(index)::type;
             const ChannelsLastArgmax<T, I> kernel(problem);
             const int64_t rows = kernel.outputRows();
-            const int64_t workPerRow =
-                std::max<int64_t>(1, (problem.geometry.planes() * (problem.geometry.inputPlaneElements() +
-                                                                   problem.geometry.outputPlaneElements())) /
-                                         std::max<int64_t>(rows, 1));
+            const int64_t workPerRow = std::max<int64_t>(
+                1, saturatingMul(problem.geometry.planes(), saturatingAdd(problem.geometry.inputPlaneElements(),
+                                                                          problem.geometry.outputPlaneElements())) /
+                       std::max<int64_t>(rows, 1));
             parallelForBlocks(rows, workPerRow, [&](int64_t begin, int64_t end) {
                 Scratch scratch;
                 for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);

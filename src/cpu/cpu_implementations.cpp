@@ -26,13 +26,15 @@ std::optional<std::string> forwardChannelsLastDecline(const PoolProblem &problem
     for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
                                        std::pair{"indices", &problem.indices}})
         if (tensor->present() && !tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return std::nullopt;
+    return cpu::argmaxForwardChannelsLastScratchDecline(problem);
 }
 
 std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
     if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    return requireDensePlanes(
-        {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}});
+    if (auto reason = requireDensePlanes(
+            {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}}))
+        return reason;
+    return cpu::indexScatterSlabsScratchDecline(problem, false);
 }
 
 std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
@@ -48,7 +50,7 @@ std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &proble
          {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
           std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return std::nullopt;
+    return cpu::indexScatterSlabsScratchDecline(problem, true);
 }
 
 std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &problem) {
@@ -59,7 +61,7 @@ std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &probl
          {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
           std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return std::nullopt;
+    return cpu::recomputeArgmaxChannelsLastScratchDecline(problem);
 }
 
 constexpr std::array implementations{

@@ -26,6 +26,13 @@ RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem);
 // Channels-last (NHWC) operands, one depth plane: vectorised across channels.
 RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem);
 
+// Why an implementation's per-thread scratch would exceed kScratchBytesPerThread (core/scratch_bound.h)
+// for a problem, or nullopt when it fits; the implementation then declines and the reference, whose
+// scratch is bounded for every problem, takes the problem.
+std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem);
+std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
+std::optional<std::string> recomputeArgmaxChannelsLastScratchDecline(const PoolProblem &problem);
+
 // Writes +0 to every element of problem.gradInput.
 RunResult zeroFillGradInput(const PoolProblem &problem);
 void zeroFill(const StridedTensor &tensor);

@@ -1,10 +1,11 @@
 // Index-scatter backward. Contributions to a gradInput element are summed in float32 in increasing
 // output order, starting from +0, then rounded once to the output type.
 //
-// Reference (any strides): one thread owns a block of (n,c) planes and sums each plane in a per-thread
-// float32 buffer. An index < -1 or >= D*H*W stops its plane; the first one (lowest position) is
-// reported and the whole gradInput is zeroed, so an error never leaves a partial result. Without an
-// indices operand (masks of 1x1 kernels) every window has one element, and that element is the index.
+// Reference (any strides): one thread owns a block of (n,c) planes. float32 gradients are summed in
+// gradInput itself; 16-bit ones in a per-thread float32 tile of at most kScratchFloats plane positions
+// (large planes take several passes over their outputs, one per tile). An index < -1 or >= D*H*W stops its plane; the
+// first one (lowest position) is reported and the whole gradInput is zeroed, so an error never leaves a partial result.
+// Without an indices operand (masks of 1x1 kernels) every window has one element, and that element is the index.
 //
 // Dense (dense planes): work items are (plane, slab of input rows), each slab small enough to stay in
 // the cache, so a plane is split across threads when there are few planes. A slab is summed in a
@@ -22,7 +23,9 @@
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "core/checked_arithmetic.h"
 #include "core/gradient_sum.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -41,6 +44,16 @@ struct BadIndex {
     }
 };
 
+// Strided offset of flat plane position i = (d*H + h)*W + w in an operand's plane.
+struct PlaneAddress {
+    int64_t height, width, strideD, strideH, strideW;
+    int64_t operator()(int64_t i) const {
+        const int64_t row = i / width, w = i - row * width;
+        const int64_t d = row / height, h = row - d * height;
+        return d * strideD + h * strideH + w * strideW;
+    }
+};
+
 template <typename T, typename I>
 BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
     const PoolGeometry &geometry = problem.geometry;
@@ -54,46 +67,59 @@ BadIndex scatterPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
     const std::vector<AxisWindow> windowsD = impliedIndices ? geometry.axes[0].allWindows() : std::vector<AxisWindow>{};
     const std::vector<AxisWindow> windowsH = impliedIndices ? geometry.axes[1].allWindows() : std::vector<AxisWindow>{};
     const std::vector<AxisWindow> windowsW = impliedIndices ? geometry.axes[2].allWindows() : std::vector<AxisWindow>{};
-    std::vector<float> sums(static_cast<size_t>(planeElements));
+    const PlaneAddress gradInAt{inH, inW, gradIn.stride[2], gradIn.stride[3], gradIn.stride[4]};
+    // float32 sums are kept in gradInput itself (zeroed first; no operand shares its memory, phase 1 sees
+    // to that). 16-bit gradients are summed in float32 and rounded once, so their sums need scratch: the
+    // plane is summed in tiles of at most kScratchFloats positions, one pass over the plane's outputs per
+    // tile, which bounds the scratch whatever the plane size (scratch_bound.h).
+    constexpr bool inPlace = std::is_same_v<T, float>;
+    const int64_t tileElements = inPlace ? planeElements : std::min(planeElements, kScratchFloats);
+    std::vector<float> tileSums(inPlace ? 0 : static_cast<size_t>(tileElements));
 
     BadIndex bad;
     for (int64_t plane = begin; plane < end && !bad.found(); ++plane) {
         const int64_t n = plane / channels, c = plane % channels;
         const T *gradOutPlane = gradOut.plane<const T>(n, c);
         const I *idxPlane = impliedIndices ? nullptr : idx.plane<const I>(n, c);
-        std::fill(sums.begin(), sums.end(), 0.0f);
-
-        int64_t q = 0;
-        for (int64_t od = 0; od < outD && !bad.found(); ++od)
-            for (int64_t oh = 0; oh < outH && !bad.found(); ++oh)
-                for (int64_t ow = 0; ow < outW; ++ow, ++q) {
-                    const int64_t gradOffset = od * gradOut.stride[2] + oh * gradOut.stride[3] + ow * gradOut.stride[4];
-                    int64_t target;
-                    if (impliedIndices) {
-                        target = (windowsD[od].first * inH + windowsH[oh].first) * inW + windowsW[ow].first;
-                    } else {
-                        const int64_t idxOffset = od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
-                        target = static_cast<int64_t>(idxPlane[idxOffset]);
-                    }
-                    if (target == -1) continue;  // an empty window's index contributes nothing
-                    if (target < -1 || target >= planeElements) {
-                        bad = {plane, q, target};
-                        break;
-                    }
-                    {
-                        float &sum = sums[static_cast<size_t>(target)];
-                        sum = addToSum(sum, toFloat(gradOutPlane[gradOffset]));
-                    }
-                }
-        if (bad.found()) continue;
-
         T *gradInPlane = gradIn.plane<T>(n, c);
-        for (int64_t d = 0, i = 0; d < geometry.axes[0].inputSize; ++d)
-            for (int64_t h = 0; h < inH; ++h)
-                for (int64_t w = 0; w < inW; ++w, ++i) {
-                    const int64_t offset = d * gradIn.stride[2] + h * gradIn.stride[3] + w * gradIn.stride[4];
-                    gradInPlane[offset] = fromFloat<T>(sums[static_cast<size_t>(i)]);
-                }
+        if constexpr (inPlace)
+            for (int64_t i = 0; i < planeElements; ++i) gradInPlane[gradInAt(i)] = 0.0f;
+
+        for (int64_t tileBegin = 0; tileBegin < planeElements && !bad.found(); tileBegin += tileElements) {
+            const int64_t tileEnd = std::min(planeElements, tileBegin + tileElements);
+            if constexpr (!inPlace) std::fill(tileSums.begin(), tileSums.end(), 0.0f);
+            int64_t q = 0;
+            for (int64_t od = 0; od < outD && !bad.found(); ++od)
+                for (int64_t oh = 0; oh < outH && !bad.found(); ++oh)
+                    for (int64_t ow = 0; ow < outW; ++ow, ++q) {
+                        const int64_t gradOffset =
+                            od * gradOut.stride[2] + oh * gradOut.stride[3] + ow * gradOut.stride[4];
+                        int64_t target;
+                        if (impliedIndices) {
+                            target = (windowsD[od].first * inH + windowsH[oh].first) * inW + windowsW[ow].first;
+                        } else {
+                            const int64_t idxOffset = od * idx.stride[2] + oh * idx.stride[3] + ow * idx.stride[4];
+                            target = static_cast<int64_t>(idxPlane[idxOffset]);
+                        }
+                        if (target == -1) continue;  // an empty window's index contributes nothing
+                        if (target < -1 || target >= planeElements) {
+                            bad = {plane, q, target};
+                            break;
+                        }
+                        if (target < tileBegin || target >= tileEnd) continue;
+                        float *sum;
+                        if constexpr (inPlace)
+                            sum = &gradInPlane[gradInAt(target)];
+                        else
+                            sum = &tileSums[static_cast<size_t>(target - tileBegin)];
+                        *sum = addToSum(*sum, toFloat(gradOutPlane[gradOffset]));
+                    }
+            if constexpr (!inPlace) {
+                if (bad.found()) break;
+                for (int64_t i = tileBegin; i < tileEnd; ++i)
+                    gradInPlane[gradInAt(i)] = fromFloat<T>(tileSums[static_cast<size_t>(i - tileBegin)]);
+            }
+        }
     }
     return bad;
 }
@@ -237,7 +263,8 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const int64_t rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
     const int64_t rowElements = geometry.axes[2].inputSize * (ChannelsLast ? geometry.channels : 1);
     const int64_t groups = ChannelsLast ? geometry.batch : geometry.planes();
-    const int64_t threads = threadsForWork(problem.gradInput.elementCount() + problem.gradOutput.elementCount());
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    const int64_t threads = threadsForWork(work);
     // Slabs of at most ~256 KiB of float32 sums (L2-resident), and enough of them for every thread.
     // A channels-last row holds all channels (W*C elements), so such a budget would be a few rows and
     // every window would straddle several slabs, each rereading its outputs: channels-last slabs get
@@ -252,8 +279,7 @@ SlabCounts scatterDense(const PoolProblem &problem) {
     const bool smallPlanes = !ChannelsLast && geometry.outputPlaneElements() <= 4096;
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
-    const int64_t workPerSlab = (problem.gradInput.elementCount() + problem.gradOutput.elementCount()) /
-                                std::max<int64_t>(groups * slabsPerGroup, 1);
+    const int64_t workPerSlab = work / std::max<int64_t>(groups * slabsPerGroup, 1);
     parallelForBlocks(groups * slabsPerGroup, workPerSlab, [&](int64_t begin, int64_t end) {
         std::vector<float> buffer, widenedRow;
         SlabCounts local;
@@ -261,10 +287,9 @@ SlabCounts scatterDense(const PoolProblem &problem) {
             const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
             // Small planes: the next plane's gradOutput and indices are requested while this one is summed.
             if (slab == 0 && smallPlanes && item + slabsPerGroup < end) prefetchOutputs<T, I>(problem, group + 1);
-            const SlabCounts counts =
-                scatterSlab<T, I, ChannelsLast>(problem, windowsD, windowsH, group, rows * slab / slabsPerGroup,
-                                                rows * (slab + 1) / slabsPerGroup, slab == 0, streaming, buffer,
-                                                widenedRow);
+            const SlabCounts counts = scatterSlab<T, I, ChannelsLast>(
+                problem, windowsD, windowsH, group, rows * slab / slabsPerGroup, rows * (slab + 1) / slabsPerGroup,
+                slab == 0, streaming, buffer, widenedRow);
             local.expected += counts.expected;
             local.accepted += counts.accepted;
             local.badIndex = counts.badIndex;
@@ -284,7 +309,8 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
         withIndexType(problem.indices.present() ? problem.indices.type : ElementType::Int32, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane = problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+            const int64_t workPerPlane =
+                saturatingAdd(problem.geometry.inputPlaneElements(), problem.geometry.outputPlaneElements());
             parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
                 const BadIndex bad = scatterPlanes<T, I>(problem, begin, end);
                 if (!bad.found()) return;
@@ -310,6 +336,18 @@ RunResult indexScatterBackwardSlabs(const PoolProblem &problem) {
 }
 
 }  // namespace
+
+std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t channels = channelsLast ? geometry.channels : 1;
+    // A slab holds at least one input row of float32 sums, and a float16 gradOutput row is widened whole.
+    const std::optional<int64_t> inputRow = checkedMul(geometry.axes[2].inputSize, channels);
+    const std::optional<int64_t> outputRow = checkedMul(geometry.axes[2].outputSize, channels);
+    if (!inputRow || !outputRow) return scratchDeclineText("a row of float32 sums", std::nullopt);
+    const int64_t floats = std::max(*inputRow, *outputRow);
+    if (floats > kScratchFloats) return scratchDeclineText("a row of float32 sums", floats * 4);
+    return std::nullopt;
+}
 
 RunResult indexScatterBackwardDense(const PoolProblem &problem) { return indexScatterBackwardSlabs<false>(problem); }
 RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem) {

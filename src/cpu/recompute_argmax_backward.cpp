@@ -4,13 +4,15 @@
 // without a match the gradient is dropped.
 // Disjoint windows (stride >= kernel, one depth plane): each gradInput row is written exactly once,
 // the zeros fused with the gradients. Overlapping windows: float32 sums in output order starting from
-// +0 (in place for dense float32 planes, else in a per-thread float32 plane), rounded once.
+// +0 (in place for dense float32 planes, else in a per-thread float32 tile of at most kScratchFloats
+// positions), rounded once.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
 
 #include "core/gradient_sum.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -74,11 +76,12 @@ public:
           gradIn_(problem.gradInput, inH_, inW_),
           fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
                  inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
-                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint()),
+                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint() &&
+                 inW_ <= kScratchBytesPerThread / static_cast<int64_t>(sizeof(Match))),  // a row of matches
           streaming_(streamingStoresPay(problem.gradInput)),
           searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
                               geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
-                              inH_ * inW_ < (int64_t{1} << 31)) {
+                              inH_ * inW_ <= kScratchFloats && outW_ <= kScratchBytesPerThread / 4) {
         // Windows of one output row that lie wholly inside the input columns: the run the SIMD search takes.
         const CongruentRun run = largestCongruentRun(windowsW_);
         if (!run.empty() && run.step == 1) {
@@ -90,11 +93,13 @@ public:
     }
 
     void run(int64_t begin, int64_t end) const {
+        // Scratch within the bound (scratch_bound.h): the SIMD row search takes only planes that fit, and
+        // larger 16-bit or strided planes are summed a tile at a time.
         std::vector<float> scratch;
         std::vector<Match> matches;
-        std::vector<int32_t> positions(static_cast<size_t>(outW_));
+        std::vector<int32_t> positions(searchRowsWithSimd_ ? static_cast<size_t>(outW_) : 0);
         if (!fused_ && (!accumulateInPlace || searchRowsWithSimd_))
-            scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+            scratch.resize(static_cast<size_t>(std::min(geometry_.inputPlaneElements(), kScratchFloats)));
         for (int64_t plane = begin; plane < end; ++plane) {
             const int64_t n = plane / geometry_.channels, c = plane % geometry_.channels;
             if (fused_) {
@@ -219,29 +224,47 @@ private:
             for (int64_t w = 0; w < inW_; w += 16) __builtin_prefetch(inPlane + h * inW_ + w);
     }
 
-    // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once.
+    // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once. Dense
+    // float32 planes sum in gradInput itself; otherwise the sums of at most kScratchFloats positions are
+    // kept at a time (one tile: the whole plane, for all but huge planes), each tile visiting the outputs
+    // whose windows reach it.
     void accumulatePlane(int64_t n, int64_t c, std::vector<float> &scratch) const {
         const T *inPlane = problem_.input.plane<const T>(n, c);
         const T *outPlane = problem_.output.plane<const T>(n, c);
         const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
         T *gradInPlane = problem_.gradInput.plane<T>(n, c);
-        float *sums = accumulateInPlace ? reinterpret_cast<float *>(gradInPlane) : scratch.data();
-        std::fill(sums, sums + geometry_.inputPlaneElements(), 0.0f);
-        for (int64_t od = 0; od < geometry_.axes[0].outputSize; ++od)
-            for (int64_t oh = 0; oh < outH_; ++oh)
-                for (int64_t ow = 0; ow < outW_; ++ow) {
-                    const Target<T> target(outPlane[out_(od, oh, ow)]);
-                    int64_t md, mh, mw;
-                    if (target.isNan() ||
-                        !findFirst(inPlane, target, windowsD_[od], windowsH_[oh], windowsW_[ow], md, mh, mw))
-                        continue;
-                    float &sum = sums[(md * inH_ + mh) * inW_ + mw];
-                    sum = addToSum(sum, toFloat(gradPlane[grad_(od, oh, ow)]));
+        const int64_t planeElements = geometry_.inputPlaneElements();
+        const int64_t tileElements = accumulateInPlace ? planeElements : static_cast<int64_t>(scratch.size());
+        for (int64_t tileBegin = 0; tileBegin < planeElements; tileBegin += tileElements) {
+            const int64_t tileEnd = std::min(planeElements, tileBegin + tileElements);
+            // sums[i - tileBegin] is the sum of plane position i (in place there is one tile, from 0).
+            float *sums = accumulateInPlace ? reinterpret_cast<float *>(gradInPlane) : scratch.data();
+            std::fill(sums, sums + (tileEnd - tileBegin), 0.0f);
+            for (int64_t od = 0; od < geometry_.axes[0].outputSize; ++od)
+                for (int64_t oh = 0; oh < outH_; ++oh)
+                    for (int64_t ow = 0; ow < outW_; ++ow) {
+                        const AxisWindow &wd = windowsD_[od], &wh = windowsH_[oh], &ww = windowsW_[ow];
+                        if (wd.count == 0 || wh.count == 0 || ww.count == 0) continue;
+                        const int64_t windowFirst = (wd.first * inH_ + wh.first) * inW_ + ww.first;
+                        const int64_t windowLast =
+                            ((wd.first + (wd.count - 1) * wd.step) * inH_ + wh.first + (wh.count - 1) * wh.step) *
+                                inW_ +
+                            ww.first + (ww.count - 1) * ww.step;
+                        if (windowLast < tileBegin || windowFirst >= tileEnd) continue;
+                        const Target<T> target(outPlane[out_(od, oh, ow)]);
+                        int64_t md, mh, mw;
+                        if (target.isNan() || !findFirst(inPlane, target, wd, wh, ww, md, mh, mw)) continue;
+                        const int64_t flat = (md * inH_ + mh) * inW_ + mw;
+                        if (flat < tileBegin || flat >= tileEnd) continue;
+                        float &sum = sums[flat - tileBegin];
+                        sum = addToSum(sum, toFloat(gradPlane[grad_(od, oh, ow)]));
+                    }
+            if constexpr (!accumulateInPlace) {
+                for (int64_t i = tileBegin; i < tileEnd; ++i) {
+                    const int64_t row = i / inW_, w = i - row * inW_, d = row / inH_, h = row - d * inH_;
+                    gradInPlane[gradIn_(d, h, w)] = fromFloat<T>(sums[i - tileBegin]);
                 }
-        if constexpr (!accumulateInPlace) {
-            for (int64_t d = 0, i = 0; d < inD_; ++d)
-                for (int64_t h = 0; h < inH_; ++h)
-                    for (int64_t w = 0; w < inW_; ++w, ++i) gradInPlane[gradIn_(d, h, w)] = fromFloat<T>(sums[i]);
+            }
         }
     }
 
@@ -263,7 +286,8 @@ RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
         using T = typename decltype(value)::type;
         const RecomputeArgmaxPlanes<T, Dense> planes(problem);
         // A plane reads its input and output planes and writes its gradient plane.
-        const int64_t workPerPlane = 2 * problem.geometry.inputPlaneElements() + problem.geometry.outputPlaneElements();
+        const int64_t workPerPlane = saturatingAdd(saturatingMul<int64_t>(2, problem.geometry.inputPlaneElements()),
+                                                   problem.geometry.outputPlaneElements());
         parallelForBlocks(problem.geometry.planes(), workPerPlane,
                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
         streamingStoreFence();

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
@@ -122,6 +124,24 @@ private:
 
 }  // namespace
 
+std::optional<std::string> recomputeArgmaxChannelsLastScratchDecline(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows(), windowsW = geometry.axes[2].allWindows();
+    // The Scratch of runBand: a ring of rows of sums and a row of zeros (W*C floats each), the C values of
+    // every window position and two more rows as float32, two pointers per window position.
+    const int64_t positions = largestWindowCount(windowsH) * largestWindowCount(windowsW);  // <= a plane
+    const int64_t ringRows = std::max<int64_t>(1, largestWindowSpan(windowsH));
+    const std::optional<int64_t> row = checkedMul(geometry.axes[2].inputSize, geometry.channels);
+    const std::optional<int64_t> rowFloats = row ? checkedMul(*row, ringRows + 1) : std::nullopt;
+    const std::optional<int64_t> convertedFloats = checkedMul(positions + 2, geometry.channels);
+    const std::optional<int64_t> floats =
+        rowFloats && convertedFloats ? checkedAdd(*rowFloats, *convertedFloats) : std::nullopt;
+    const std::optional<int64_t> floatBytes = floats ? checkedMul<int64_t>(*floats, 4) : std::nullopt;
+    const std::optional<int64_t> bytes = floatBytes ? checkedAdd(*floatBytes, positions * 16) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("the ring of rows of sums", bytes);
+    return std::nullopt;
+}
+
 RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
@@ -132,8 +152,9 @@ RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
         const int64_t threads = std::max<int64_t>(1, operatorThreadCount());
         const int64_t bandsPerImage = std::clamp<int64_t>((2 * threads + geometry.batch - 1) / geometry.batch, 1, rows);
         const int64_t items = geometry.batch * bandsPerImage;
-        const int64_t workPerItem =
-            std::max<int64_t>(1, 2 * geometry.planes() * geometry.inputPlaneElements() / std::max<int64_t>(items, 1));
+        const int64_t workPerItem = std::max<int64_t>(
+            1, saturatingMul(saturatingMul<int64_t>(2, geometry.planes()), geometry.inputPlaneElements()) /
+                   std::max<int64_t>(items, 1));
         parallelForBlocks(items, workPerItem, [&](int64_t begin, int64_t end) {
             Scratch scratch;
             for (int64_t item = begin; item < end; ++item) {

@@ -198,6 +198,25 @@ def test_refused_arrays():
         pg.max_pool3d_with_argmax(WE1_SELF, [1, 1, 2], out=np.zeros((1, 1, 2, 2, 1), np.float32)[:, :, ::-1])
 
 
+def test_outputs_overlapping_themselves_or_other_operands_are_refused():
+    grad_input = np.full((1, 1, 2, 2, 2), POISON)
+    in_place = grad_input.reshape(-1)[:1].reshape(1, 1, 1, 1, 1)  # grad_output over grad_input's first element
+    with pytest.raises(pg.PoolgradError) as error:
+        pg.max_pool3d_with_argmax_backward(in_place, WE1_SELF, np.zeros((1, 1, 1, 1, 1), np.int32), 2,
+                                           grad_input=grad_input)
+    assert error.value.status == 161002 and "share memory" in error.value.message
+    colliding = np.lib.stride_tricks.as_strided(np.zeros(4, np.float32), (1, 1, 1, 2, 2), (0, 0, 0, 4, 4))
+    with pytest.raises(pg.PoolgradError) as error:
+        pg.adaptive_max_pool3d(WE1_SELF, [1, 2, 2], out=colliding)
+    assert error.value.status == 161002 and "overlaps itself" in error.value.message
+    # self only gives the backward its shape: grad_input may be written over it.
+    self = WE1_SELF.copy()
+    result = pg.max_pool3d_with_argmax_backward(np.ones((1, 1, 1, 1, 1), np.float32), self,
+                                                np.full((1, 1, 1, 1, 1), 6, np.int32), 2, grad_input=self)
+    assert result is self
+    np.testing.assert_array_equal(self.ravel(), [0, 0, 0, 0, 0, 0, 1, 0])
+
+
 def test_negative_stride_inputs_are_copied():
     self = np.arange(10, dtype=np.float32).reshape(1, 1, 10)
     out, indices = pg.max_pool2d_with_indices(self[..., ::-1], [1, 2])

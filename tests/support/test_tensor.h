@@ -34,6 +34,8 @@ public:
     ~TestTensor();
 
     aclTensor *get() const { return tensor_; }
+    // Start of the storage (element 0 of a view without offset), for tests that alias operands.
+    void *data() const { return device_; }
     operator aclTensor *() const { return tensor_; }
     const std::vector<int64_t> &shape() const { return shape_; }
     const std::vector<int64_t> &strides() const { return strides_; }

@@ -1,0 +1,43 @@
+// Phase-1 rules about the memory an operand's view reaches (library additions, docs/decisions.md):
+// every element of a non-empty view lies inside its storage and inside the address space, an output
+// never reaches one element through two index tuples, and an output shares no byte with any other
+// operand. All arithmetic is exact (checked int64 / uintptr), so an absurd view is refused rather than
+// wrapped into an acceptable one.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+
+#include "api/argument_checks.h"
+
+namespace poolgrad {
+
+// Element offset from the data pointer of the last element a non-empty view reaches,
+// offset + sum of (dim-1)*stride; nullopt when it does not fit in int64.
+std::optional<int64_t> lastElementOffset(const aclTensor *tensor);
+
+// The bytes [first, last] a non-empty view reaches; nullopt when they wrap around the address space.
+struct ByteRange {
+    uintptr_t first = 0, last = 0;
+};
+std::optional<ByteRange> viewByteRange(const aclTensor *tensor);
+
+// A non-empty tensor has non-null data aligned to its element size, an element count that fits in
+// int64, and a view whose every element lies inside the address space and, when storage dims were
+// given, inside its storage.
+aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors);
+
+// An output reaches each of its elements through exactly one index tuple. Checked by a cheap sufficient
+// rule: with the axes longer than 1 sorted by stride, each stride exceeds the offset span of all
+// smaller-stride axes (stride[k] >= sum of (dim-1)*stride over them, plus 1). Every dense, permuted or
+// sliced layout passes; stride 0 and colliding strides fail; so do some exotic interleavings that do
+// not actually overlap. Call after requireAddressable.
+aclnnStatus requireNoSelfOverlap(const char *op, std::initializer_list<NamedTensor> outputs);
+
+// No byte range of an output intersects that of another output or of an input (identical views
+// included). Call after requireAddressable; empty operands take no memory.
+aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTensor> outputs,
+                                  std::initializer_list<NamedTensor> inputs);
+
+}  // namespace poolgrad
