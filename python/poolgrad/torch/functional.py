@@ -6,6 +6,7 @@ Attribute forms are torch's (an int or a sequence; stride None means the kernel 
 """
 
 from ._registration import OPS
+from ._views import check_input
 
 
 def _ints(value):
@@ -17,6 +18,7 @@ def _ints(value):
 
 
 def _regular(axes, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    check_input("input", input)  # before the dispatcher, whose refusal would not name poolgrad's rule
     out, indices = OPS[f"max_pool{axes}d_with_indices"](input, _ints(kernel_size), _ints(stride), _ints(padding),
                                                          _ints(dilation), bool(ceil_mode))
     return (out, indices) if return_indices else out
@@ -43,6 +45,7 @@ def _output_size(axes, input, output_size):
 
 
 def _adaptive(axes, input, output_size, return_indices):
+    check_input("input", input)
     out, indices = OPS[f"adaptive_max_pool{axes}d"](input, _output_size(axes, input, output_size))
     return (out, indices) if return_indices else out
 
@@ -66,6 +69,7 @@ def max_pool2d_tf(input, kernel_size, stride=None, padding="VALID", data_format=
     """TensorFlow-style 2-D max pooling: forward aclnnMaxPoolV3WithAttrs, backward aclnnMaxPoolV3Grad (each
     gradient to the first window element equal to the output). kernel_size/stride: int or (h, w);
     padding "SAME" or "VALID"; data_format "NCHW" or "NHWC" (the layout of the 4-D input's axes)."""
+    check_input("input", input)
     kernel = _pair(kernel_size)
     step = kernel if stride is None else _pair(stride)
     return OPS["max_pool2d_tf"](input, kernel, step, str(padding), str(data_format))
