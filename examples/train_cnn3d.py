@@ -6,7 +6,7 @@ Data: scikit-learn's bundled handwritten digits (load_digits: 1,797 8x8 images, 
 the package, nothing downloaded), each image upsampled to 16x16 and extruded into an 8-deep volume whose
 slices shift the digit by one pixel per slice, so the network sees (1, 8, 16, 16) volumes.
 
-    python examples/train_cnn3d.py [--steps 300] [--batch 32]
+    python examples/train_cnn3d.py [--steps 200] [--batch 16]
     torchrun --nnodes=... --nproc-per-node=... examples/train_cnn3d.py --distributed   (docs/distributed.md)
 """
 
@@ -144,8 +144,8 @@ def distributed(steps, batch):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--batch", type=int, default=32, help="samples per step (per process with --distributed)")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=16, help="samples per step (per process with --distributed)")
     parser.add_argument("--distributed", action="store_true", help="run as one process of a torchrun job")
     arguments = parser.parse_args(argv)
     torch.use_deterministic_algorithms(True)

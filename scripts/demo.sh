@@ -37,4 +37,4 @@ if ! dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q "install ok
   "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-venv
 fi
 wheel_python=$(scripts/install_wheel_environment.sh --reuse build/wheel-env)
-"$wheel_python" examples/train_cnn3d.py --steps "${POOLGRAD_DEMO_STEPS:-300}"
+"$wheel_python" examples/train_cnn3d.py --steps "${POOLGRAD_DEMO_STEPS:-200}"
