@@ -232,7 +232,8 @@ def test_max_pool2d_tf_matches_torch(seed):
         # to the output, torch to its argmax (conformance.md, TensorFlow #1).
         dtype = (torch.float32, torch.float16)[rng.integers(0, 2)]
         x, layout = laid_out(rng, values(rng, shape, dtype, allow_nan=False), 2)
-        what = f"seed {seed} case {case}: max_pool2d_tf {shape} {dtype} {layout} {data_format} {padding} k={kernel} s={stride}"
+        what = (f"seed {seed} case {case}: max_pool2d_tf {shape} {dtype} {layout} {data_format} {padding} "
+                f"k={kernel} s={stride}")
         run_case(lambda t: pt.max_pool2d_tf(t, kernel, stride, padding, data_format),
                  tf_reference(kernel, stride, padding, data_format), x, rng, what)
         count("max_pool2d_tf")

@@ -1,6 +1,6 @@
 """The poolgrad operators as PyTorch custom operators, torch.ops.poolgrad.*, where torch.library exists
 (torch >= 1.13): each has a CPU kernel (poolgrad on the tensors' memory) and an Autograd kernel (the
-autograd functions of _autograd.py), so the dispatcher, the profiler and scripts see them as operators.
+autograd functions of _autograd.py): operators of the dispatcher like aten's.
 
 `OPS` maps each name to the callable the functional API uses: torch.ops.poolgrad.<name> when registered,
 else the same autograd function called directly.
