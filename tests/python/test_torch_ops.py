@@ -139,8 +139,8 @@ def compare_native(function_pg, function_torch, x, grad, values_pg, what):
         assert_bit_equal(x.grad, native_x.grad, what + " backward vs native 16-bit")
 
 
-def count(family):
-    AGREEING_CASES[("poolgrad.torch", family)] += 1
+def count(op):
+    AGREEING_CASES[("PyTorch", f"torch layer {op}")] += 1
 
 
 # ------------------------------------------------------------------------------------------ max_pool
