@@ -2,7 +2,7 @@
 # Builds the poolgrad wheel (`pip wheel .`: scikit-build-core runs our CMake with tests and examples off)
 # into build/dist, and installs it into a virtual environment (default build/wheel-env) together with
 # tests/python/requirements-wheel.txt from PyPI (PyTorch 2.x, numpy, ml_dtypes, pytest, scikit-learn).
-# Prints the environment's interpreter. The environment is made afresh unless --reuse is given and it
+# Prints the environment's interpreter (absolute path). The environment is made afresh unless --reuse is given and it
 # already has the requirements, in which case only the poolgrad wheel is reinstalled.
 # Needs scripts/install_dependencies.sh (compiler, cmake, ninja, libhwy-dev) and python3-venv.
 set -euo pipefail
@@ -36,4 +36,4 @@ else
 fi
 echo "poolgrad: installed into $environment in $((SECONDS - start)) s" \
   "(torch $("$python" -c 'import torch; print(torch.__version__)'))" >&2
-echo "$python"
+echo "$(cd "$environment" && pwd)/bin/python"  # absolute: callers run it from other folders
