@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: the C++ suite in a Release build; the Python module, the golden-data
-# tool and the conformance suites against PyTorch and TensorFlow (pytest) on that build; then the C++ suite
-# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run;
-# last, the concurrency tests in a ThreadSanitizer build.
+# tool, the conformance suites against PyTorch and TensorFlow and the poolgrad.torch suites (pytest, Debian's
+# PyTorch 1.13) on that build; the wheel (pip wheel .) installed into a fresh venv with PyTorch 2.x from PyPI
+# and the module, golden-data and poolgrad.torch suites run from it; then the C++ suite again in an
+# AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run; last, the
+# concurrency tests in a ThreadSanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
@@ -18,6 +20,12 @@ echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlo
 python=$(scripts/install_python_environment.sh build/python-env)
 POOLGRAD_BUILD_DIR="$PWD/build/release" PYTHONPATH="$PWD/build/release/python" TF_CPP_MIN_LOG_LEVEL=2 \
   "$python" -m pytest tests/python -p no:cacheprovider -q -rs
+
+echo "== Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-data tool and torch suites from it =="
+# No PYTHONPATH: the suites import the installed package, which loads the library inside itself.
+wheel_python=$(scripts/install_wheel_environment.sh build/wheel-env)
+(cd tests/python && POOLGRAD_FROM_WHEEL=1 "$wheel_python" -m pytest -p no:cacheprovider -q -rs \
+  test_wheel.py test_module.py test_golden_tool.py test_torch_ops.py test_torch_training.py test_torch_ddp.py)
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="
 cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON -DPOOLGRAD_SANITIZE=ON

@@ -73,14 +73,20 @@ class Arguments:
         self._stack = stack
 
     def tensor(self, array: np.ndarray, tensor_format: int = FORMAT_ND):
-        shape, _ = _int64_array(array.shape)
-        element_strides = _element_strides(array)
+        return self.view(array.shape, _element_strides(array), acl_data_type(array.dtype), array.ctypes.data,
+                         tensor_format)
+
+    def view(self, sizes, element_strides, data_type: int, address: int, tensor_format: int = FORMAT_ND):
+        """A descriptor of the view at `address` (its first element) with these sizes and element strides
+        (non-negative), whatever owns the memory: a numpy array, a torch tensor."""
+        shape, _ = _int64_array(sizes)
         strides, _ = _int64_array(element_strides)
         # The storage is the span the view reaches, from its first element.
-        extent = 0 if array.size == 0 else 1 + sum((d - 1) * s for d, s in zip(array.shape, element_strides))
+        empty = any(d == 0 for d in sizes)
+        extent = 0 if empty else 1 + sum((d - 1) * s for d, s in zip(sizes, element_strides))
         storage, _ = _int64_array([extent])
-        handle = library.aclCreateTensor(shape, array.ndim, acl_data_type(array.dtype), strides, 0, tensor_format,
-                                         storage, 1, ctypes.c_void_p(array.ctypes.data))
+        handle = library.aclCreateTensor(shape, len(sizes), data_type, strides, 0, tensor_format, storage, 1,
+                                         ctypes.c_void_p(address))
         if not handle:
             raise PoolgradError(161001, _recent_message(), "aclCreateTensor")
         self._stack.callback(library.aclDestroyTensor, handle)
