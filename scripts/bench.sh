@@ -8,10 +8,12 @@
 #
 #   scripts/bench.sh                   everything above
 #   scripts/bench.sh --quick           fewer repetitions (a try-out; noisier)
-#   scripts/bench.sh --report-only     only rewrite docs/performance.{md,png} from build/bench/results
-#   scripts/bench.sh --no-install      never call apt-get (build without whatever peer is missing)
+#   scripts/bench.sh --report-only     only rewrite this host's section of docs/performance.md (and its chart)
+#                                      from build/bench/results
+#   scripts/bench.sh --no-install      never call apt-get or pip (build without whatever peer is missing)
 #   scripts/bench.sh -- ARGS...        extra poolgrad_bench arguments, e.g. -- --only A,D --threads 1
 #   POOLGRAD_BENCH_TORCH=SPEC          pip requirement of the PyTorch peer (default: torch, the newest release)
+#   POOLGRAD_BENCH_NOTE=TEXT           a sentence for the top of this host's section (e.g. what else ran)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +25,7 @@ while (($#)); do
     --report-only) report_only=1 ;;
     --no-install) install=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -173,5 +175,5 @@ fi
 
 echo "== report =="
 "$python" bench/report.py --results "$results" --cache-results "$build/results-cache" --md docs/performance.md \
-  --png docs/performance.png
+  --note "${POOLGRAD_BENCH_NOTE:-}"
 echo "bench.sh: done in $(($(date +%s) - started)) s"
