@@ -159,9 +159,17 @@ if ((report_only == 0)); then
 EOF
 
   echo "== run (bench/standard_cases.txt) =="
-  # poolgrad, libtorch and oneDNN share one OpenMP runtime in this process: with the default active
-  # wait, idle team threads spin between calls and steal the 2 CPUs from whichever contender runs next.
-  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+  # poolgrad, libtorch and oneDNN share the threads of one OpenMP runtime in this process, so an idle
+  # thread's spinning takes nothing from the next contender. On a quiet machine every library runs with
+  # libgomp's default (spin a while, then sleep): passive waiting would add a wake-up to each of their
+  # parallel regions (measured: 2-4x on the sub-millisecond warm cases, for every contender). On a busy
+  # machine spinning threads are preempted in the middle of barriers and calls take whole scheduler
+  # ticks (measured: 20-120 ms medians for 0.2-3 ms calls at load 14 on 2 processors), so there the
+  # run waits passively; the report records the policy in force. An OMP_WAIT_POLICY set by the caller wins.
+  if [[ -z ${OMP_WAIT_POLICY:-} ]] && awk -v l="${load%% *}" 'BEGIN {exit !(l >= 1.0)}'; then
+    echo "bench.sh: load average ${load%% *} >= 1: OMP_WAIT_POLICY=passive for this run (spinning threads would be preempted mid-barrier)"
+    export OMP_WAIT_POLICY=passive
+  fi
   "$build/bench/poolgrad_bench" --cases bench/standard_cases.txt --out "$results" "${quick[@]}" "${extra[@]}" \
     | tee "$results/console.txt"
   echo "== run (bench/cache_resident_cases.txt: one thread, warm) =="
