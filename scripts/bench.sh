@@ -67,7 +67,7 @@ setup_pypi_torch() {
   fi
   site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   if [[ ! -f $site/torch/lib/libtorch_cpu.so ]] && ((install == 1)); then
-    echo "bench.sh: installing ${POOLGRAD_BENCH_TORCH:-torch} from PyPI into $torch_env (no dependencies; ~540 MB)" >&2
+    echo "bench.sh: installing ${POOLGRAD_BENCH_TORCH:-torch} from PyPI into $torch_env (no dependencies, ~540 MB; pip then lists the GPU and Python-side ones as missing: they are not needed)" >&2
     "$python" -m pip install --quiet --no-deps "${POOLGRAD_BENCH_TORCH:-torch}" >&2 || return 0
   fi
   [[ -f $site/torch/lib/libtorch_cpu.so ]] || return 0
