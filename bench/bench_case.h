@@ -80,7 +80,7 @@ struct Contender {
     std::string name;    // shown in tables: "poolgrad", "poolgrad:<impl>", "torch", "onednn:nhwc"
     std::string family;  // "poolgrad", "torch", "onednn"
     bool headline = false;
-    std::string note;    // implementation details (dnnl impl string, torch variant, ...)
+    std::string note;  // implementation details (dnnl impl string, torch variant, ...)
     std::function<void()> run;
     std::function<std::vector<float>()> result;
 };
@@ -103,5 +103,6 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set);
 std::string torchVersion();  // "" when not built
 std::string dnnlVersion();   // "" when not built
 void setTorchThreads(int threads);
+std::string torchDetails();  // libtorch's CPU capability and intra-op pool as it reports them ("" when not built)
 
 }  // namespace bench

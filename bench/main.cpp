@@ -26,6 +26,7 @@
 
 #include "acl/acl.h"
 #include "bench_case.h"
+#include "host_info.h"
 #include "memory_bench.h"
 #include "poolgrad/poolgrad.h"
 
@@ -88,33 +89,45 @@ Options parseOptions(int argc, char **argv) {
         if (a == "--help" || a == "-h") {
             usage();
             std::exit(0);
-        } else if (a == "--cases") o.casesFile = value(i);
-        else if (a == "--only") o.only = split(value(i), ',');
-        else if (a == "--out") o.outDir = value(i);
-        else if (a == "--threads") o.threads = std::stoi(value(i));
+        } else if (a == "--cases")
+            o.casesFile = value(i);
+        else if (a == "--only")
+            o.only = split(value(i), ',');
+        else if (a == "--out")
+            o.outDir = value(i);
+        else if (a == "--threads")
+            o.threads = std::stoi(value(i));
         else if (a == "--modes") {
             const auto modes = split(value(i), ',');
             o.warm = std::find(modes.begin(), modes.end(), "warm") != modes.end();
             o.cold = std::find(modes.begin(), modes.end(), "cold") != modes.end();
             if (!o.warm && !o.cold) throw std::runtime_error("--modes takes warm and/or cold");
-        } else if (a == "--budget-ms") o.budgetMs = std::stod(value(i));
-        else if (a == "--time-limit-s") o.timeLimitS = std::stod(value(i));
-        else if (a == "--min-reps") o.minReps = std::max(1, std::stoi(value(i)));
-        else if (a == "--max-reps") o.maxReps = std::max(1, std::stoi(value(i)));
+        } else if (a == "--budget-ms")
+            o.budgetMs = std::stod(value(i));
+        else if (a == "--time-limit-s")
+            o.timeLimitS = std::stod(value(i));
+        else if (a == "--min-reps")
+            o.minReps = std::max(1, std::stoi(value(i)));
+        else if (a == "--max-reps")
+            o.maxReps = std::max(1, std::stoi(value(i)));
         else if (a == "--peers") {
             const auto peers = split(value(i), ',');
             o.torch = std::find(peers.begin(), peers.end(), "torch") != peers.end();
             o.onednn = std::find(peers.begin(), peers.end(), "onednn") != peers.end();
-        } else if (a == "--no-impls") o.impls = false;
-        else if (a == "--flush-mb") o.flushBytes = static_cast<size_t>(std::stod(value(i)) * (1 << 20));
+        } else if (a == "--no-impls")
+            o.impls = false;
+        else if (a == "--flush-mb")
+            o.flushBytes = static_cast<size_t>(std::stod(value(i)) * (1 << 20));
         else if (a == "--quick") {
             o.budgetMs = 20;
             o.minReps = 3;
             o.maxReps = 10;
-        } else if (a == "--list") o.list = true;
+        } else if (a == "--list")
+            o.list = true;
         else if (a.rfind("--", 0) == 0 && a.find('=') == std::string::npos)
             throw std::runtime_error("unknown option " + a + " (see --help)");
-        else o.lines.push_back(a);
+        else
+            o.lines.push_back(a);
     }
     o.maxReps = std::max(o.maxReps, o.minReps);
     return o;
@@ -131,10 +144,14 @@ std::string cpuModel() {
 std::string jsonString(const std::string &text) {
     std::string out = "\"";
     for (char ch : text) {
-        if (ch == '"' || ch == '\\') out += '\\', out += ch;
-        else if (ch == '\n') out += "\\n";
-        else if (static_cast<unsigned char>(ch) < 0x20) out += ' ';
-        else out += ch;
+        if (ch == '"' || ch == '\\')
+            out += '\\', out += ch;
+        else if (ch == '\n')
+            out += "\\n";
+        else if (static_cast<unsigned char>(ch) < 0x20)
+            out += ' ';
+        else
+            out += ch;
     }
     return out + "\"";
 }
@@ -299,6 +316,17 @@ int run(int argc, char **argv) {
                 dnnlV.empty() ? "NOT BUILT (not found or disabled at configure time)" : dnnlV.c_str());
     std::printf("machine: %s, %ld processors, last-level cache %.0f MiB; threads %d; flush %.0f MiB\n",
                 cpuModel().c_str(), sysconf(_SC_NPROCESSORS_ONLN), llc / 1048576.0, threads, o.flushBytes / 1048576.0);
+    const HostInfo hostInfo = describeHost();
+    std::string isaFlags;
+    for (const std::string &flag : hostInfo.isaFlags) isaFlags += (isaFlags.empty() ? "" : " ") + flag;
+    const std::string torchD = torchDetails();
+    std::printf(
+        "host: ISA %s; L1d %zu KiB, L2 %zu KiB, L3 %zu MiB; poolgrad's Highway target %s (compiled: %s)\n"
+        "OpenMP: %s; environment: %s\n%s%s",
+        isaFlags.c_str(), hostInfo.l1dBytes >> 10, hostInfo.l2Bytes >> 10, hostInfo.l3Bytes >> 20,
+        hostInfo.highwayTarget.c_str(), hostInfo.highwayCompiled.c_str(), hostInfo.openmpLibrary.c_str(),
+        hostInfo.openmpSettings.empty() ? "no OMP_/GOMP_ variables" : hostInfo.openmpSettings.c_str(),
+        torchD.empty() ? "" : ("torch: " + torchD).c_str(), torchD.empty() ? "" : "\n");
 
     // Copy bandwidth: L3-resident and DRAM-sized, before and after the cases.
     CopyBench l3Copy(o.l3CopyBytes, threads), dramCopy(o.dramCopyBytes, threads);
@@ -307,9 +335,10 @@ int run(int argc, char **argv) {
     const double l3Gbps = median(l3Samples), dramGbps = median(dramSamples);
     const double l3Best = *std::max_element(l3Samples.begin(), l3Samples.end());
     const double dramBest = *std::max_element(dramSamples.begin(), dramSamples.end());
-    std::printf("copy bandwidth (read+write), median (best): L3-warm %.1f (%.1f) GB/s (%zu KiB buffers), DRAM %.1f "
-                "(%.1f) GB/s (%zu MiB buffers) -- the DRAM median is the reference for %%copy\n\n",
-                l3Gbps, l3Best, o.l3CopyBytes >> 10, dramGbps, dramBest, o.dramCopyBytes >> 20);
+    std::printf(
+        "copy bandwidth (read+write), median (best): L3-warm %.1f (%.1f) GB/s (%zu KiB buffers), DRAM %.1f "
+        "(%.1f) GB/s (%zu MiB buffers) -- the DRAM median is the reference for %%copy\n\n",
+        l3Gbps, l3Best, o.l3CopyBytes >> 10, dramGbps, dramBest, o.dramCopyBytes >> 20);
     std::vector<double> caseDram;
 
     std::ofstream csv;
@@ -354,7 +383,8 @@ int run(int argc, char **argv) {
         const bool rewarm = llc == 0 || c.bytes() <= 4.0 * static_cast<double>(llc);
         // This case's share of the time left (0: no limit), split between the modes.
         const int modes = (o.warm ? 1 : 0) + (o.cold ? 1 : 0);
-        const double share = deadline > 0 ? std::max(0.0, deadline - now()) / static_cast<double>(cases.size() - caseIndex) / modes : 0;
+        const double share =
+            deadline > 0 ? std::max(0.0, deadline - now()) / static_cast<double>(cases.size() - caseIndex) / modes : 0;
         const double allowed = deadline > 0 ? std::max(share, 1e-3) : 0;
         bool shrunk = false;
         if (o.warm) shrunk = measure(rows, false, rewarm, allowed, flushMs, o, flusher) || shrunk;
@@ -427,13 +457,16 @@ int run(int argc, char **argv) {
     const auto endSamples = dramCopy.gbps(10);
     const double endGbps = median(endSamples);
     const double elapsed = now() - started;
-    std::printf("copy bandwidth at the end: DRAM %.1f GB/s (start %.1f, during the cases %.1f)%s\n", endGbps, dramGbps,
-                median(caseDram),
-                std::fabs(endGbps - dramGbps) > 0.1 * dramGbps ? " -- drifted more than 10%: the machine is noisy" : "");
+    std::printf(
+        "copy bandwidth at the end: DRAM %.1f GB/s (start %.1f, during the cases %.1f)%s\n", endGbps, dramGbps,
+        median(caseDram),
+        std::fabs(endGbps - dramGbps) > 0.1 * dramGbps ? " -- drifted more than 10%: the machine is noisy" : "");
     std::printf("elapsed %.1f s\n", elapsed);
     if (shrunkCases > 0)
-        std::printf("%d of %zu cases ran fewer repetitions than planned to fit --time-limit-s %.0f: a slow or busy "
-                    "machine\n", shrunkCases, cases.size(), o.timeLimitS);
+        std::printf(
+            "%d of %zu cases ran fewer repetitions than planned to fit --time-limit-s %.0f: a slow or busy "
+            "machine\n",
+            shrunkCases, cases.size(), o.timeLimitS);
 
     if (!o.outDir.empty()) {
         std::ofstream json(o.outDir + "/run.json");
@@ -449,6 +482,15 @@ int run(int argc, char **argv) {
              << "  \"host\": " << jsonString(host) << ",\n"
              << "  \"cpu\": " << jsonString(cpuModel()) << ",\n"
              << "  \"processors\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
+             << "  \"isa_flags\": " << jsonString(isaFlags) << ",\n"
+             << "  \"l1d_bytes\": " << hostInfo.l1dBytes << ",\n"
+             << "  \"l2_bytes\": " << hostInfo.l2Bytes << ",\n"
+             << "  \"l3_bytes\": " << hostInfo.l3Bytes << ",\n"
+             << "  \"highway_target\": " << jsonString(hostInfo.highwayTarget) << ",\n"
+             << "  \"highway_compiled\": " << jsonString(hostInfo.highwayCompiled) << ",\n"
+             << "  \"openmp_library\": " << jsonString(hostInfo.openmpLibrary) << ",\n"
+             << "  \"openmp_environment\": " << jsonString(hostInfo.openmpSettings) << ",\n"
+             << "  \"torch_details\": " << jsonString(torchD) << ",\n"
              << "  \"threads\": " << threads << ",\n"
              << "  \"last_level_cache_bytes\": " << llc << ",\n"
              << "  \"flush_bytes\": " << o.flushBytes << ",\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The chart of docs/performance.md: median time per case, warm and cold, poolgrad's headline against
+"""A host's chart in docs/performance.md: median time per case, warm and cold, poolgrad's headline against
 PyTorch and oneDNN (best layout and plain), on a log scale, with the DRAM floor marked.
 
 Called by bench/report.py; standalone: python3 bench/plot.py [results_dir] [out.png]
@@ -63,7 +63,10 @@ def plot(cases, run, png_path):
         ax.set_yticklabels([f"{c['name']}  {c['op']} {c['dt']} {c['tag']}" for c in cases], fontsize=8)
         ax.set_ylim(n - 0.5, -0.5)  # the y axis is shared: first case on top
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.suptitle(f"poolgrad vs peers — {run['cpu']}, {run['threads']} threads, {run['date']}", fontsize=10)
+    import report
+    torch = f", PyTorch {run['torch_version']}" if run.get("torch_version") else ""
+    fig.suptitle(f"poolgrad vs peers — {report.host_key(run)}, {run['threads']} threads{torch}, {run['date']}",
+                 fontsize=10)
     fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8, bbox_to_anchor=(0.5, 0.975))
     fig.tight_layout(rect=(0, 0, 1, 0.955))
     fig.savefig(png_path, dpi=90)

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Writes docs/performance.md (and, through bench/plot.py, docs/performance.png) from a poolgrad_bench
-results directory (results.csv, run.json, and meta.json written by scripts/bench.sh).
+"""Writes the section of the host a poolgrad_bench run was made on into docs/performance.md (and, through
+bench/plot.py, its chart docs/performance-<host>.png) from the run's results directory (results.csv,
+run.json, and meta.json written by scripts/bench.sh). The page keeps one section per host, keyed by CPU
+model, widest ISA and L3 size: a run replaces its own host's section and keeps the others.
 
     python3 bench/report.py [--results build/bench/results] [--cache-results build/bench/results-cache]
-                            [--md docs/performance.md] [--png docs/performance.png]
+                            [--md docs/performance.md] [--png FILE] [--note TEXT]
 """
 import argparse
 import csv
@@ -164,27 +166,126 @@ def cache_resident_section(cases, run, cache_dir):
     return L
 
 
-def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None):
+def best_isa(run):
+    """The widest vector extension the host has, as its key says it: from the driver's ISA flags, or (older
+    runs) from oneDNN's chosen ISA."""
+    flags = (run.get("isa_flags") or "").split()
+    for flag in ("avx512_fp16", "avx512_bf16", "avx512f", "avx2"):
+        if flag in flags:
+            return flag
+    version = run.get("onednn_version") or ""
+    return version.split("ISA ")[1].rstrip(")") if "ISA " in version else "unknown ISA"
+
+
+def host_key(run):
+    """One section per host: CPU model + widest ISA + L3 size (hosts of one machine kind differ in these)."""
+    l3 = run.get("l3_bytes") or run["last_level_cache_bytes"]
+    return f"{run['cpu']} · {best_isa(run)} · L3 {l3 / 2**20:.0f} MiB"
+
+
+def host_slug(key):
+    slug = "".join(ch if ch.isalnum() else "-" for ch in key.lower())
+    while "--" in slug:
+        slug = slug.replace("--", "-")
+    return slug.strip("-")
+
+
+def github_anchor(heading):
+    """The fragment a Markdown renderer (GitHub's rules) gives a heading."""
+    kept = "".join(ch for ch in heading.lower() if ch.isalnum() or ch in " -_")
+    return kept.replace(" ", "-")
+
+
+SECTION_BEGIN = "<!-- host-section: "
+SECTION_END = "<!-- end host-section -->"
+
+
+def demote(lines):
+    """Headings one level down: a whole former page becomes one host's section."""
+    return ["#" + line if line.startswith("#") else line for line in lines]
+
+
+def kept_sections(md_path):
+    """The host sections of the existing page, {key: (date, text)}. A page from before the per-host layout
+    (no section markers) is one section: its machine, run and results text kept verbatim (headings one
+    level down), less the parts that are now page-wide (Commands; the hand-written Targets, which
+    bench/analysis.md keeps)."""
+    if not os.path.exists(md_path):
+        return {}
+    with open(md_path, encoding="utf-8") as handle:
+        text = handle.read()
+    sections = {}
+    if SECTION_BEGIN in text:
+        for chunk in text.split(SECTION_BEGIN)[1:]:
+            header, _, body = chunk.partition(" -->\n")
+            key, _, date = header.partition(" | ")
+            sections[key] = (date, SECTION_BEGIN + chunk.split(SECTION_END)[0] + SECTION_END)
+        return sections
+    if "## Machine and run" not in text:
+        return {}
+    body = text[text.index("## Machine and run"):].splitlines()
+    cpu_line = next((l for l in body if l.startswith("| CPU | ")), "")
+    versions = next((l for l in body if l.startswith("| versions | ")), "")
+    run_line = next((l for l in body if l.startswith("| run | ")), "")
+    cpu = cpu_line[len("| CPU | "):].split(",")[0]
+    l3 = cpu_line.split("last-level cache ")[1].split(" ")[0] if "last-level cache " in cpu_line else "?"
+    isa = versions.split("ISA ")[1].split(")")[0] if "ISA " in versions else "unknown ISA"
+    key = f"{cpu} · {isa} · L3 {l3} MiB"
+    date = run_line[len("| run | "):].split(",")[0]
+    kept, skip = [], False
+    for line in body:
+        if line.startswith("## "):
+            skip = line in ("## Commands", "## Targets: met and missed")
+        if not skip:
+            kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    L = [f"{SECTION_BEGIN}{key} | {date} -->", f"## Host: {key}", "",
+         f"Measured {date} with Debian's libtorch 1.13 as the PyTorch peer, before the report kept one section "
+         "per host; this host's ISA flags, Highway target and L1/L2 sizes were not recorded then (oneDNN chose "
+         f"{isa}). The text below is that run's report as it was.", ""]
+    L += demote(kept)
+    L += ["", SECTION_END]
+    sections[key] = (date, "\n".join(L))
+    return sections
+
+
+def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note):
     dram = run["copy_dram_gbps"]
-    L = []
-    L.append("# Performance")
-    L.append("")
-    L.append("<!-- Generated by bench/report.py from a poolgrad_bench run; do not edit by hand. "
-             "Regenerate with scripts/bench.sh (measure + report) or scripts/bench.sh --report-only. -->")
-    L.append("")
-    L.append("poolgrad's operators are memory-bound: the floor of a call is the bytes it must move divided by the "
-             "memory bandwidth. This page measures poolgrad and its peers — PyTorch (libtorch, ATen CPU kernels) and "
-             "oneDNN — on the same data in the same run, next to a STREAM-style copy that measures this machine's "
-             "bandwidth in that run.")
-    L.append("")
-    L.append("## Machine and run")
+    load1 = float(meta["load"].split()[0]) if meta.get("load") else None
+    L = [f"{SECTION_BEGIN}{key} | {run['date']} -->", f"## Host: {key}", ""]
+    if load1 is not None and load1 >= 1.0:
+        L.append(f"**Measured under load** (load average {meta['load']} before the run on "
+                 f"{run['processors']} processors): other processes took CPU time from every contender, so the "
+                 "times are long and noisy; compare ratios within this section, and prefer a quiet run.")
+        L.append("")
+    if note:
+        L.append(note)
+        L.append("")
+    L.append("### Machine and run")
     L.append("")
     L.append("| | |")
     L.append("|---|---|")
-    L.append(f"| CPU | {run['cpu']}, {run['processors']} processors, last-level cache "
-             f"{run['last_level_cache_bytes'] / 2**20:.0f} MiB (as the VM reports it) |")
+    caches = (f"L1d {run['l1d_bytes'] >> 10} KiB, L2 {run['l2_bytes'] >> 10} KiB, L3 {run['l3_bytes'] >> 20} MiB "
+              "(one instance each, as the VM reports them)" if run.get("l3_bytes") else
+              f"last-level cache {run['last_level_cache_bytes'] / 2**20:.0f} MiB (as the VM reports it)")
+    L.append(f"| CPU | {run['cpu']}, {run['processors']} processors; {caches} |")
+    if run.get("isa_flags"):
+        L.append(f"| ISA extensions | {run['isa_flags']} |")
+    simd = []
+    if run.get("highway_target"):
+        simd.append(f"poolgrad (Highway dispatch) **{run['highway_target']}** (compiled: {run['highway_compiled']})")
+    if run.get("onednn_version") and "ISA " in run["onednn_version"]:
+        simd.append(f"oneDNN **{run['onednn_version'].split('ISA ')[1].rstrip(')')}**")
+    details = run.get("torch_details") or ""
+    if "CPU capability " in details:
+        simd.append(f"PyTorch **{details.split('CPU capability ')[1].split(';')[0]}**")
+    if simd:
+        L.append(f"| SIMD each library chose | {'; '.join(simd)} |")
     L.append(f"| threads | {run['threads']} for every contender (poolgradSetNumThreads, at::set_num_threads, "
-             f"omp_set_num_threads for oneDNN) |")
+             f"omp_set_num_threads for oneDNN), one OpenMP runtime"
+             + (f" ({run['openmp_library']})" if run.get("openmp_library") else "")
+             + (f"; environment: `{run['openmp_environment']}`" if run.get("openmp_environment") else "") + " |")
     L.append(f"| copy bandwidth (read + write; medians, best in brackets) | **DRAM {dram:.1f} GB/s** "
              f"({run.get('copy_dram_gbps_best', dram):.1f}; {run['copy_dram_bytes'] >> 20} MiB buffers; the reference "
              f"for %copy; {run['copy_dram_gbps_during_cases']:.1f} GB/s during the cases, "
@@ -193,73 +294,33 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None
     versions = f"poolgrad {run['poolgrad_version']}"
     if meta.get("commit"):
         versions += f" (commit {meta['commit']}{', modified tree' if meta.get('dirty') else ''})"
-    versions += "; libtorch " + (run["torch_version"] or "**not built**")
-    if meta.get("torch_package"):
+    versions += "; PyTorch " + (run["torch_version"] or "**not built**")
+    if meta.get("torch_origin"):
+        versions += f" ({meta['torch_origin']})"
+    elif meta.get("torch_package"):
         versions += f" (Debian {meta['torch_package']})"
     versions += "; oneDNN " + (run["onednn_version"] or "**not built**")
     L.append(f"| versions | {versions} |")
     if meta.get("compiler"):
         L.append(f"| build | {meta['compiler']}, Release (-O3), build/bench |")
     L.append(f"| run | {run['date']}, {run['elapsed_s']:.0f} s for {len(cases)} cases "
-             f"(`poolgrad_bench {run['arguments']}`) |")
+             f"(`poolgrad_bench {run['arguments']}`); {run['budget_ms']:.0f} ms per contender and mode, "
+             f"{run['min_reps']}–{run['max_reps']} repetitions, {run.get('time_limit_s', 0):.0f} s limit; cold: "
+             f"{run['flush_bytes'] >> 20} MiB flush |")
     if run.get("cases_with_fewer_reps"):
         L.append(f"| **warning** | {run['cases_with_fewer_reps']} of {len(cases)} cases ran fewer repetitions than "
                  f"planned to fit the {run['time_limit_s']:.0f} s time limit: the machine was slow or busy |")
-    if meta.get("load"):
-        load1 = float(meta["load"].split()[0])
+    if load1 is not None:
         busy = (f" — **the machine was busy**: other processes competed for the {run['processors']} processors, so "
-                "every multi-threaded call waited for CPU time and the figures are noise-dominated; rerun on a quiet "
-                "machine") if load1 >= 0.5 else ""
+                "every multi-threaded call waited for CPU time and the figures are noise-dominated") if load1 >= 0.5 else ""
         L.append(f"| load average before the run | {meta['load']}{busy} |")
     L.append("")
-    L.append("## Commands")
+    L.append("### Summary")
     L.append("")
-    L.append("```sh")
-    L.append("scripts/bench.sh                 # install peers if missing, build build/bench, run the standard set, "
-             "write this page")
-    L.append("scripts/bench.sh --report-only   # rewrite this page and the chart from build/bench/results")
-    L.append("scripts/bench.sh --quick         # a shorter run (fewer repetitions), for trying things")
-    L.append("build/bench/bench/poolgrad_bench --cases bench/standard_cases.txt --only A,D   # some cases, console only")
-    L.append("build/bench/bench/poolgrad_bench \"--op=max3d --dt=bf16 mb2ic32_id16ih64iw64_kd2sd2\"  # one descriptor")
-    L.append("```")
+    torch_name = f"PyTorch {run['torch_version']}" if run.get("torch_version") else "PyTorch"
+    L.append(f"Times in ms, **warm / cold** medians. Ratio columns: peer / poolgrad (above 1: poolgrad faster).")
     L.append("")
-    L.append("Cases are benchdnn-style one-line descriptors in `bench/standard_cases.txt`; the grammar and every "
-             "option are in `bench/README.md`.")
-    L.append("")
-    L.append("## Method")
-    L.append("")
-    L.append("- **Bytes** per case: backward = gradOutput + indices + gradInput (MaxPoolV3Grad, which has no "
-             "indices: origInput + origOutput + grad + outGrad); forward = input + output + indices "
-             "(MaxPoolV3WithAttrs: input + output). poolgrad's indices are INT32. Every contender's GB/s uses these "
-             "same bytes (PyTorch actually moves INT64 indices, oneDNN a 1-byte workspace), so GB/s and %copy "
-             "compare times, not traffic. **%copy** = GB/s / the DRAM copy bandwidth of this run; above 100% "
-             "means the data came (partly) from cache. **floor** = bytes / DRAM copy bandwidth.")
-    L.append("- **warm**: the same buffers, one untimed run right before each burst of timed runs. **cold**: a "
-             f"{run['flush_bytes'] >> 20} MiB cache flush (written and read by every thread) before every timed run.")
-    L.append("- Contenders run **interleaved** (round-robin, the order rotating every round) so that the machine's "
-             "drift hits all of them alike; each gets about "
-             f"{run['budget_ms']:.0f} ms per mode, between {run['min_reps']} and {run['max_reps']} repetitions "
-             f"(fewer, down to 3, where the run would otherwise exceed its {run.get('time_limit_s', 0):.0f} s limit). "
-             "Times are phase 2 only (poolgrad: a repeatable executor; PyTorch: the `at::…_out` call into "
-             "preallocated outputs; oneDNN: `execute` of a created primitive). Medians and minimums in ms.")
-    L.append("- **Ratios** are peer median / poolgrad median: above 1, poolgrad is faster.")
-    L.append("- Inputs: uniform random values in [-1, 1) rounded to the case's type, the same for every contender; "
-             "backward cases take their indices (oneDNN: its workspace; MaxPoolV3Grad: origOutput) from each "
-             "library's own forward. **check** compares each contender's output with poolgrad's headline "
-             "(f32: 1e-5 relative; f16 2e-3, bf16 1.6e-2); 16-bit inputs have ties, where libraries may pick "
-             "different elements.")
-    L.append("- poolgrad's **headline** is what the library dispatches; `poolgrad:<name>` rows force each other "
-             "implementation of its list that accepts the case (`poolgradForceImplementation`).")
-    L.append("- oneDNN runs in plain (ncdhw/nchw), channels-last (ndhwc/nhwc) and blocked (nCdhw16c/nChw16c) "
-             "layouts; non-plain layouts that only its reference code takes are left out. Adaptive cases run the "
-             "regular pooling with the same windows (exact for C1 and C2). MaxPoolV3 cases are compared with the "
-             "peers' indices-based 2-D max pooling on the same geometry.")
-    L.append("")
-    L.append("## Summary")
-    L.append("")
-    L.append("Times in ms, **warm / cold** medians. Ratio columns: peer / poolgrad (above 1: poolgrad faster).")
-    L.append("")
-    L.append("| case | operator | dt | layout | MB | floor ms | poolgrad | GB/s (cold) | %copy (cold) | PyTorch | "
+    L.append(f"| case | operator | dt | layout | MB | floor ms | poolgrad | GB/s (cold) | %copy (cold) | {torch_name} | "
              "vs PyTorch | oneDNN best (layout) | vs oneDNN best | oneDNN plain | vs oneDNN plain |")
     L.append("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for case in cases:
@@ -276,26 +337,21 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None
                  f"{ms_pair(best)}{best_name} | {ratio_pair(best, head)} | {ms_pair(plain)} | {ratio_pair(plain, head)} |")
     L.append("")
     if chart_ok:
-        L.append(f"![time per case: poolgrad vs peers]({png_name})")
+        L.append(f"![time per case on this host: poolgrad vs peers]({png_name})")
         L.append("")
         L.append(f"`{png_name}`: median time per case (log scale), warm and cold, poolgrad's headline against "
                  "PyTorch and oneDNN (best layout and plain); the tick marks the DRAM floor.")
     else:
         L.append("*(chart not generated: matplotlib was not available)*")
     L.append("")
-    # Hand-written reading of the results (targets met and missed, and why), kept in bench/analysis.md.
-    analysis = os.path.join(ROOT, "bench", "analysis.md")
-    if os.path.exists(analysis):
-        with open(analysis, encoding="utf-8") as handle:
-            L.append(handle.read().rstrip())
-        L.append("")
-    L.extend(cache_resident_section(cases, run, cache_dir))
+    L.extend(demote(cache_resident_section(cases, run, cache_dir)))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:
-        L.append("### The peers here and in the issue")
+        L.append("#### The peers here and in the issue")
         L.append("")
-        L.append("The issue quotes peer figures from another machine \"like ours\" (warm / cold ms). Large gaps mean "
-                 "this run's machine was busier or slower; compare ratios within one run, not across runs.")
+        L.append("The issue quotes peer figures (libtorch 1.13, oneDNN 2.6) from another machine \"like ours\" "
+                 "(warm / cold ms). Large gaps mean this run's machine was busier, slower or differently "
+                 "equipped; compare ratios within one run, not across runs.")
         L.append("")
         L.append("| case | PyTorch: issue | PyTorch: this run | oneDNN best: issue | oneDNN best: this run | "
                  "oneDNN plain: issue | oneDNN plain: this run |")
@@ -308,11 +364,11 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None
             L.append(f"| {case['name']} | {fig['torch']} | {ms_pair(torch)} | {fig['onednn best']} | "
                      f"{ms_pair(best)}{best_name} | {fig['onednn plain']} | {ms_pair(plain_onednn(case))} |")
         L.append("")
-    L.append("## Every contender")
+    L.append("### Every contender")
     L.append("")
     for case in cases:
         floor = case["bytes"] / (dram * 1e9) * 1e3
-        L.append(f"### {case['name']}: {case['op']} {case['dt']} {case['tag']}")
+        L.append(f"#### {case['name']}: {case['op']} {case['dt']} {case['tag']}")
         L.append("")
         L.append(f"`{case['problem']}` — {case['bytes'] / 1e6:.2f} MB, DRAM floor {floor:.3f} ms")
         L.append("")
@@ -332,7 +388,98 @@ def write_markdown(cases, run, meta, md_path, png_name, chart_ok, cache_dir=None
         for name, reason in case["skipped"]:
             L.append(f"| {name} | | | | | | | | | | | skipped | {reason} |")
         L.append("")
-    with open(md_path, "w") as f:
+    while L and not L[-1].strip():
+        L.pop()
+    L.append("")
+    L.append(SECTION_END)
+    return "\n".join(L)
+
+
+def write_markdown(sections, md_path):
+    """The page: what is measured and how, then one section per host (newest run first)."""
+    L = []
+    L.append("# Performance")
+    L.append("")
+    L.append("<!-- Generated by bench/report.py from poolgrad_bench runs; do not edit by hand. scripts/bench.sh "
+             "(measure + report) replaces the section of the host it runs on and keeps the others; "
+             "scripts/bench.sh --report-only rewrites that section from build/bench/results. -->")
+    L.append("")
+    L.append("poolgrad's operators are memory-bound: the floor of a call is the bytes it must move divided by the "
+             "memory bandwidth. This page measures poolgrad and its peers — PyTorch (libtorch, ATen CPU kernels) and "
+             "oneDNN — on the same data in the same run, next to a STREAM-style copy that measures the host's "
+             "bandwidth in that run. Machines of one kind differ from host to host (vector width, cache sizes), "
+             "so the page keeps **one section per host** (CPU model, widest ISA, L3 size), each from that host's "
+             "last run; compare figures within a section, not across sections.")
+    L.append("")
+    L.append("| host (section) | last run | PyTorch peer |")
+    L.append("|---|---|---|")
+    ordered = sorted(sections.items(), key=lambda item: item[1][0], reverse=True)
+    for key, (date, text) in ordered:
+        torch = "?"
+        for line in text.splitlines():
+            if line.startswith("| versions | "):
+                torch = line.split("; ")[1] if "; " in line else "?"
+                torch = torch.replace("libtorch ", "PyTorch ")
+                break
+        anchor = github_anchor(f"Host: {key}")
+        L.append(f"| [{key}](#{anchor}) | {date} | {torch} |")
+    L.append("")
+    L.append("## Commands")
+    L.append("")
+    L.append("```sh")
+    L.append("scripts/bench.sh                 # install peers if missing, build build/bench, run the standard set, "
+             "write this host's section")
+    L.append("scripts/bench.sh --report-only   # rewrite this host's section and chart from build/bench/results")
+    L.append("scripts/bench.sh --quick         # a shorter run (fewer repetitions), for trying things")
+    L.append("build/bench/bench/poolgrad_bench --cases bench/standard_cases.txt --only A,D   # some cases, console only")
+    L.append("build/bench/bench/poolgrad_bench \"--op=max3d --dt=bf16 mb2ic32_id16ih64iw64_kd2sd2\"  # one descriptor")
+    L.append("```")
+    L.append("")
+    L.append("Cases are benchdnn-style one-line descriptors in `bench/standard_cases.txt`; the grammar, every "
+             "option and the settings each peer runs with are in `bench/README.md`.")
+    L.append("")
+    L.append("## Method")
+    L.append("")
+    L.append("- **Bytes** per case: backward = gradOutput + indices + gradInput (MaxPoolV3Grad, which has no "
+             "indices: origInput + origOutput + grad + outGrad); forward = input + output + indices "
+             "(MaxPoolV3WithAttrs: input + output). poolgrad's indices are INT32. Every contender's GB/s uses these "
+             "same bytes (PyTorch actually moves INT64 indices, oneDNN a 1-byte workspace), so GB/s and %copy "
+             "compare times, not traffic. **%copy** = GB/s / the DRAM copy bandwidth of this run; above 100% "
+             "means the data came (partly) from cache. **floor** = bytes / DRAM copy bandwidth.")
+    L.append("- **warm**: the same buffers, one untimed run right before each burst of timed runs. **cold**: a "
+             "cache flush (max(4 × last-level cache, 32 MiB), written and read by every thread) before every timed "
+             "run.")
+    L.append("- Contenders run **interleaved** (round-robin, the order rotating every round) so that the machine's "
+             "drift hits all of them alike; each gets a time budget per mode within a repetition range (each "
+             "host's run row says which). Times are phase 2 only (poolgrad: a repeatable executor; PyTorch: the "
+             "`at::…_out` call into preallocated outputs; oneDNN: `execute` of a created primitive). Medians and "
+             "minimums in ms.")
+    L.append("- **Ratios** are peer median / poolgrad median: above 1, poolgrad is faster.")
+    L.append("- Inputs: uniform random values in [-1, 1) rounded to the case's type, the same for every contender; "
+             "backward cases take their indices (oneDNN: its workspace; MaxPoolV3Grad: origOutput) from each "
+             "library's own forward. **check** compares each contender's output with poolgrad's headline "
+             "(f32: 1e-5 relative; f16 2e-3, bf16 1.6e-2); 16-bit inputs have ties, where libraries may pick "
+             "different elements.")
+    L.append("- poolgrad's **headline** is what the library dispatches; `poolgrad:<name>` rows force each other "
+             "implementation of its list that accepts the case (`poolgradForceImplementation`).")
+    L.append("- The peers run at their own best: PyTorch is the current release from PyPI (its `libtorch_cpu`, "
+             "its default CPU capability), oneDNN its default ISA; all three use the same threads of one OpenMP "
+             "runtime (bench/README.md, \"What each peer runs with\").")
+    L.append("- oneDNN runs in plain (ncdhw/nchw), channels-last (ndhwc/nhwc) and blocked (nCdhw16c/nChw16c) "
+             "layouts; non-plain layouts that only its reference code takes are left out. Adaptive cases run the "
+             "regular pooling with the same windows (exact for C1 and C2). MaxPoolV3 cases are compared with the "
+             "peers' indices-based 2-D max pooling on the same geometry.")
+    L.append("")
+    for key, (date, text) in ordered:
+        L.append(text)
+        L.append("")
+    # Hand-written reading of the results (targets met and missed, and why), kept in bench/analysis.md.
+    analysis = os.path.join(ROOT, "bench", "analysis.md")
+    if os.path.exists(analysis):
+        with open(analysis, encoding="utf-8") as handle:
+            L.append(handle.read().rstrip())
+        L.append("")
+    with open(md_path, "w", encoding="utf-8") as f:
         f.write("\n".join(L))
 
 
@@ -342,22 +489,30 @@ def main():
     parser.add_argument("--cache-results", default=os.path.join(ROOT, "build", "bench", "results-cache"),
                         help="results of bench/cache_resident_cases.txt (optional)")
     parser.add_argument("--md", default=os.path.join(ROOT, "docs", "performance.md"))
-    parser.add_argument("--png", default=os.path.join(ROOT, "docs", "performance.png"))
+    parser.add_argument("--png", help="the chart (default: performance-<host>.png beside --md)")
+    parser.add_argument("--note", default="", help="a sentence for the top of this host's section")
     args = parser.parse_args()
     rows, run, meta = load(args.results)
     cases = organise(rows)
     if not cases:
         sys.exit("report.py: no results in " + args.results)
+    key = host_key(run)
+    png = args.png or os.path.join(os.path.dirname(os.path.abspath(args.md)), f"performance-{host_slug(key)}.png")
     sys.path.insert(0, HERE)
     chart_ok = False
     try:
         import plot
-        chart_ok = plot.plot(cases, run, args.png)
+        chart_ok = plot.plot(cases, run, png)
     except ImportError as e:
         print(f"report.py: no chart ({e})", file=sys.stderr)
-    write_markdown(cases, run, meta, args.md, os.path.relpath(args.png, os.path.dirname(args.md)), chart_ok,
-                   args.cache_results)
-    print(f"report.py: wrote {args.md}" + (f" and {args.png}" if chart_ok else " (no chart)"))
+    sections = kept_sections(args.md)
+    sections[key] = (run["date"], host_section(cases, run, meta, key,
+                                               os.path.relpath(png, os.path.dirname(os.path.abspath(args.md))),
+                                               chart_ok, args.cache_results, args.note))
+    write_markdown(sections, args.md)
+    others = len(sections) - 1
+    print(f"report.py: wrote the section of host \"{key}\" in {args.md}" + (f" and {png}" if chart_ok else " (no chart)")
+          + f"; kept {others} other host section(s)")
 
 
 if __name__ == "__main__":

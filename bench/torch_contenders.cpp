@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 
 #include <cstring>
 #include <memory>
@@ -50,10 +51,18 @@ std::vector<float> toValues(const at::Tensor &t) {
 void runForward(TorchState &st) {
     const Case &c = st.c;
     switch (c.op) {
-        case Op::MaxPool3d: at::max_pool3d_with_indices_out(st.out, st.indices, st.self, st.k, st.s, st.p, st.d, c.ceil); break;
-        case Op::Adaptive3d: at::adaptive_max_pool3d_out(st.out, st.indices, st.self, st.osize); break;
-        case Op::MaxPool2d: at::max_pool2d_with_indices_out(st.out, st.indices, st.self, st.k, st.s, st.p, st.d, c.ceil); break;
-        case Op::V3: st.out = at::max_pool2d(st.self, st.k, st.s, st.p, st.d, c.ceil); break;
+        case Op::MaxPool3d:
+            at::max_pool3d_with_indices_out(st.out, st.indices, st.self, st.k, st.s, st.p, st.d, c.ceil);
+            break;
+        case Op::Adaptive3d:
+            at::adaptive_max_pool3d_out(st.out, st.indices, st.self, st.osize);
+            break;
+        case Op::MaxPool2d:
+            at::max_pool2d_with_indices_out(st.out, st.indices, st.self, st.k, st.s, st.p, st.d, c.ceil);
+            break;
+        case Op::V3:
+            st.out = at::max_pool2d(st.self, st.k, st.s, st.p, st.d, c.ceil);
+            break;
     }
 }
 
@@ -61,14 +70,16 @@ void runBackward(TorchState &st) {
     const Case &c = st.c;
     switch (c.op) {
         case Op::MaxPool3d:
-            at::max_pool3d_with_indices_backward_out(st.gradInput, st.gradOutput, st.self, st.k, st.s, st.p, st.d, c.ceil,
-                                                     st.indices);
+            at::max_pool3d_with_indices_backward_out(st.gradInput, st.gradOutput, st.self, st.k, st.s, st.p, st.d,
+                                                     c.ceil, st.indices);
             break;
-        case Op::Adaptive3d: at::adaptive_max_pool3d_backward_out(st.gradInput, st.gradOutput, st.self, st.indices); break;
+        case Op::Adaptive3d:
+            at::adaptive_max_pool3d_backward_out(st.gradInput, st.gradOutput, st.self, st.indices);
+            break;
         case Op::MaxPool2d:
         case Op::V3:
-            at::max_pool2d_with_indices_backward_out(st.gradInput, st.gradOutput, st.self, st.k, st.s, st.p, st.d, c.ceil,
-                                                     st.indices);
+            at::max_pool2d_with_indices_backward_out(st.gradInput, st.gradOutput, st.self, st.k, st.s, st.p, st.d,
+                                                     c.ceil, st.indices);
             break;
     }
 }
@@ -85,6 +96,18 @@ std::string torchVersion() {
 
 void setTorchThreads(int threads) { at::set_num_threads(threads); }
 
+std::string torchDetails() {
+    std::string details;
+#ifdef POOLGRAD_BENCH_TORCH_HAS_CPU_CAPABILITY
+    details = "CPU capability " + at::get_cpu_capability() + "; ";
+#endif
+    // get_parallel_info: the intra-op backend and its thread counts, one "key : value" a line.
+    std::string info = at::get_parallel_info();
+    for (char &ch : info)
+        if (ch == '\n' || ch == '\t') ch = ' ';
+    return details + "intra-op threads " + std::to_string(at::get_num_threads()) + "; " + info;
+}
+
 void addTorchContenders(const Case &c, const CaseData &data, int, ContenderSet &set) {
     try {
         auto st = std::make_shared<TorchState>();
@@ -100,19 +123,23 @@ void addTorchContenders(const Case &c, const CaseData &data, int, ContenderSet &
         // The forward makes the indices (and shapes the outputs) once, outside the timing.
         switch (c.op) {
             case Op::MaxPool3d:
-                std::tie(st->out, st->indices) = at::max_pool3d_with_indices(st->self, st->k, st->s, st->p, st->d, c.ceil);
+                std::tie(st->out, st->indices) =
+                    at::max_pool3d_with_indices(st->self, st->k, st->s, st->p, st->d, c.ceil);
                 break;
-            case Op::Adaptive3d: std::tie(st->out, st->indices) = at::adaptive_max_pool3d(st->self, st->osize); break;
+            case Op::Adaptive3d:
+                std::tie(st->out, st->indices) = at::adaptive_max_pool3d(st->self, st->osize);
+                break;
             case Op::MaxPool2d:
             case Op::V3:
-                std::tie(st->out, st->indices) = at::max_pool2d_with_indices(st->self, st->k, st->s, st->p, st->d, c.ceil);
+                std::tie(st->out, st->indices) =
+                    at::max_pool2d_with_indices(st->self, st->k, st->s, st->p, st->d, c.ceil);
                 break;
         }
         std::string note = "at::" + std::string(c.op == Op::MaxPool3d    ? "max_pool3d_with_indices"
-                                                 : c.op == Op::Adaptive3d ? "adaptive_max_pool3d"
-                                                 : c.op == Op::MaxPool2d  ? "max_pool2d_with_indices"
-                                                 : c.dir == Dir::Forward  ? "max_pool2d"
-                                                                          : "max_pool2d_with_indices");
+                                                : c.op == Op::Adaptive3d ? "adaptive_max_pool3d"
+                                                : c.op == Op::MaxPool2d  ? "max_pool2d_with_indices"
+                                                : c.dir == Dir::Forward  ? "max_pool2d"
+                                                                         : "max_pool2d_with_indices");
         bool contiguousOutput =
             !st->out.is_contiguous(c.twoD() ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::ChannelsLast3d);
         Contender contender;
@@ -123,14 +150,16 @@ void addTorchContenders(const Case &c, const CaseData &data, int, ContenderSet &
             st->gradOutput = fromValues(data.gradOutput, c, c.out).contiguous(st->out.suggest_memory_format());
             // gradInput in the memory format the functional op returns: 1.13's 3-D kernels compute
             // contiguous tensors whatever the input's format, and their _out variants write a
-            // channels-last output as if it were contiguous.
+            // channels-last output as if it were contiguous (2.x computes channels-last 3-D natively).
             at::Tensor probe;
             switch (c.op) {
                 case Op::MaxPool3d:
                     probe = at::max_pool3d_with_indices_backward(st->gradOutput, st->self, st->k, st->s, st->p, st->d,
                                                                  c.ceil, st->indices);
                     break;
-                case Op::Adaptive3d: probe = at::adaptive_max_pool3d_backward(st->gradOutput, st->self, st->indices); break;
+                case Op::Adaptive3d:
+                    probe = at::adaptive_max_pool3d_backward(st->gradOutput, st->self, st->indices);
+                    break;
                 case Op::MaxPool2d:
                 case Op::V3:
                     probe = at::max_pool2d_with_indices_backward(st->gradOutput, st->self, st->k, st->s, st->p, st->d,
@@ -165,6 +194,7 @@ void addTorchContenders(const Case &c, const CaseData &data, int, ContenderSet &
 namespace bench {
 std::string torchVersion() { return ""; }
 void setTorchThreads(int) {}
+std::string torchDetails() { return ""; }
 void addTorchContenders(const Case &, const CaseData &, int, ContenderSet &set) {
     set.skipped.push_back({"torch", "not built (libtorch not found, or POOLGRAD_BENCH_TORCH=OFF, when configuring)"});
 }

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The benchmark command: installs what it needs when missing (the build tools, the peers libtorch-dev and
-# libdnnl-dev, python3-matplotlib for the chart), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON),
-# runs the standard set (bench/standard_cases.txt) into build/bench/results and writes docs/performance.md
-# and docs/performance.png from those results.
+# The benchmark command: installs what it needs when missing (the build tools, the oneDNN peer libdnnl-dev,
+# python3-matplotlib for the chart, and the PyTorch peer: the current torch 2.x wheel from PyPI in the venv
+# build/bench-env, whose libtorch_cpu the driver links; Debian's libtorch-dev 1.13 only when PyPI cannot be
+# had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON), runs the standard set
+# (bench/standard_cases.txt) into build/bench/results and writes this host's section of docs/performance.md
+# and its chart from those results (the sections of other hosts stay).
 #
 #   scripts/bench.sh                   everything above
 #   scripts/bench.sh --quick           fewer repetitions (a try-out; noisier)
-#   scripts/bench.sh --report-only     only rewrite docs/performance.{md,png} from build/bench/results
-#   scripts/bench.sh --no-install      never call apt-get (build without whatever peer is missing)
+#   scripts/bench.sh --report-only     only rewrite this host's section of docs/performance.md (and its chart)
+#                                      from build/bench/results
+#   scripts/bench.sh --no-install      never call apt-get or pip (build without whatever peer is missing)
 #   scripts/bench.sh -- ARGS...        extra poolgrad_bench arguments, e.g. -- --only A,D --threads 1
+#   POOLGRAD_BENCH_TORCH=SPEC          pip requirement of the PyTorch peer (default: torch, the newest release)
+#   POOLGRAD_BENCH_NOTE=TEXT           a sentence for the top of this host's section (e.g. what else ran)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +25,7 @@ while (($#)); do
     --report-only) report_only=1 ;;
     --no-install) install=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -31,25 +36,82 @@ results=$build/results
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
+install_debian() {  # packages...: installs those missing that apt has; never fails the run
+  local missing=() package candidate sudo_cmd=()
+  for package in "$@"; do installed "$package" || missing+=("$package"); done
+  ((${#missing[@]})) || return 0
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq || true
+  for package in "${missing[@]}"; do
+    candidate=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
+    if [[ -z "$candidate" || "$candidate" == "(none)" ]]; then
+      echo "bench.sh: $package is not available from apt here; continuing without it"
+      continue
+    fi
+    echo "bench.sh: installing $package $candidate"
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$package" >/dev/null \
+      || echo "bench.sh: installing $package failed; continuing without it"
+  done
+}
+
+# The PyTorch peer: PyPI's torch wheel (the CUDA build: PyPI has no CPU-only one for x86-64) installed with
+# --no-deps, plus only the two CUDA runtime libraries libtorch_cpu.so is linked against (cudart, cupti;
+# loaded, never used); the GPU libraries, triton and the Python-side dependencies are left out, because
+# the driver links libtorch_cpu and libc10 from C++ and never imports torch. Prints the torch package
+# directory, or nothing when it cannot be set up.
+torch_env=build/bench-env
+setup_pypi_torch() {
+  local python=$torch_env/bin/python site requirements
+  if [[ ! -x $python ]]; then
+    python3 -m venv "$torch_env" >&2 || { rm -rf "$torch_env"; return 0; }
+  fi
+  site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  if [[ ! -f $site/torch/lib/libtorch_cpu.so ]] && ((install == 1)); then
+    echo "bench.sh: installing ${POOLGRAD_BENCH_TORCH:-torch} from PyPI into $torch_env (no dependencies, ~540 MB; pip then lists the GPU and Python-side ones as missing: they are not needed)" >&2
+    "$python" -m pip install --quiet --no-deps "${POOLGRAD_BENCH_TORCH:-torch}" >&2 || return 0
+  fi
+  [[ -f $site/torch/lib/libtorch_cpu.so ]] || return 0
+  # The CUDA runtime and CUPTI pins of this torch, by the names its metadata uses (cuda-toolkit extras
+  # from 2.10 on, nvidia-cuda-*-cuXX wheels before).
+  requirements=$("$python" - <<'PYTHON'
+import importlib.metadata as metadata, re
+wanted = []
+for requirement in metadata.requires("torch") or []:
+    spec = requirement.split(";")[0].replace(" ", "")
+    if spec.startswith("cuda-toolkit["):
+        wanted.append(re.sub(r"\[[^]]*\]", "[cudart,cupti]", spec))
+    elif re.match(r"nvidia-cuda-(runtime|cupti)-", spec):
+        wanted.append(spec)
+print(" ".join(wanted))
+PYTHON
+  )
+  if [[ -n $requirements ]] && ((install == 1)); then
+    # pip answers at once when they are there already.
+    # shellcheck disable=SC2086
+    "$python" -m pip install --quiet $requirements >&2 || true
+  fi
+  if ldd "$site/torch/lib/libtorch_cpu.so" | grep -q "not found"; then
+    echo "bench.sh: libtorch_cpu.so in $torch_env misses libraries:" >&2
+    ldd "$site/torch/lib/libtorch_cpu.so" | grep "not found" >&2
+    return 0
+  fi
+  echo "$site/torch"
+}
+
 if ((report_only == 0 && install == 1)); then
   scripts/install_dependencies.sh
-  wanted=(libdnnl-dev libtorch-dev python3-matplotlib)
-  missing=()
-  for package in "${wanted[@]}"; do installed "$package" || missing+=("$package"); done
-  if ((${#missing[@]})); then
-    sudo_cmd=()
-    [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq || true
-    for package in "${missing[@]}"; do
-      candidate=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
-      if [[ -z "$candidate" || "$candidate" == "(none)" ]]; then
-        echo "bench.sh: $package is not available from apt here; continuing without it"
-        continue
-      fi
-      echo "bench.sh: installing $package $candidate"
-      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$package" >/dev/null \
-        || echo "bench.sh: installing $package failed; continuing without it"
-    done
+  install_debian libdnnl-dev python3-matplotlib python3-venv
+fi
+torch_package=""
+torch_origin=""
+if ((report_only == 0)); then
+  torch_package=$(setup_pypi_torch)
+  if [[ -n $torch_package ]]; then
+    torch_origin="PyPI torch $("$torch_env/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))') (libtorch_cpu, from $torch_env)"
+  else
+    echo "bench.sh: no PyPI torch: falling back to Debian's libtorch-dev (1.13) for the PyTorch peer"
+    ((install == 1)) && install_debian libtorch-dev
+    torch_origin="Debian libtorch-dev $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "(not installed)")"
   fi
 fi
 
@@ -77,7 +139,8 @@ fi
 if ((report_only == 0)); then
   echo "== build ($build, Release, POOLGRAD_BUILD_BENCHMARKS=ON) =="
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_BENCHMARKS=ON \
-    -DPOOLGRAD_BUILD_TESTS=OFF -DPOOLGRAD_BUILD_EXAMPLES=OFF | grep "poolgrad bench" || true
+    -DPOOLGRAD_BUILD_TESTS=OFF -DPOOLGRAD_BUILD_EXAMPLES=OFF -DPOOLGRAD_BENCH_TORCH_PACKAGE="$torch_package" \
+    | grep "poolgrad bench" || true
   cmake --build "$build" -j "$(nproc)" --target poolgrad_bench
   built=$(date +%s)
 
@@ -86,20 +149,27 @@ if ((report_only == 0)); then
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo "")
   dirty=false
   [[ -n "$commit" && -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]] && dirty=true
-  torch_package=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "")
   compiler=$(c++ --version | head -1)
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   if awk -v l="${load%% *}" 'BEGIN {exit !(l >= 0.5)}'; then
     echo "bench.sh: WARNING: load average $load before the run: other processes compete for the CPUs, the figures will be noisy"
   fi
   cat >"$results/meta.json" <<EOF
-{"commit": "$commit", "dirty": $dirty, "torch_package": "$torch_package", "compiler": "$compiler", "load": "$load"}
+{"commit": "$commit", "dirty": $dirty, "torch_origin": "$torch_origin", "compiler": "$compiler", "load": "$load"}
 EOF
 
   echo "== run (bench/standard_cases.txt) =="
-  # poolgrad, libtorch and oneDNN share one OpenMP runtime in this process: with the default active
-  # wait, idle team threads spin between calls and steal the 2 CPUs from whichever contender runs next.
-  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+  # poolgrad, libtorch and oneDNN share the threads of one OpenMP runtime in this process, so an idle
+  # thread's spinning takes nothing from the next contender. On a quiet machine every library runs with
+  # libgomp's default (spin a while, then sleep): passive waiting would add a wake-up to each of their
+  # parallel regions (measured: 2-4x on the sub-millisecond warm cases, for every contender). On a busy
+  # machine spinning threads are preempted in the middle of barriers and calls take whole scheduler
+  # ticks (measured: 20-120 ms medians for 0.2-3 ms calls at load 14 on 2 processors), so there the
+  # run waits passively; the report records the policy in force. An OMP_WAIT_POLICY set by the caller wins.
+  if [[ -z ${OMP_WAIT_POLICY:-} ]] && awk -v l="${load%% *}" 'BEGIN {exit !(l >= 1.0)}'; then
+    echo "bench.sh: load average ${load%% *} >= 1: OMP_WAIT_POLICY=passive for this run (spinning threads would be preempted mid-barrier)"
+    export OMP_WAIT_POLICY=passive
+  fi
   "$build/bench/poolgrad_bench" --cases bench/standard_cases.txt --out "$results" "${quick[@]}" "${extra[@]}" \
     | tee "$results/console.txt"
   echo "== run (bench/cache_resident_cases.txt: one thread, warm) =="
@@ -113,5 +183,5 @@ fi
 
 echo "== report =="
 "$python" bench/report.py --results "$results" --cache-results "$build/results-cache" --md docs/performance.md \
-  --png docs/performance.png
+  --note "${POOLGRAD_BENCH_NOTE:-}"
 echo "bench.sh: done in $(($(date +%s) - started)) s"
