@@ -179,6 +179,8 @@ void buildOperand(Operand &operand, const std::string &role, bool output, std::v
             operand.stridesGiven = true;
         }
     operand.offset = edits.offsetSet ? edits.offset : layout.offset;
+    // (Phase 1 forms data + offset * elementSize as a pointer: an offset near INT64_MAX overflows it.)
+    if (knownDefectsAvoided() && operand.offset > (int64_t(1) << 32)) operand.offset = 0;
 
     // Exact element count and reach (saturated far above anything allocatable).
     operand.elements = 1;
@@ -258,7 +260,8 @@ void allocateBuffer(Operand &operand, Operand *aliasOf) {
 
 void createTensor(Operand &operand, const OperandEdits &edits) {
     if (edits.nullTensor) return;
-    if (knownDefectsAvoided() && !operand.stridesGiven && rowMajorOverflows(operand.dims)) operand.stridesGiven = true;
+    // (aclCreateTensor multiplies the dims even when strides are given.)
+    if (knownDefectsAvoided() && rowMajorOverflows(operand.dims)) return;
     operand.tensor = aclCreateTensor(operand.dims.data(), operand.dims.size(), operand.type,
                                      operand.stridesGiven ? operand.strides.data() : nullptr, operand.offset,
                                      operand.format, operand.storageGiven ? operand.storageDims.data() : nullptr,
