@@ -221,9 +221,9 @@ void buildOperand(Operand &operand, const std::string &role, bool output, std::v
             operand.storageDims = dims;
             break;
     }
-    if (edits.storageSet) {
+    if (!edits.storage.empty()) {
         operand.storageGiven = true;
-        operand.storageDims = {edits.storage};
+        operand.storageDims = edits.storage;
     }
     auto claimOf = [](const std::vector<int64_t> &storageDims) {
         Int128 product = 1;

@@ -40,8 +40,9 @@ struct OperandEdits {
     std::vector<std::pair<int, int64_t>> strides;  // (axis, value)
     bool dropLastDim = false;
     std::vector<int64_t> appendDims;
-    bool typeSet = false, formatSet = false, offsetSet = false, storageSet = false;
-    int64_t type = 0, format = 0, offset = 0, storage = 0;
+    bool typeSet = false, formatSet = false, offsetSet = false;
+    int64_t type = 0, format = 0, offset = 0;
+    std::vector<int64_t> storage;  // replaces the storage claim when non-empty (one edit per dim)
     bool nullTensor = false, nullData = false;
 };
 

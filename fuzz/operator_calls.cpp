@@ -915,7 +915,7 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     }
     if (knownDefectsAvoided()) call.alias = false;
     std::vector<OperandEdits> edits(roles.size());
-    const int editCount = in.byte() % 5;
+    const int editCount = in.byte() % 9;
     for (int i = 0; i < editCount; ++i) {
         OperandEdits &edit = edits[in.byte() % roles.size()];
         const uint8_t field = in.byte() % 10;
@@ -932,7 +932,7 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
                 if (!(knownDefectsAvoided() && roles[&edit - edits.data()].output)) edit.strides.emplace_back(axis, value);
                 break;
             case 7: edit.offsetSet = true, edit.offset = value; break;
-            case 8: edit.storageSet = true, edit.storage = value; break;
+            case 8: edit.storage.push_back(value); break;
             default: edit.nullData = true; break;
         }
     }

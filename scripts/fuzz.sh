@@ -36,14 +36,19 @@ export POOLGRAD_NUM_THREADS=1
 common=(-artifact_prefix="$build/artifacts/" -max_len=4096 -timeout=30 -rss_limit_mb=4096)
 
 if [[ $mode == replay ]]; then
-  echo "== replaying $(ls "$corpus" | wc -l) corpus inputs =="
-  "$fuzzer" "${common[@]}" "$corpus"/* 2>&1 | grep -v '^Running: \|^Executed ' || true
-  "$fuzzer" "${common[@]}" "$corpus"/* >/dev/null 2>&1 || { echo "poolgrad fuzz: a corpus input fails (rerun: $fuzzer <file>)"; exit 1; }
-  # Again without ASan's quarantine, so that freed descriptors' addresses are reused at once, as they are
-  # in production: this is how a stale handle runs or destroys another object.
-  ASAN_OPTIONS=quarantine_size_mb=0 "$fuzzer" "${common[@]}" "$corpus"/* >/dev/null 2>&1 ||
-    { echo "poolgrad fuzz: a corpus input fails without ASan's quarantine (rerun: ASAN_OPTIONS=quarantine_size_mb=0 $fuzzer <file>)"; exit 1; }
-  echo "poolgrad fuzz: all $(ls "$corpus" | wc -l) corpus inputs pass"
+  inputs=("$corpus"/*)
+  echo "== replaying ${#inputs[@]} corpus inputs =="
+  log=$build/replay.log
+  # Then again without ASan's quarantine, so that freed descriptors' addresses are reused at once, as
+  # they are in production: that is how a stale handle runs or destroys another object.
+  for asan in "" "quarantine_size_mb=0:thread_local_quarantine_size_kb=0"; do
+    if ! ASAN_OPTIONS="$asan" "$fuzzer" "${common[@]}" "${inputs[@]}" >"$log" 2>&1; then
+      grep -E '^Running: |DEFECT|ERROR|SUMMARY|runtime error' "$log" | tail -6
+      echo "poolgrad fuzz: FAILED on the input named last above (reproduce: ASAN_OPTIONS=$asan $fuzzer <file>)"
+      exit 1
+    fi
+  done
+  echo "poolgrad fuzz: all ${#inputs[@]} corpus inputs pass (with and without ASan's quarantine)"
   exit 0
 fi
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: the C++ suite in a Release build; the Python module, the golden-data
 # tool and the conformance suites against PyTorch and TensorFlow (pytest) on that build; then the C++ suite
-# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run.
+# again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run;
+# last, the libFuzzer harness (fuzz/): its corpus replayed and 60 s of fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
@@ -25,3 +26,8 @@ cmake --build build/sanitize -j "$jobs"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+
+echo "== Fuzzing: libFuzzer harness (clang, ASan + UBSan): corpus replay, then 60 s of fuzzing =="
+# Any sanitizer report, leak or broken contract rule fails; scripts/fuzz.sh installs clang if needed.
+scripts/fuzz.sh replay
+scripts/fuzz.sh 60
