@@ -54,22 +54,38 @@ private:
         }
         constexpr int64_t max = std::numeric_limits<int64_t>::max();
         switch (code - kFirstSpecial) {
-            case 0: return 0;
-            case 1: return -1;
-            case 2: return max;
-            case 3: return std::numeric_limits<int64_t>::min();
-            case 4: return (int64_t(1) << 31) - 1;
-            case 5: return int64_t(1) << 31;
-            case 6: return int64_t(1) << 32;
-            case 7: return (int64_t(1) << 32) + 1;
-            case 8: return int64_t(1) << 62;
-            case 9: return max - 1;
-            case 10: return 3037000500;  // just above sqrt(INT64_MAX): the square overflows
-            case 11: return int64_t(1) << 40;
-            case 12: return 2097152;  // 2^21: the cube is 2^63, one past INT64_MAX
-            case 13: return -2;
-            case 14: return high == max ? max : high + 1;
-            default: return i64();
+            case 0:
+                return 0;
+            case 1:
+                return -1;
+            case 2:
+                return max;
+            case 3:
+                return std::numeric_limits<int64_t>::min();
+            case 4:
+                return (int64_t(1) << 31) - 1;
+            case 5:
+                return int64_t(1) << 31;
+            case 6:
+                return int64_t(1) << 32;
+            case 7:
+                return (int64_t(1) << 32) + 1;
+            case 8:
+                return int64_t(1) << 62;
+            case 9:
+                return max - 1;
+            case 10:
+                return 3037000500;  // just above sqrt(INT64_MAX): the square overflows
+            case 11:
+                return int64_t(1) << 40;
+            case 12:
+                return 2097152;  // 2^21: the cube is 2^63, one past INT64_MAX
+            case 13:
+                return -2;
+            case 14:
+                return high == max ? max : high + 1;
+            default:
+                return i64();
         }
     }
 

@@ -1,11 +1,11 @@
 #include "fuzz_operand.h"
 
-#include "known_defects.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+
+#include "known_defects.h"
 
 namespace poolgrad_fuzz {
 namespace {
@@ -113,9 +113,9 @@ bool Operand::definitelySelfOverlapping() const {
     return overlap;
 }
 
-void buildOperand(Operand &operand, const std::string &role, bool output, std::vector<int64_t> dims,
-                  aclDataType type, aclFormat format, int channelAxis, const OperandLayout &layout,
-                  const OperandEdits &edits, SplitMix &rng) {
+void buildOperand(Operand &operand, const std::string &role, bool output, std::vector<int64_t> dims, aclDataType type,
+                  aclFormat format, int channelAxis, const OperandLayout &layout, const OperandEdits &edits,
+                  SplitMix &rng) {
     operand.role = role;
     operand.output = output;
     for (const auto &[axis, value] : edits.dims)
@@ -151,9 +151,9 @@ void buildOperand(Operand &operand, const std::string &role, bool output, std::v
             Int128 running = rng.uniform(1, 2);
             for (int k = rank; k-- > 0;) {
                 operand.strides[static_cast<size_t>(k)] = saturate64(running);
-                running = std::min(saturatingMul(running, std::max<int64_t>(dims[static_cast<size_t>(k)], 1)) +
-                                       rng.uniform(0, 2),
-                                   kSaturation);
+                running = std::min(
+                    saturatingMul(running, std::max<int64_t>(dims[static_cast<size_t>(k)], 1)) + rng.uniform(0, 2),
+                    kSaturation);
             }
             break;
         }
@@ -262,11 +262,10 @@ void createTensor(Operand &operand, const OperandEdits &edits) {
     if (edits.nullTensor) return;
     // (aclCreateTensor multiplies the dims even when strides are given.)
     if (knownDefectsAvoided() && rowMajorOverflows(operand.dims)) return;
-    operand.tensor = aclCreateTensor(operand.dims.data(), operand.dims.size(), operand.type,
-                                     operand.stridesGiven ? operand.strides.data() : nullptr, operand.offset,
-                                     operand.format, operand.storageGiven ? operand.storageDims.data() : nullptr,
-                                     operand.storageGiven ? operand.storageDims.size() : 0,
-                                     operand.nullData ? nullptr : operand.buffer->bytes);
+    operand.tensor = aclCreateTensor(
+        operand.dims.data(), operand.dims.size(), operand.type, operand.stridesGiven ? operand.strides.data() : nullptr,
+        operand.offset, operand.format, operand.storageGiven ? operand.storageDims.data() : nullptr,
+        operand.storageGiven ? operand.storageDims.size() : 0, operand.nullData ? nullptr : operand.buffer->bytes);
 }
 
 }  // namespace poolgrad_fuzz

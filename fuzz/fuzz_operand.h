@@ -65,9 +65,9 @@ struct Operand {
     aclFormat format = ACL_FORMAT_ND;
     std::vector<int64_t> storageDims;
     bool storageGiven = false;
-    Int128 reach = 0;         // 1 + the largest element offset the view reaches; 0 for an empty view
-    Int128 elements = 0;      // exact element count, saturated at 2^100
-    Int128 claimed = 0;       // storage claim in elements, saturated at 2^100 (when storageGiven)
+    Int128 reach = 0;     // 1 + the largest element offset the view reaches; 0 for an empty view
+    Int128 elements = 0;  // exact element count, saturated at 2^100
+    Int128 claimed = 0;   // storage claim in elements, saturated at 2^100 (when storageGiven)
     int64_t bufferElements = 0;
     std::shared_ptr<Buffer> buffer;
     aclTensor *tensor = nullptr;
@@ -93,9 +93,9 @@ struct Operand {
 // Builds the operand: dims and dtype (after `edits`), strides from `layout`, storage claim, buffer (or
 // `shared`, for an operand that aliases another) and the aclTensor. `channelAxis` is the axis stored
 // innermost by the channels-last layout (-1: none).
-void buildOperand(Operand &operand, const std::string &role, bool output, std::vector<int64_t> dims,
-                  aclDataType type, aclFormat format, int channelAxis, const OperandLayout &layout,
-                  const OperandEdits &edits, SplitMix &rng);
+void buildOperand(Operand &operand, const std::string &role, bool output, std::vector<int64_t> dims, aclDataType type,
+                  aclFormat format, int channelAxis, const OperandLayout &layout, const OperandEdits &edits,
+                  SplitMix &rng);
 
 // Allocates the buffer of `operand` (or shares `aliasOf`'s, grown to cover both views).
 void allocateBuffer(Operand &operand, Operand *aliasOf);

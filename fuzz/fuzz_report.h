@@ -22,9 +22,9 @@ std::string text(const Parts &...parts) {
     return out.str();
 }
 
-#define FUZZ_REQUIRE(condition, ...)                                                           \
-    do {                                                                                       \
-        if (!(condition)) ::poolgrad_fuzz::reportDefect(::poolgrad_fuzz::text(__VA_ARGS__));  \
+#define FUZZ_REQUIRE(condition, ...)                                                         \
+    do {                                                                                     \
+        if (!(condition)) ::poolgrad_fuzz::reportDefect(::poolgrad_fuzz::text(__VA_ARGS__)); \
     } while (0)
 
 }  // namespace poolgrad_fuzz

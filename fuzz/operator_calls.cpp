@@ -118,10 +118,14 @@ aclDataType decodeType(uint8_t code, std::initializer_list<aclDataType> usual) {
 
 const char *paddingModeText(int code) {
     switch (code) {
-        case 1: return "SAME";
-        case 2: return "VALID";
-        case 3: return "same";  // not a mode: the names are case-sensitive
-        default: return "CALCULATED";
+        case 1:
+            return "SAME";
+        case 2:
+            return "VALID";
+        case 3:
+            return "same";  // not a mode: the names are case-sensitive
+        default:
+            return "CALCULATED";
     }
 }
 
@@ -149,16 +153,18 @@ Int128 pooledSize(int64_t in, const Axis &a, bool ceil) {
 // The regular-pool attributes per (D,H,W) as SPEC §3.2 expands them; nullopt (and why) when invalid.
 std::optional<std::array<Axis, 3>> poolAxes(const Call &call, std::string &why) {
     const int sd = call.op->spatialDims;
-    auto expand = [&](const ListArgument &list, bool allowEmpty, const char *name,
-                      std::array<int64_t, 3> &values, int64_t depth) -> bool {
+    auto expand = [&](const ListArgument &list, bool allowEmpty, const char *name, std::array<int64_t, 3> &values,
+                      int64_t depth) -> bool {
         const size_t n = list.values.size();
         if (list.null) return why = text(name, " is null"), false;
-        if (!(n == 1 || n == size_t(sd) || (allowEmpty && n == 0)))
-            return why = text(name, " has length ", n), false;
+        if (!(n == 1 || n == size_t(sd) || (allowEmpty && n == 0))) return why = text(name, " has length ", n), false;
         if (n == 0) return true;  // the caller fills it
-        if (n == 1) values = {list.values[0], list.values[0], list.values[0]};
-        else if (sd == 3) values = {list.values[0], list.values[1], list.values[2]};
-        else values = {depth, list.values[0], list.values[1]};
+        if (n == 1)
+            values = {list.values[0], list.values[0], list.values[0]};
+        else if (sd == 3)
+            values = {list.values[0], list.values[1], list.values[2]};
+        else
+            values = {depth, list.values[0], list.values[1]};
         if (sd == 2) values[0] = depth;
         return true;
     };
@@ -172,8 +178,8 @@ std::optional<std::array<Axis, 3>> poolAxes(const Call &call, std::string &why) 
     for (int a = 0; a < 3; ++a) {
         axes[a] = {k[a], s[a], p[a], d[a], 0};
         if (k[a] < 1 || s[a] < 1 || d[a] < 1 || p[a] < 0 || p[a] > k[a] / 2)
-            return why = text("axis ", a, " has kernel ", k[a], " stride ", s[a], " padding ", p[a], " dilation ",
-                              d[a]),
+            return why =
+                       text("axis ", a, " has kernel ", k[a], " stride ", s[a], " padding ", p[a], " dilation ", d[a]),
                    std::nullopt;
     }
     return axes;
@@ -427,12 +433,12 @@ aclnnStatus phaseOne(Call &call, uint64_t *workspaceSize, aclOpExecutor **execut
             return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(t(0), t(1), t(2), t(3), workspaceSize, executor);
         case 10:
             return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(t(0), call.ksize.make(), call.strides.make(), mode,
-                                                           call.pads.make(), format, call.globalPooling,
-                                                           call.ceilMode, t(1), workspaceSize, executor);
+                                                           call.pads.make(), format, call.globalPooling, call.ceilMode,
+                                                           t(1), workspaceSize, executor);
         default:
             return aclnnMaxPoolV3GradGetWorkspaceSize(t(0), t(1), t(2), call.ksize.make(), call.strides.make(), mode,
-                                                      call.pads.make(), format, call.globalPooling, call.ceilMode,
-                                                      t(3), workspaceSize, executor);
+                                                      call.pads.make(), format, call.globalPooling, call.ceilMode, t(3),
+                                                      workspaceSize, executor);
     }
 }
 
@@ -516,8 +522,8 @@ Expectation judge(const Call &call) {
         for (int a = 0; a < 3; ++a)
             if (Int128(e.axes[a].d) * e.axes[a].k > (Int128(1) << 40) || e.axes[a].s > (int64_t(1) << 40))
                 e.referenceSafe = false;
-        e.work = Int128(e.out[0]) * e.out[1] * e.out[2] * e.out[3] * e.out[4] *
-                 (Int128(e.axes[0].k) * kernelArea(e.axes));
+        e.work =
+            Int128(e.out[0]) * e.out[1] * e.out[2] * e.out[3] * e.out[4] * (Int128(e.axes[0].k) * kernelArea(e.axes));
     } else if (op.family == Family::Adaptive) {
         if (!op.backward) {
             if (call.outputSize.null) return e.refuse = "outputSize is null", e;
@@ -624,8 +630,8 @@ void compareBits(const Call &call, const Operand &operand, const std::array<int6
         bool same = got[i] == expected[i];
         if (!same && nanMatchesNan && isFloatType(operand.type))
             same = std::isnan(valueOf(expected[i], operand.type)) && std::isnan(valueOf(got[i], operand.type));
-        FUZZ_REQUIRE(same, call.op->name, ": ", what, " element ", i, " is 0x", std::hex, got[i], ", the reference says 0x",
-                     expected[i]);
+        FUZZ_REQUIRE(same, call.op->name, ": ", what, " element ", i, " is 0x", std::hex, got[i],
+                     ", the reference says 0x", expected[i]);
     }
 }
 
@@ -637,10 +643,18 @@ std::vector<int64_t> makeIndices(const Call &call, const Expectation &e, SplitMi
     std::vector<int64_t> indices(static_cast<size_t>(count));
     for (auto &index : indices) {
         switch (call.indexMode % 4) {
-            case 0: index = rng.uniform(0, std::min<int64_t>(plane - 1, 3)); break;
-            case 1: index = rng.uniform(0, plane - 1); break;
-            case 2: index = rng.uniform(-1, plane - 1); break;
-            default: index = rng.uniform(-1, plane - 1); break;
+            case 0:
+                index = rng.uniform(0, std::min<int64_t>(plane - 1, 3));
+                break;
+            case 1:
+                index = rng.uniform(0, plane - 1);
+                break;
+            case 2:
+                index = rng.uniform(-1, plane - 1);
+                break;
+            default:
+                index = rng.uniform(-1, plane - 1);
+                break;
         }
     }
     if (call.indexMode % 4 == 3 && count > 0) {
@@ -705,7 +719,8 @@ void fillInputs(Call &call, const Expectation &e, SplitMix &rng, std::vector<int
 
 void checkForward(const Call &call, const Expectation &e, aclnnStatus status) {
     const OpInfo &op = *call.op;
-    FUZZ_REQUIRE(status == 0, op.name, ": phase 2 failed with ", status, " on an accepted forward: ", aclGetRecentErrMsg());
+    FUZZ_REQUIRE(status == 0, op.name, ": phase 2 failed with ", status,
+                 " on an accepted forward: ", aclGetRecentErrMsg());
     const Operand &self = call.operands[0], &out = call.operands[1];
     const aclDataType type = self.type;
     const std::vector<uint64_t> inputBits = gather(call, self, e.in);
@@ -809,7 +824,8 @@ void checkBackward(const Call &call, const Expectation &e, aclnnStatus status, c
     if (!ok) {
         FUZZ_REQUIRE(status == kInvalid, op.name, ": an index outside the plane gave status ", status, ", not 161002");
         FUZZ_REQUIRE(std::strlen(aclGetRecentErrMsg()) > 0, op.name, ": bad index refused without a message");
-        compareBits(call, gradInput, e.in, std::vector<uint64_t>(sums.size(), 0), false, "gradInput (after a bad index)");
+        compareBits(call, gradInput, e.in, std::vector<uint64_t>(sums.size(), 0), false,
+                    "gradInput (after a bad index)");
         return;
     }
     FUZZ_REQUIRE(status == 0, op.name, ": phase 2 failed with ", status, " on valid indices: ", aclGetRecentErrMsg());
@@ -849,8 +865,12 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     } else {
         const bool nhwc = call.nhwc;
         auto spatial = [nhwc](size_t position) { return nhwc ? (position == 1 || position == 2) : position >= 2; };
-        readList(in, call.ksize, 4, [&](size_t p) { return spatial(p) ? std::pair<int64_t, int64_t>{1, 3} : std::pair<int64_t, int64_t>{1, 1}; });
-        readList(in, call.strides, 4, [&](size_t p) { return spatial(p) ? std::pair<int64_t, int64_t>{1, 3} : std::pair<int64_t, int64_t>{1, 1}; });
+        readList(in, call.ksize, 4, [&](size_t p) {
+            return spatial(p) ? std::pair<int64_t, int64_t>{1, 3} : std::pair<int64_t, int64_t>{1, 1};
+        });
+        readList(in, call.strides, 4, [&](size_t p) {
+            return spatial(p) ? std::pair<int64_t, int64_t>{1, 3} : std::pair<int64_t, int64_t>{1, 1};
+        });
         readList(in, call.pads, 4, [](size_t) { return std::pair<int64_t, int64_t>{0, 2}; });
         if (call.nullOptional) call.pads.null = true;
     }
@@ -888,11 +908,12 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     const std::vector<int64_t> indexDims = op.mask ? maskDims(call, kernelElements, outSize[3], outSize[4]) : outDims;
     std::vector<Role> roles;
     if (op.family == Family::V3) {
-        roles = op.backward ? std::vector<Role>{{"origInput", false, inDims, call.valueType},
-                                                {"origOutput", false, outDims, call.valueType},
-                                                {"grad", false, outDims, call.valueType},
-                                                {"outGrad", true, inDims, call.valueType}}
-                            : std::vector<Role>{{"x", false, inDims, call.valueType}, {"y", true, outDims, call.valueType}};
+        roles = op.backward
+                    ? std::vector<Role>{{"origInput", false, inDims, call.valueType},
+                                        {"origOutput", false, outDims, call.valueType},
+                                        {"grad", false, outDims, call.valueType},
+                                        {"outGrad", true, inDims, call.valueType}}
+                    : std::vector<Role>{{"x", false, inDims, call.valueType}, {"y", true, outDims, call.valueType}};
     } else if (op.backward) {
         roles = {{"gradOutput", false, outDims, call.valueType},
                  {"self", false, inDims, call.valueType},
@@ -922,18 +943,37 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         const int axis = in.byte();
         const int64_t value = in.fuzzy(0, 8);
         switch (field) {
-            case 0: edit.dims.emplace_back(axis, value); break;
-            case 1: edit.typeSet = true, edit.type = value; break;
-            case 2: edit.formatSet = true, edit.format = value; break;
-            case 3: edit.dropLastDim = true; break;
-            case 4: edit.appendDims.push_back(value); break;
-            case 5: edit.nullTensor = true; break;
-            case 6:
-                if (!(knownDefectsAvoided() && roles[&edit - edits.data()].output)) edit.strides.emplace_back(axis, value);
+            case 0:
+                edit.dims.emplace_back(axis, value);
                 break;
-            case 7: edit.offsetSet = true, edit.offset = value; break;
-            case 8: edit.storage.push_back(value); break;
-            default: edit.nullData = true; break;
+            case 1:
+                edit.typeSet = true, edit.type = value;
+                break;
+            case 2:
+                edit.formatSet = true, edit.format = value;
+                break;
+            case 3:
+                edit.dropLastDim = true;
+                break;
+            case 4:
+                edit.appendDims.push_back(value);
+                break;
+            case 5:
+                edit.nullTensor = true;
+                break;
+            case 6:
+                if (!(knownDefectsAvoided() && roles[&edit - edits.data()].output))
+                    edit.strides.emplace_back(axis, value);
+                break;
+            case 7:
+                edit.offsetSet = true, edit.offset = value;
+                break;
+            case 8:
+                edit.storage.push_back(value);
+                break;
+            default:
+                edit.nullData = true;
+                break;
         }
     }
 
@@ -974,7 +1014,8 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     if (const uint8_t force = in.byte() % 8) {
         std::vector<const char *> names;
         for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
-            if (std::strcmp(poolgradImplementationTask(i), op.task) == 0) names.push_back(poolgradImplementationName(i));
+            if (std::strcmp(poolgradImplementationTask(i), op.task) == 0)
+                names.push_back(poolgradImplementationName(i));
         if (!names.empty()) poolgradForceImplementation(names[size_t(force - 1) % names.size()]);
     }
     const uint8_t threads = in.byte();
@@ -1004,8 +1045,8 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         FUZZ_REQUIRE(!operand.storageGiven || operand.empty() || shapeOnly || operand.reach <= operand.claimed, op.name,
                      ": phase 1 accepted ", operand.role, " whose view reaches element ",
                      static_cast<long long>(std::min<Int128>(operand.reach - 1, INT64_MAX)),
-                     " beyond its storage claim of ", static_cast<long long>(std::min<Int128>(operand.claimed, INT64_MAX)),
-                     " elements");
+                     " beyond its storage claim of ",
+                     static_cast<long long>(std::min<Int128>(operand.claimed, INT64_MAX)), " elements");
         FUZZ_REQUIRE(!operand.output || !operand.definitelySelfOverlapping(), op.name, ": phase 1 accepted output ",
                      operand.role, " whose elements overlap (zero or colliding strides)");
     }

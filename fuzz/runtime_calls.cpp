@@ -29,8 +29,8 @@ void requireRefusalMessage(aclnnStatus status, const char *what) {
     FUZZ_REQUIRE(status == 0 || hasMessage(), what, " failed with ", status, " and no message");
 }
 
-std::vector<int64_t> queryArray(aclnnStatus (*query)(const aclTensor *, int64_t **, uint64_t *), const aclTensor *tensor,
-                                const char *what) {
+std::vector<int64_t> queryArray(aclnnStatus (*query)(const aclTensor *, int64_t **, uint64_t *),
+                                const aclTensor *tensor, const char *what) {
     int64_t *values = nullptr;
     uint64_t count = 0;
     FUZZ_REQUIRE(query(tensor, &values, &count) == 0, what, " failed on a live tensor");
@@ -63,13 +63,11 @@ void fuzzTensorDescriptor(FuzzInput &in) {
 
     // Arrays shorter than the count passed only when the count exceeds 8, which must be refused before
     // any element is read.
-    const aclTensor *tensor = aclCreateTensor(nullDims ? nullptr : dims.data(), rank, type,
-                                              stridesGiven ? strides.data() : nullptr, offset, format,
-                                              storageGiven ? storage.data() : nullptr, storageGiven ? storageRank : 0,
-                                              data);
+    const aclTensor *tensor =
+        aclCreateTensor(nullDims ? nullptr : dims.data(), rank, type, stridesGiven ? strides.data() : nullptr, offset,
+                        format, storageGiven ? storage.data() : nullptr, storageGiven ? storageRank : 0, data);
     bool mustRefuse = rank > 8 || (storageGiven && storageRank > 8) || offset < 0 || (nullDims && rank > 0);
-    for (size_t i = 0; i < dims.size() && rank <= 8; ++i)
-        mustRefuse |= dims[i] < 0 || (stridesGiven && strides[i] < 0);
+    for (size_t i = 0; i < dims.size() && rank <= 8; ++i) mustRefuse |= dims[i] < 0 || (stridesGiven && strides[i] < 0);
     for (size_t i = 0; i < storage.size() && storageGiven && storageRank <= 8; ++i) mustRefuse |= storage[i] < 0;
     if (tensor == nullptr) {
         FUZZ_REQUIRE(hasMessage(), "aclCreateTensor returned nullptr without a message");
@@ -77,7 +75,8 @@ void fuzzTensorDescriptor(FuzzInput &in) {
     }
     FUZZ_REQUIRE(!mustRefuse, "aclCreateTensor accepted rank ", rank, ", storage rank ", storageRank, ", offset ",
                  offset, " or a negative dim/stride");
-    FUZZ_REQUIRE(queryArray(aclGetViewShape, tensor, "aclGetViewShape") == dims, "aclGetViewShape differs from viewDims");
+    FUZZ_REQUIRE(queryArray(aclGetViewShape, tensor, "aclGetViewShape") == dims,
+                 "aclGetViewShape differs from viewDims");
     const std::vector<int64_t> gotStrides = queryArray(aclGetViewStrides, tensor, "aclGetViewStrides");
     if (stridesGiven) {
         FUZZ_REQUIRE(gotStrides == strides, "aclGetViewStrides differs from the strides given");
@@ -99,7 +98,8 @@ void fuzzTensorDescriptor(FuzzInput &in) {
     FUZZ_REQUIRE(aclGetViewOffset(tensor, &gotOffset) == 0 && gotOffset == offset, "aclGetViewOffset differs");
     FUZZ_REQUIRE(aclGetFormat(tensor, &gotFormat) == 0 && gotFormat == format, "aclGetFormat differs");
     FUZZ_REQUIRE(aclGetDataType(tensor, &gotType) == 0 && gotType == type, "aclGetDataType differs");
-    FUZZ_REQUIRE(aclGetViewOffset(tensor, nullptr) == kNullArgument && aclGetFormat(nullptr, &gotFormat) == kNullArgument &&
+    FUZZ_REQUIRE(aclGetViewOffset(tensor, nullptr) == kNullArgument &&
+                     aclGetFormat(nullptr, &gotFormat) == kNullArgument &&
                      aclGetDataType(tensor, nullptr) == kNullArgument,
                  "a query with a null argument did not return 161001");
     FUZZ_REQUIRE(aclDestroyTensor(tensor) == 0, "aclDestroyTensor of a live tensor failed");
@@ -141,22 +141,26 @@ void fuzzArrays(FuzzInput &in) {
         FUZZ_REQUIRE(aclGetBoolArraySize(boolArray, &got) == 0 && got == count, "aclGetBoolArraySize differs");
         FUZZ_REQUIRE(aclDestroyBoolArray(boolArray) == 0, "aclDestroyBoolArray failed");
     }
-    FUZZ_REQUIRE(aclGetIntArraySize(nullptr, &got) == kNullArgument && aclGetFloatArraySize(nullptr, &got) == kNullArgument &&
-                     aclGetBoolArraySize(nullptr, &got) == kNullArgument && aclGetTensorListSize(nullptr, &got) == kNullArgument,
-                 "an array query with a null array did not return 161001");
+    FUZZ_REQUIRE(
+        aclGetIntArraySize(nullptr, &got) == kNullArgument && aclGetFloatArraySize(nullptr, &got) == kNullArgument &&
+            aclGetBoolArraySize(nullptr, &got) == kNullArgument && aclGetTensorListSize(nullptr, &got) == kNullArgument,
+        "an array query with a null array did not return 161001");
 
     alignas(16) unsigned char scalarValue[16];
     for (auto &byte : scalarValue) byte = in.byte();
     const auto scalarType = static_cast<aclDataType>(enumValue(static_cast<int8_t>(in.byte())));
     const aclScalar *scalar = aclCreateScalar(flags & 2 ? nullptr : scalarValue, scalarType);
-    if (scalar) FUZZ_REQUIRE(aclDestroyScalar(scalar) == 0, "aclDestroyScalar failed");
-    else FUZZ_REQUIRE(hasMessage(), "aclCreateScalar refused without a message");
+    if (scalar)
+        FUZZ_REQUIRE(aclDestroyScalar(scalar) == 0, "aclDestroyScalar failed");
+    else
+        FUZZ_REQUIRE(hasMessage(), "aclCreateScalar refused without a message");
 
     const int64_t dim = 2;
     std::vector<const aclTensor *> tensors;
     for (uint64_t i = 0; i < std::min<uint64_t>(length, 3); ++i)
         tensors.push_back(aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr));
-    const aclTensorList *list = aclCreateTensorList(nullValues ? nullptr : tensors.data(), nullValues ? count : tensors.size());
+    const aclTensorList *list =
+        aclCreateTensorList(nullValues ? nullptr : tensors.data(), nullValues ? count : tensors.size());
     FUZZ_REQUIRE((list == nullptr) == mustRefuse, "aclCreateTensorList");
     if (list) {
         FUZZ_REQUIRE(aclGetTensorListSize(list, &got) == 0 && got == tensors.size(), "aclGetTensorListSize differs");
@@ -183,8 +187,8 @@ struct TinyCall {
     aclOpExecutor *plan() {
         uint64_t workspaceSize = 0;
         aclOpExecutor *executor = nullptr;
-        FUZZ_REQUIRE(aclnnMaxPool3dWithArgmaxGetWorkspaceSize(self, kernel, stride, padding, dilation, false, out, index,
-                                                              &workspaceSize, &executor) == 0 &&
+        FUZZ_REQUIRE(aclnnMaxPool3dWithArgmaxGetWorkspaceSize(self, kernel, stride, padding, dilation, false, out,
+                                                              index, &workspaceSize, &executor) == 0 &&
                          executor != nullptr,
                      "the tiny aclnnMaxPool3dWithArgmax call was refused: ", aclGetRecentErrMsg());
         return executor;
@@ -204,7 +208,8 @@ void fuzzMisuse(FuzzInput &in) {
     if (knownDefectsAvoided() && (kind == 0 || kind == 1 || kind == 3)) return;
     switch (kind) {
         case 0: {  // a tensor destroyed twice
-            const aclTensor *tensor = aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
+            const aclTensor *tensor =
+                aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
             FUZZ_REQUIRE(aclDestroyTensor(tensor) == 0, "aclDestroyTensor failed");
             requireRefusalMessage(aclDestroyTensor(tensor), "a second aclDestroyTensor");
             break;
@@ -230,9 +235,11 @@ void fuzzMisuse(FuzzInput &in) {
             break;
         }
         case 3: {  // a destroyed tensor's handle must not come back for a new tensor
-            const aclTensor *first = aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
+            const aclTensor *first =
+                aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
             FUZZ_REQUIRE(aclDestroyTensor(first) == 0, "aclDestroyTensor failed");
-            const aclTensor *second = aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
+            const aclTensor *second =
+                aclCreateTensor(&dim, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
             FUZZ_REQUIRE(second != first, "a new tensor has the handle of a destroyed one (", first,
                          "): destroying the stale handle would destroy the new tensor");
             requireRefusalMessage(aclDestroyTensor(first), "aclDestroyTensor of a destroyed tensor");
@@ -257,7 +264,8 @@ void fuzzMisuse(FuzzInput &in) {
                 FUZZ_REQUIRE(call.run(executor) == 0, "run ", i, " of a repeatable executor failed");
                 call.requireResult();
             }
-            FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0, "aclDestroyAclOpExecutor of a repeatable executor failed");
+            FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0,
+                         "aclDestroyAclOpExecutor of a repeatable executor failed");
             requireRefusalMessage(aclDestroyAclOpExecutor(executor), "a second aclDestroyAclOpExecutor");
             break;
         }
@@ -265,14 +273,16 @@ void fuzzMisuse(FuzzInput &in) {
             TinyCall call;
             aclOpExecutor *executor = call.plan();
             const aclnnStatus foreign = aclnnMaxPoolV3WithAttrs(nullptr, 0, executor, nullptr);
-            FUZZ_REQUIRE(foreign != 0 && hasMessage(), "aclnnMaxPoolV3WithAttrs ran an aclnnMaxPool3dWithArgmax executor");
+            FUZZ_REQUIRE(foreign != 0 && hasMessage(),
+                         "aclnnMaxPoolV3WithAttrs ran an aclnnMaxPool3dWithArgmax executor");
             FUZZ_REQUIRE(call.output[0] == 0, "a refused foreign executor wrote its output");
             requireRefusalMessage(aclDestroyAclOpExecutor(executor), "aclDestroyAclOpExecutor after a foreign run");
             break;
         }
         default: {  // executors that were never made
             int notAnExecutor = 0;
-            const aclnnStatus status = aclnnMaxPool3dWithArgmax(nullptr, 0, reinterpret_cast<aclOpExecutor *>(&notAnExecutor), nullptr);
+            const aclnnStatus status =
+                aclnnMaxPool3dWithArgmax(nullptr, 0, reinterpret_cast<aclOpExecutor *>(&notAnExecutor), nullptr);
             FUZZ_REQUIRE(status != 0 && hasMessage(), "phase 2 ran a pointer phase 1 never returned");
             FUZZ_REQUIRE(aclnnMaxPool3dWithArgmax(nullptr, 0, nullptr, nullptr) != 0, "phase 2 ran a null executor");
             FUZZ_REQUIRE(aclDestroyAclOpExecutor(nullptr) != 0, "aclDestroyAclOpExecutor(nullptr) succeeded");
@@ -285,19 +295,29 @@ void fuzzDeviceMemory(FuzzInput &in) {
     const uint8_t code = in.byte();
     uint64_t size = 0;
     switch (code % 4) {
-        case 0: size = static_cast<uint64_t>(in.fuzzy(1, 4096)); break;
-        case 1: size = UINT64_MAX - static_cast<uint64_t>(in.fuzzy(0, 200)); break;
-        case 2: size = uint64_t(1) << std::clamp<int64_t>(in.fuzzy(41, 63), 41, 63); break;
-        default: size = static_cast<uint64_t>(in.i64()); break;
+        case 0:
+            size = static_cast<uint64_t>(in.fuzzy(1, 4096));
+            break;
+        case 1:
+            size = UINT64_MAX - static_cast<uint64_t>(in.fuzzy(0, 200));
+            break;
+        case 2:
+            size = uint64_t(1) << std::clamp<int64_t>(in.fuzzy(41, 63), 41, 63);
+            break;
+        default:
+            size = static_cast<uint64_t>(in.i64());
+            break;
     }
     if (knownDefectsAvoided() && size > (uint64_t(1) << 62)) return;
     // Sizes between these bounds are real allocations too large for the fuzzer's memory limit.
     if (size > (uint64_t(1) << 16) && size < (uint64_t(1) << 41)) size = 1 + size % 4096;
     const bool host = code & 4;
     void *memory = nullptr;
-    const aclError status = host ? aclrtMallocHost(&memory, size) : aclrtMalloc(&memory, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    const aclError status =
+        host ? aclrtMallocHost(&memory, size) : aclrtMalloc(&memory, size, ACL_MEM_MALLOC_HUGE_FIRST);
     if (status != ACL_SUCCESS) {
-        FUZZ_REQUIRE(hasMessage(), host ? "aclrtMallocHost" : "aclrtMalloc", " of ", size, " bytes failed without a message");
+        FUZZ_REQUIRE(hasMessage(), host ? "aclrtMallocHost" : "aclrtMalloc", " of ", size,
+                     " bytes failed without a message");
         return;
     }
     FUZZ_REQUIRE(memory != nullptr, "aclrtMalloc succeeded with a null pointer");
@@ -311,7 +331,8 @@ void fuzzDeviceMemory(FuzzInput &in) {
     } else {
         FUZZ_REQUIRE(aclrtMemset(memory, size, 0, touched) == ACL_SUCCESS, "aclrtMemset inside the block failed");
         requireRefusalMessage(aclrtMemset(memory, touched, 0, touched + 1), "aclrtMemset past maxCount");
-        FUZZ_REQUIRE(aclrtMemset(memory, touched, 0, touched + 1) != ACL_SUCCESS, "aclrtMemset past maxCount succeeded");
+        FUZZ_REQUIRE(aclrtMemset(memory, touched, 0, touched + 1) != ACL_SUCCESS,
+                     "aclrtMemset past maxCount succeeded");
         FUZZ_REQUIRE(aclrtFree(memory) == ACL_SUCCESS, "aclrtFree failed");
         requireRefusalMessage(aclrtFree(memory), "a second aclrtFree");
     }
@@ -321,10 +342,18 @@ void fuzzDeviceMemory(FuzzInput &in) {
 
 void fuzzRuntimeCall(FuzzInput &in, int command) {
     switch (command % 4) {
-        case 0: fuzzTensorDescriptor(in); break;
-        case 1: fuzzArrays(in); break;
-        case 2: fuzzMisuse(in); break;
-        default: fuzzDeviceMemory(in); break;
+        case 0:
+            fuzzTensorDescriptor(in);
+            break;
+        case 1:
+            fuzzArrays(in);
+            break;
+        case 2:
+            fuzzMisuse(in);
+            break;
+        default:
+            fuzzDeviceMemory(in);
+            break;
     }
 }
 
