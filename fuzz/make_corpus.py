@@ -226,6 +226,16 @@ REGRESSIONS = {
     'regression-mask-message-overflow': operator_call(
         MAX_POOL2D_MASK_BACKWARD, shape=(1, 1, 1, 2, 2), kernel=(1,),
         edits=[(0, EDIT_DIM, 2, 1 << 31), (0, EDIT_DIM, 3, 1 << 31)]),
+    # phase 1 (found by this fuzzer, fixed with the others): a mask with a null data pointer and offset 2 (the
+    # alignment check added the offset to the null pointer), and a self offset of INT64_MAX without a
+    # storage claim (data + offset * 4 overflowed the pointer before any check)
+    'regression-mask-null-data-offset': operator_call(
+        MAX_POOL2D_MASK_BACKWARD, shape=(1, 1, 1, 4, 4), kernel=(2,),
+        edits=[(2, EDIT_NULL_DATA, 0, 0), (2, EDIT_OFFSET, 0, 2)]),
+    'regression-offset-pointer-overflow': operator_call(
+        ADAPTIVE3D, shape=(1, 1, 1, 2, 2), output_size=(1, 1, 1),
+        layouts=[(CONTIGUOUS, 0, CLAIM_NONE), (CONTIGUOUS, 0, CLAIM_EXACT), (CONTIGUOUS, 0, CLAIM_EXACT)],
+        edits=[(0, EDIT_OFFSET, 0, INT64_MAX)]),
     # phase 1: a plane of 2^40 gradInput elements (stride 0) behind a 1x1 gradOutput: the reference
     # implementation's scratch would be 4 TiB
     'regression-unbounded-reference-scratch': operator_call(
