@@ -136,6 +136,16 @@ struct Axis {
     int64_t padEnd = 0;                  // V3 CALCULATED trailing pad
 };
 
+// Product of non-negative factors, saturated at kHuge.
+Int128 product(const std::vector<int64_t> &factors) {
+    Int128 result = 1;
+    for (int64_t factor : factors) {
+        if (factor <= 0) return 0;
+        result = result > kHuge / factor ? kHuge : std::min<Int128>(result * factor, kHuge);
+    }
+    return result;
+}
+
 Int128 floorDiv(Int128 a, Int128 b) {
     Int128 q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -298,7 +308,7 @@ std::vector<int64_t> maskDims(const Call &call, int64_t kernelElements, int64_t 
     if (call.batched) dims.push_back(call.shape[0]);
     dims.push_back(call.shape[1]);
     dims.push_back(kernelElements);
-    const Int128 perPlane = Int128(outH) * outW;
+    const Int128 perPlane = std::min<Int128>(Int128(outH) * outW, kHuge);
     dims.push_back(static_cast<int64_t>(std::min<Int128>(((perPlane + 15) / 16 + 1) * 32, INT64_MAX)));
     return dims;
 }
@@ -506,7 +516,7 @@ Expectation judge(const Call &call) {
     for (const Operand &operand : call.operands)
         for (int64_t dim : operand.dims)
             if (dim < 0) return e.refuse = "negative dim", e;
-    const Int128 plane = Int128(e.in[2]) * e.in[3] * e.in[4];
+    const Int128 plane = product({e.in[2], e.in[3], e.in[4]});
     std::vector<int64_t> expectedOut;
     std::string why;
     if (op.family == Family::Pool) {
@@ -522,8 +532,7 @@ Expectation judge(const Call &call) {
         for (int a = 0; a < 3; ++a)
             if (Int128(e.axes[a].d) * e.axes[a].k > (Int128(1) << 40) || e.axes[a].s > (int64_t(1) << 40))
                 e.referenceSafe = false;
-        e.work =
-            Int128(e.out[0]) * e.out[1] * e.out[2] * e.out[3] * e.out[4] * (Int128(e.axes[0].k) * kernelArea(e.axes));
+        e.work = product({e.out[0], e.out[1], e.out[2], e.out[3], e.out[4], e.axes[0].k, e.axes[1].k, e.axes[2].k});
     } else if (op.family == Family::Adaptive) {
         if (!op.backward) {
             if (call.outputSize.null) return e.refuse = "outputSize is null", e;
@@ -541,9 +550,9 @@ Expectation judge(const Call &call) {
             e.out = *outSize;
             if (e.out[0] != e.in[0] || e.out[1] != e.in[1]) return e.refuse = "gradOutput N or C differ", e;
         }
-        Int128 taps = 1;
-        for (int a = 2; a < 5; ++a) taps *= Int128(e.in[a]) / e.out[a] + 2;
-        e.work = Int128(e.out[0]) * e.out[1] * e.out[2] * e.out[3] * e.out[4] * taps;
+        std::vector<int64_t> factors{e.out[0], e.out[1], e.out[2], e.out[3], e.out[4]};
+        for (int a = 2; a < 5; ++a) factors.push_back(e.in[a] / e.out[a] + 2);  // taps per window, at most
+        e.work = product(factors);
     } else {
         const auto plan = v3Plan(call, e.in[3], e.in[4], why);
         if (!plan) return e.refuse = why, e;
@@ -554,9 +563,9 @@ Expectation judge(const Call &call) {
             if (axis.k > (int64_t(1) << 40) || axis.s > (int64_t(1) << 40) || axis.p > (int64_t(1) << 40) ||
                 axis.padEnd > (int64_t(1) << 40))
                 e.referenceSafe = false;
-        e.work = Int128(e.out[0]) * e.out[1] * e.out[3] * e.out[4] * (Int128(plan->axes[0].k) * plan->axes[1].k);
+        e.work = product({e.out[0], e.out[1], e.out[3], e.out[4], plan->axes[0].k, plan->axes[1].k});
     }
-    for (const Operand &operand : call.operands) e.work += operand.elements;
+    for (const Operand &operand : call.operands) e.work = std::min(e.work + operand.elements, kHuge);
 
     // Shapes.
     const std::vector<int64_t> inDims = layoutDims(call, e.in), outDims = layoutDims(call, e.out);
