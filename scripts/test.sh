@@ -4,7 +4,8 @@
 # PyTorch 1.13) on that build; the wheel (pip wheel .) installed into a fresh venv with PyTorch 2.x from PyPI
 # and the module, golden-data and poolgrad.torch suites run from it; then the C++ suite again in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run; last, the
-# concurrency tests in a ThreadSanitizer build.
+# concurrency tests in a ThreadSanitizer build, and the libFuzzer harness (fuzz/): its corpus replayed and
+# 60 s of fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
@@ -47,3 +48,8 @@ cmake --build build/tsan -j "$jobs"
 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1 \
 OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs"
+
+echo "== Fuzzing: libFuzzer harness (clang, ASan + UBSan): corpus replay, then 60 s of fuzzing =="
+# Any sanitizer report, leak or broken contract rule fails; scripts/fuzz.sh installs clang if needed.
+scripts/fuzz.sh replay
+scripts/fuzz.sh 60
