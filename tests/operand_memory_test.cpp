@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
+#include "poolgrad/poolgrad.h"
 #include "support/phase_one_check.h"
 #include "support/test_tensor.h"
 
@@ -404,6 +405,44 @@ TEST(OperandMemory, TwoDimensionalIndicesOnAPlaneAbove2To31SpeakOfHW) {
     });
     EXPECT_TRUE(IsRejected(outcome, kInvalid, {"indices", "H*W", "use INT64"}));
     EXPECT_TRUE(DoesNotMention(outcome, "D*H*W"));
+}
+
+// ---- found by the fuzzer: one-tap windows of a huge dilation --------------------------------------------------
+
+TEST(OperandMemory, KernelOneWithDilationInt64MaxCopiesTheInputInEveryForwardImplementation) {
+    // Valid: every window is one element. The forward kernels walked their taps one dilation past the
+    // last one, and first + INT64_MAX overflowed int64 (UBSan) for every window but the first.
+    constexpr int64_t huge = kInt64Max;
+    std::vector<std::string> implementations{""};
+    for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
+        if (std::string(poolgradImplementationTask(i)) == "argmax-forward")
+            implementations.emplace_back(poolgradImplementationName(i));
+    for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16}) {
+        int runs = 0;
+        for (const std::string &implementation : implementations) {
+            SCOPED_TRACE(implementation + (type == ACL_FLOAT ? " float32" : " float16"));
+            ASSERT_EQ(poolgradForceImplementation(implementation.c_str()), 0);
+            TestTensor self({1, 2, 3, 4, 4}, type), out({1, 2, 3, 4, 4}, type), indices({1, 2, 3, 4, 4}, ACL_INT64);
+            for (int64_t i = 0; i < self.elementCount(); ++i) self.set(i, static_cast<double>((i * 7) % 23) - 11);
+            out.poison();
+            indices.poison();
+            IntArray kernel({1}), stride({1}), padding({0}), dilation({huge});
+            uint64_t workspaceSize = 0;
+            aclOpExecutor *executor = nullptr;
+            const aclnnStatus planned = aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
+                self, kernel, stride, padding, dilation, false, out, indices, &workspaceSize, &executor);
+            if (planned == 561003) continue;  // a forced implementation that declines this layout
+            ASSERT_EQ(planned, 0) << aclGetRecentErrMsg();
+            ++runs;
+            ASSERT_EQ(aclnnMaxPool3dWithArgmax(nullptr, 0, executor, nullptr), 0) << aclGetRecentErrMsg();
+            for (int64_t i = 0; i < self.elementCount(); ++i) {
+                ASSERT_EQ(out.bitsAt(i), self.bitsAt(i)) << "element " << i;
+                ASSERT_EQ(indices.at(i), static_cast<double>(i % 48)) << "element " << i;
+            }
+        }
+        EXPECT_GE(runs, 3);  // the dispatched choice, the dense kernel and the reference
+    }
+    ASSERT_EQ(poolgradForceImplementation(nullptr), 0);
 }
 
 }  // namespace

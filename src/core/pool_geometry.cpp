@@ -42,7 +42,12 @@ AxisWindow WindowAxis::window(int64_t o) const {
     const int64_t firstTap = std::max<int64_t>(0, ceilDiv(-start, dilation));
     const int64_t lastTap = std::min<int64_t>(kernel - 1, floorDiv(inputSize - 1 - start, dilation));
     if (lastTap < firstTap) return {0, dilation, 0};
-    return {start + firstTap * dilation, dilation, lastTap - firstTap + 1};
+    const int64_t first = start + firstTap * dilation;
+    // Tap walks compute one coordinate past their last tap (first + count*step). A one-tap window of a
+    // huge dilation (kernel 1, dilation INT64_MAX is valid) would overflow there, so its step is 0; for
+    // several taps windowArithmeticFits() has bounded that coordinate in phase 1.
+    if (lastTap == firstTap && first > std::numeric_limits<int64_t>::max() - dilation) return {first, 0, 1};
+    return {first, dilation, lastTap - firstTap + 1};
 }
 
 std::vector<AxisWindow> WindowAxis::allWindows() const {
@@ -104,7 +109,10 @@ bool WindowAxis::windowArithmeticFits() const {
     if (!lastStart || !span) return false;
     const std::optional<int64_t> lastEnd = checkedAdd(*lastStart, *span);
     // window() also forms inputSize - 1 - start, largest for the first window (start = -padBegin).
-    return lastEnd && checkedSub(*lastEnd, padBegin) && checkedAdd(inputSize - 1, padBegin);
+    if (!lastEnd || !checkedSub(*lastEnd, padBegin) || !checkedAdd(inputSize - 1, padBegin)) return false;
+    // A window with two taps or more has its last tap below inputSize and its step (the dilation) below
+    // inputSize too; walks form one coordinate past the last tap, at most inputSize - 1 + dilation.
+    return kernel < 2 || dilation >= inputSize || checkedAdd(inputSize - 1, dilation).has_value();
 }
 
 int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,

@@ -50,8 +50,10 @@ struct WindowAxis {
     std::vector<AxisWindow> allWindows() const;
     // True when no input coordinate lies in two windows on this axis.
     bool windowsDisjoint() const;
-    // True when window() computes exactly for every output: a regular axis's largest window start
-    // (outputSize-1)*stride and its span (kernel-1)*dilation, padding subtracted, fit in int64.
+    // True when window() computes exactly for every output and a walk over any window's taps may form
+    // the coordinate one step past its last tap: a regular axis's largest window start (outputSize-1)*stride
+    // and its span (kernel-1)*dilation, padding subtracted, fit in int64, and so does inputSize-1+dilation
+    // where a window can hold two taps.
     bool windowArithmeticFits() const;
 };
 
