@@ -8,20 +8,7 @@
 # POOLGRAD_FUZZ_JOBS=n fuzzes with n processes (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install_dependencies.sh
-
-packages=(clang libclang-rt-14-dev libomp-14-dev)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "poolgrad: installing ${missing[*]}"
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/install_dependencies.sh clang libclang-rt-14-dev libomp-14-dev
 
 mode=${1:-60}
 build=build/fuzz
