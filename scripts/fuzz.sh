@@ -52,7 +52,8 @@ fi
 grep -E 'DEFECT|ERROR|SUMMARY|runtime error' "$log" | tail -6 || true
 # libFuzzer's last status line: cov = code edges reached, ft = features (edges with hit counts).
 last=$(grep -E '^#[0-9]+(:|[[:space:]]+(DONE|NEW|REDUCE|pulse|INITED))' "$log" | tail -1 || true)
-executions=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+# -fork runs print no final stats; their count is the last status line's #N.
+executions=$({ grep -E '^stat::number_of_executed_units' "$log" || true; } | awk '{s += $2} END {print s + 0}')
 echo "poolgrad fuzz: ${executions} executions; last status: ${last}"
 if ((status != 0)); then
   echo "poolgrad fuzz: FAILED (status $status); the input is in $build/artifacts/, reproduce with $fuzzer <file>"
