@@ -44,6 +44,20 @@ ACL_FUNC_VISIBILITY const char *poolgradImplementationTask(int32_t index);
  * message gives its reason. For testing every implementation and for benchmarks. Unknown names: 100000.
  */
 ACL_FUNC_VISIBILITY aclError poolgradForceImplementation(const char *name);
+/**
+ * What phase 2 of the last operator run on this thread did: the implementation phase 1 chose, the plan it
+ * made there (strategy and sizes, as POOLGRAD_VERBOSE prints it), and the fallback the data forced on the
+ * plan ("" when the plan ran as made; otherwise "<implementation that ran instead>: <why>", e.g. when
+ * indices leave their own windows), and the status phase 2 returned. Before any run: empty strings.
+ * The strings stay valid until the next operator run on this thread. Null report: 100000.
+ */
+typedef struct poolgradRunReport {
+    const char *implementation;
+    const char *plan;
+    const char *fallback;
+    int32_t status;
+} poolgradRunReport;
+ACL_FUNC_VISIBILITY aclError poolgradGetLastRunReport(poolgradRunReport *report);
 /** The library version, "MAJOR.MINOR.PATCH". */
 ACL_FUNC_VISIBILITY const char *poolgradVersion(void);
 

@@ -11,11 +11,15 @@
 #include "core/error_message.h"
 #include "core/handle_registry.h"
 #include "core/verbose.h"
+#include "poolgrad/poolgrad.h"
+#include "runtime/device.h"
 #include "runtime/streams.h"
 
 struct aclOpExecutor {
     poolgrad::PoolProblem problem;
     const poolgrad::Implementation *implementation = nullptr;
+    std::shared_ptr<const poolgrad::ImplementationPlan> plan;  // made once in phase 1, run as is every time
+    std::string planText;
     std::string declined;
     std::atomic<bool> repeatable{false};
 };
@@ -30,6 +34,13 @@ HandleRegistry<aclOpExecutor> &executors() {
     return *registry;
 }
 
+// What the last phase 2 on this thread ran (poolgradGetLastRunReport).
+struct LastRun {
+    std::string implementation, plan, fallback;
+    int32_t status = 0;
+};
+thread_local LastRun lastRun;
+
 aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {
     return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": executor ", explainDeadHandle(executor, HandleKind::Executor));
 }
@@ -41,8 +52,18 @@ void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor) {
     if (executor) *executor = nullptr;
 }
 
-aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    const Selection selection = selectImplementation(problem);
+aclnnStatus finishPhaseOne(PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor) {
+    // The implementations considered are those of the backend of the caller's current device.
+    problem.backend = deviceById(currentDeviceId()).backend();
+    Selection selection;
+    try {
+        selection = selectImplementation(problem);
+    } catch (const std::bad_alloc &) {
+        // Plans hold window tables sized by the output extents: an absurd geometry of a broadcast input
+        // may not get them. Nothing has been written yet.
+        clearPhaseOneOutputs(workspaceSize, executor);
+        return fail(ACLNN_ERR_INNER, problem.operatorName, ": out of memory planning ", problem.describe());
+    }
     if (selection.chosen == nullptr) {
         clearPhaseOneOutputs(workspaceSize, executor);
         return fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, problem.operatorName, ": no implementation accepts ",
@@ -53,6 +74,8 @@ aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, 
         auto created = std::make_shared<aclOpExecutor>();
         created->problem = problem;
         created->implementation = selection.chosen;
+        created->plan = selection.plan;
+        created->planText = selection.plan->describe();
         created->declined = selection.declined;
         handle = executors().add(std::move(created));
     } catch (const std::bad_alloc &) {
@@ -86,18 +109,20 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
     const auto start = std::chrono::steady_clock::now();
     RunResult result;
     try {
-        result = live->implementation->run(problem);
+        result = live->implementation->run(problem, *live->plan);
     } catch (const std::bad_alloc &) {
         // Kernels allocate their tables and scratch before they write (and within the scratch bound), so
         // the outputs are untouched: e.g. a window table for an absurd padding of a broadcast input.
-        result = RunResult{ACLNN_ERR_INNER, "out of memory for the implementation's tables or scratch (" +
-                                                std::string(live->implementation->name) + ")"};
+        result = RunResult::failure(ACLNN_ERR_INNER, "out of memory for the implementation's tables or scratch (" +
+                                                         std::string(live->implementation->name) + ")");
     }
     const double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    lastRun = {live->implementation->name, live->planText, result.fallback, result.status};
     if (verboseEnabled()) {
-        std::fprintf(stderr, "poolgrad: %s impl=%s time=%.3fms status=%d%s%s\n", problem.describe().c_str(),
-                     live->implementation->name, milliseconds, result.status,
+        std::fprintf(stderr, "poolgrad: %s impl=%s plan={%s} time=%.3fms status=%d%s%s%s%s\n",
+                     problem.describe().c_str(), live->implementation->name, live->planText.c_str(), milliseconds,
+                     result.status, result.fallback.empty() ? "" : " fallback=", result.fallback.c_str(),
                      live->declined.empty() ? "" : " declined=", live->declined.c_str());
     }
     if (result.status != 0) return fail(result.status, operatorName, ": ", result.message);
@@ -108,6 +133,16 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
 }  // namespace poolgrad
 
 extern "C" {
+
+aclError poolgradGetLastRunReport(poolgradRunReport *report) {
+    if (report == nullptr) {
+        poolgrad::setRecentError("poolgradGetLastRunReport: report is null");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    const poolgrad::LastRun &last = poolgrad::lastRun;
+    *report = {last.implementation.c_str(), last.plan.c_str(), last.fallback.c_str(), last.status};
+    return ACL_SUCCESS;
+}
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
     if (executor == nullptr)

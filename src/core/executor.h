@@ -1,5 +1,5 @@
-// aclOpExecutor: what phase 1 hands to phase 2 — the problem description and the implementation
-// chosen for it. Callers hold a handle (core/handle_registry.h), so a run, destroyed or foreign executor is
+// aclOpExecutor: what phase 1 hands to phase 2 — the problem description, the implementation chosen for
+// it and the plan it made. Callers hold a handle (core/handle_registry.h), so a run, destroyed or foreign executor is
 // refused with 161001, never confused with another caller's executor.
 #pragma once
 
@@ -12,8 +12,9 @@
 
 namespace poolgrad {
 
-// Ends phase 1 of every operator: picks an implementation and creates the executor.
-aclnnStatus finishPhaseOne(const PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor);
+// Ends phase 1 of every operator: records the current device's backend in the problem, plans it with the
+// first implementation of that backend that accepts it, and creates the executor holding problem and plan.
+aclnnStatus finishPhaseOne(PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor);
 
 // Phase 2 of every operator: checks the executor, releases it unless repeatable, checks the other arguments
 // and runs it. A null stream is the default stream; a destroyed one is refused (161001).

@@ -19,22 +19,31 @@ bool forcedFor(const PoolProblem &problem) {
     return false;
 }
 
+const Implementation *implementationNamed(const std::string &name) {
+    for (const Implementation &candidate : allImplementations())
+        if (name == candidate.name) return &candidate;
+    return nullptr;
+}
+
 Selection selectImplementation(const PoolProblem &problem) {
     Selection selection;
     const bool forced = forcedFor(problem);
     for (const Implementation &candidate : allImplementations()) {
         if (candidate.task != problem.task || candidate.backend != problem.backend) continue;
-        std::optional<std::string> reason;
-        if (forced && forcedImplementation != candidate.name)
+        std::string reason;
+        if (forced && forcedImplementation != candidate.name) {
             reason = "not the forced implementation";
-        else
-            reason = candidate.declineReason(problem);
-        if (!reason) {
-            selection.chosen = &candidate;
-            return selection;
+        } else {
+            PlanOutcome outcome = candidate.plan(problem);
+            if (outcome.accepted()) {
+                selection.chosen = &candidate;
+                selection.plan = std::move(outcome.plan);
+                return selection;
+            }
+            reason = std::move(outcome.declined);
         }
         if (!selection.declined.empty()) selection.declined += "; ";
-        selection.declined += joinText(candidate.name, ": ", *reason);
+        selection.declined += joinText(candidate.name, ": ", reason);
     }
     return selection;
 }
@@ -62,11 +71,9 @@ aclError poolgradForceImplementation(const char *name) {
         poolgrad::forcedImplementation.clear();
         return ACL_SUCCESS;
     }
-    for (const poolgrad::Implementation &candidate : poolgrad::allImplementations()) {
-        if (std::strcmp(candidate.name, name) == 0) {
-            poolgrad::forcedImplementation = name;
-            return ACL_SUCCESS;
-        }
+    if (poolgrad::implementationNamed(name) != nullptr) {
+        poolgrad::forcedImplementation = name;
+        return ACL_SUCCESS;
     }
     poolgrad::setRecentError(poolgrad::joinText("poolgradForceImplementation: no implementation is named \"", name,
                                                 "\" (see poolgradImplementationName)"));

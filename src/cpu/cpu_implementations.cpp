@@ -9,6 +9,27 @@ namespace {
 
 std::optional<std::string> acceptAll(const PoolProblem &) { return std::nullopt; }
 
+// Kernels that still decide their strategy when they run: their plan records only that they accept.
+struct KernelDecidesPlan final : ImplementationPlan {
+    std::string describe() const override { return "decided by the kernel"; }
+};
+
+template <std::optional<std::string> (*Decline)(const PoolProblem &)>
+PlanOutcome planIfAccepted(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = Decline(problem)) return PlanOutcome::decline(std::move(*reason));
+    return PlanOutcome::accept(KernelDecidesPlan{});
+}
+
+template <RunResult (*Run)(const PoolProblem &)>
+RunResult runWithoutPlan(const PoolProblem &problem, const ImplementationPlan &) {
+    return Run(problem);
+}
+
+template <std::optional<std::string> (*Decline)(const PoolProblem &), RunResult (*Run)(const PoolProblem &)>
+constexpr Implementation kernelDecides(const char *name, PoolTask task) {
+    return Implementation{name, task, Backend::Cpu, planIfAccepted<Decline>, runWithoutPlan<Run>};
+}
+
 std::optional<std::string> requireDensePlanes(
     std::initializer_list<std::pair<const char *, const StridedTensor *>> operands) {
     for (const auto &[role, tensor] : operands)
@@ -65,25 +86,23 @@ std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &probl
 }
 
 constexpr std::array implementations{
-    Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, forwardDenseDecline,
-                   cpu::argmaxForwardDense},
-    Implementation{"cpu_argmax_forward_channels_last", PoolTask::ArgmaxForward, Backend::Cpu,
-                   forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast},
-    Implementation{"cpu_argmax_forward_reference", PoolTask::ArgmaxForward, Backend::Cpu, acceptAll,
-                   cpu::argmaxForwardStrided},
-    Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
-                   backwardDenseDecline, cpu::indexScatterBackwardDense},
-    Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
-                   backwardChannelsLastDecline, cpu::indexScatterBackwardChannelsLast},
-    Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu, acceptAll,
-                   cpu::indexScatterBackwardStrided},
-    Implementation{"cpu_recompute_argmax_backward_dense", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
-                   recomputeDenseDecline, cpu::recomputeArgmaxBackwardDense},
-    Implementation{"cpu_recompute_argmax_backward_channels_last", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
-                   recomputeChannelsLastDecline, cpu::recomputeArgmaxBackwardChannelsLast},
-    Implementation{"cpu_recompute_argmax_backward_reference", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
-                   acceptAll, cpu::recomputeArgmaxBackwardStrided},
-    Implementation{"cpu_zero_fill", PoolTask::ZeroFill, Backend::Cpu, acceptAll, cpu::zeroFillGradInput},
+    kernelDecides<forwardDenseDecline, cpu::argmaxForwardDense>("cpu_argmax_forward_dense", PoolTask::ArgmaxForward),
+    kernelDecides<forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast>("cpu_argmax_forward_channels_last",
+                                                                              PoolTask::ArgmaxForward),
+    kernelDecides<acceptAll, cpu::argmaxForwardStrided>("cpu_argmax_forward_reference", PoolTask::ArgmaxForward),
+    kernelDecides<backwardDenseDecline, cpu::indexScatterBackwardDense>("cpu_index_scatter_backward_dense",
+                                                                        PoolTask::IndexScatterBackward),
+    kernelDecides<backwardChannelsLastDecline, cpu::indexScatterBackwardChannelsLast>(
+        "cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward),
+    kernelDecides<acceptAll, cpu::indexScatterBackwardStrided>("cpu_index_scatter_backward_reference",
+                                                               PoolTask::IndexScatterBackward),
+    kernelDecides<recomputeDenseDecline, cpu::recomputeArgmaxBackwardDense>("cpu_recompute_argmax_backward_dense",
+                                                                            PoolTask::RecomputeArgmaxBackward),
+    kernelDecides<recomputeChannelsLastDecline, cpu::recomputeArgmaxBackwardChannelsLast>(
+        "cpu_recompute_argmax_backward_channels_last", PoolTask::RecomputeArgmaxBackward),
+    kernelDecides<acceptAll, cpu::recomputeArgmaxBackwardStrided>("cpu_recompute_argmax_backward_reference",
+                                                                  PoolTask::RecomputeArgmaxBackward),
+    kernelDecides<acceptAll, cpu::zeroFillGradInput>("cpu_zero_fill", PoolTask::ZeroFill),
 };
 
 }  // namespace

@@ -24,6 +24,7 @@
 
 #include "aclnn/aclnn_base.h"
 #include "core/checked_arithmetic.h"
+#include "core/error_message.h"
 #include "core/gradient_sum.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
@@ -321,7 +322,7 @@ RunResult indexScatterBackwardReference(const PoolProblem &problem) {
     });
     if (!first.found()) return {};
     zeroFill(problem.gradInput);
-    return {ACLNN_ERR_PARAM_INVALID, describeBadIndex(problem, first)};
+    return RunResult::failure(ACLNN_ERR_PARAM_INVALID, describeBadIndex(problem, first));
 }
 
 template <bool ChannelsLast>
@@ -332,7 +333,16 @@ RunResult indexScatterBackwardSlabs(const PoolProblem &problem) {
         });
     });
     if (!counts.badIndex && counts.expected == counts.accepted) return {};
-    return indexScatterBackwardReference(problem);  // reports bad indices, handles stray ones
+    // Reports bad indices, handles stray ones; the report and verbose output say that it ran.
+    RunResult result = indexScatterBackwardReference(problem);
+    result.fallback =
+        counts.badIndex
+            ? "cpu_index_scatter_backward_reference: an index outside its plane"
+            : joinText("cpu_index_scatter_backward_reference: indices leave their own windows (", counts.expected,
+                       " contributions expected in the slabs that own their "
+                       "outputs, ",
+                       counts.accepted, " landed in the slabs visited)");
+    return result;
 }
 
 }  // namespace
