@@ -7,7 +7,7 @@ refused call raises PoolgradError carrying the aclnn status and the library's ac
 """
 
 from .controls import (force_implementation, forced_implementation, get_num_threads, implementations,
-                       set_num_threads, version)
+                       last_run_report, set_num_threads, version)
 from .errors import PoolgradError
 from .operators import (adaptive_max_pool2d, adaptive_max_pool2d_backward, adaptive_max_pool3d,
                         adaptive_max_pool3d_backward, max_pool2d_with_indices, max_pool2d_with_indices_backward,
@@ -18,7 +18,7 @@ from .operators import (adaptive_max_pool2d, adaptive_max_pool2d_backward, adapt
 __all__ = [
     "PoolgradError", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "adaptive_max_pool3d",
     "adaptive_max_pool3d_backward", "force_implementation", "forced_implementation", "get_num_threads",
-    "implementations", "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d_with_mask",
+    "implementations", "last_run_report", "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d_with_mask",
     "max_pool2d_with_mask_backward", "max_pool3d_with_argmax", "max_pool3d_with_argmax_backward",
     "max_pool", "max_pool_v3", "max_pool_v3_grad", "max_pool_v3_with_attrs", "set_num_threads", "version"
 ]

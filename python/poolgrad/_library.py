@@ -73,6 +73,14 @@ _declare("poolgradImplementationTask", ctypes.c_char_p, ctypes.c_int32)
 _declare("poolgradForceImplementation", _status, ctypes.c_char_p)
 _declare("poolgradVersion", ctypes.c_char_p)
 
+
+class RunReport(ctypes.Structure):
+    _fields_ = [("implementation", ctypes.c_char_p), ("plan", ctypes.c_char_p), ("fallback", ctypes.c_char_p),
+                ("status", ctypes.c_int32)]
+
+
+_declare("poolgradGetLastRunReport", _status, ctypes.POINTER(RunReport))
+
 _phase_two_arguments = (_c_void_p, ctypes.c_uint64, _c_void_p, _c_void_p)
 _phase_one_tail = (ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(_c_void_p))
 _regular_pooling = (_c_void_p, _c_void_p, _c_void_p, _c_void_p, ctypes.c_bool)  # kernel, stride, pad, dil, ceil

@@ -2,7 +2,9 @@
 
 from contextlib import contextmanager
 
-from ._library import library
+import ctypes
+
+from ._library import RunReport, library
 from ._tensors import _recent_message
 from .errors import PoolgradError
 
@@ -42,3 +44,14 @@ def forced_implementation(name):
         yield
     finally:
         force_implementation(None)
+
+
+def last_run_report() -> dict:
+    """What the last operator run on this thread did: {"implementation", "plan", "fallback", "status"}
+    (poolgradGetLastRunReport). "fallback" is "" when the plan ran as made."""
+    report = RunReport()
+    status = library.poolgradGetLastRunReport(ctypes.byref(report))
+    if status != 0:
+        raise PoolgradError(status, _recent_message(), "poolgradGetLastRunReport")
+    return {"implementation": report.implementation.decode(), "plan": report.plan.decode(),
+            "fallback": report.fallback.decode(), "status": int(report.status)}

@@ -241,6 +241,27 @@ def test_every_implementation_agrees_with_the_dispatcher():
                 assert error.status == 561003 and error.message, name
                 continue
         np.testing.assert_array_equal(grad, expected, err_msg=name)
+        report = pg.last_run_report()
+        assert report["implementation"] == name and report["plan"] and report["status"] == 0, report
+        assert report["fallback"] == "", report  # the forward's own indices never leave their windows
+
+
+def test_last_run_report_names_the_fallback_of_a_stray_index():
+    # 600 input rows of 256 floats: the dense scatter sums a plane in slabs of at most 256 rows. Output 0's
+    # window spans rows 0..301; its index points into row 599, a slab that never visits output 0.
+    rng = np.random.default_rng(7)
+    self = rng.standard_normal((1, 1, 2, 300, 256)).astype(np.float32)
+    _, indices = pg.max_pool3d_with_argmax(self, [2, 2, 2], [2, 2, 2], [0, 0, 0])
+    indices.reshape(-1)[0] = 599 * 256
+    grad_output = rng.standard_normal(indices.shape).astype(np.float32)
+    with pg.forced_implementation("cpu_index_scatter_backward_dense"):
+        grad = pg.max_pool3d_with_argmax_backward(grad_output, self, indices, [2, 2, 2], [2, 2, 2], [0, 0, 0])
+    report = pg.last_run_report()
+    expected = np.zeros(self.size, np.float32)
+    np.add.at(expected, indices.ravel(), grad_output.ravel())  # at most two contributions meet: exact order
+    np.testing.assert_array_equal(grad.ravel(), expected)
+    assert report["implementation"] == "cpu_index_scatter_backward_dense", report
+    assert report["fallback"].startswith("cpu_index_scatter_backward_reference: indices leave"), report
 
 
 def test_thread_count_control():
