@@ -1,6 +1,6 @@
 #include "api/max_pool_v3_attributes.h"
 
-#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -11,18 +11,45 @@
 namespace poolgrad {
 namespace {
 
-const char *formatText(MaxPoolV3DataFormat format) { return format == MaxPoolV3DataFormat::Nhwc ? "NHWC" : "NCHW"; }
+// The names a string attribute takes, its default (what nullptr means) first.
+template <typename Value>
+struct NamedValue {
+    const char *name;
+    Value value;
+};
+constexpr std::array<NamedValue<MaxPoolV3DataFormat>, 2> dataFormatNames{
+    {{"NCHW", MaxPoolV3DataFormat::Nchw}, {"NHWC", MaxPoolV3DataFormat::Nhwc}}};
+constexpr std::array<NamedValue<MaxPoolV3PaddingMode>, 3> paddingModeNames{
+    {{"CALCULATED", MaxPoolV3PaddingMode::Calculated},
+     {"SAME", MaxPoolV3PaddingMode::Same},
+     {"VALID", MaxPoolV3PaddingMode::Valid}}};
 
-const char *modeText(MaxPoolV3PaddingMode mode) {
-    switch (mode) {
-        case MaxPoolV3PaddingMode::Same:
-            return "SAME";
-        case MaxPoolV3PaddingMode::Valid:
-            return "VALID";
-        case MaxPoolV3PaddingMode::Calculated:
-            break;
-    }
-    return "CALCULATED";
+template <typename Value, size_t count>
+const char *nameOf(const std::array<NamedValue<Value>, count> &names, Value value) {
+    for (const NamedValue<Value> &named : names)
+        if (named.value == value) return named.name;
+    return names[0].name;
+}
+
+const char *formatText(MaxPoolV3DataFormat format) { return nameOf(dataFormatNames, format); }
+const char *modeText(MaxPoolV3PaddingMode mode) { return nameOf(paddingModeNames, mode); }
+
+// One of the names exactly (case-sensitive), or nullptr for the default.
+template <typename Value, size_t count>
+aclnnStatus decodeName(const char *op, const char *argument, const char *text,
+                       const std::array<NamedValue<Value>, count> &names, Value &value) {
+    value = names[0].value;
+    if (text == nullptr) return ACLNN_SUCCESS;
+    for (const NamedValue<Value> &named : names)
+        if (std::strcmp(text, named.name) == 0) {
+            value = named.value;
+            return ACLNN_SUCCESS;
+        }
+    std::string choices;
+    for (size_t i = 0; i < count; ++i)
+        choices += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + "\"" + names[i].name + "\"";
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", argument, " must be ", choices,
+                " (exact, case-sensitive; nullptr means \"", names[0].name, "\"), got \"", text, "\"");
 }
 
 }  // namespace
@@ -33,37 +60,11 @@ MaxPoolV3AxisPositions maxPoolV3AxisPositions(MaxPoolV3DataFormat format) {
 }
 
 aclnnStatus decodeMaxPoolV3DataFormat(const char *op, const char *dataFormat, MaxPoolV3DataFormat &format) {
-    if (dataFormat == nullptr || std::strcmp(dataFormat, "NCHW") == 0) {
-        format = MaxPoolV3DataFormat::Nchw;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(dataFormat, "NHWC") == 0) {
-        format = MaxPoolV3DataFormat::Nhwc;
-        return ACLNN_SUCCESS;
-    }
-    return fail(ACLNN_ERR_PARAM_INVALID, op,
-                ": dataFormat must be \"NCHW\" or \"NHWC\" (exact, case-sensitive; "
-                "nullptr means \"NCHW\"), got \"",
-                dataFormat, "\"");
+    return decodeName(op, "dataFormat", dataFormat, dataFormatNames, format);
 }
 
 aclnnStatus decodeMaxPoolV3PaddingMode(const char *op, const char *paddingMode, MaxPoolV3PaddingMode &mode) {
-    if (paddingMode == nullptr || std::strcmp(paddingMode, "CALCULATED") == 0) {
-        mode = MaxPoolV3PaddingMode::Calculated;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(paddingMode, "SAME") == 0) {
-        mode = MaxPoolV3PaddingMode::Same;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(paddingMode, "VALID") == 0) {
-        mode = MaxPoolV3PaddingMode::Valid;
-        return ACLNN_SUCCESS;
-    }
-    return fail(ACLNN_ERR_PARAM_INVALID, op,
-                ": paddingMode must be \"CALCULATED\", \"SAME\" or \"VALID\" (exact, "
-                "case-sensitive; nullptr means \"CALCULATED\"), got \"",
-                paddingMode, "\"");
+    return decodeName(op, "paddingMode", paddingMode, paddingModeNames, mode);
 }
 
 aclnnStatus requireNoGlobalPooling(const char *op, bool globalPooling) {

@@ -3,6 +3,7 @@
 // paddingMode CALCULATED, dataFormat NCHW and no global pooling, its ceilMode given as an aclScalar. Phase 1
 // checks in CANN's order and describes a value-only argmax forward (no indices); the shared kernels run it.
 #include <cstring>
+#include <optional>
 
 #include "aclnnop/aclnn_max_pool_v3.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
@@ -27,45 +28,46 @@ T scalarValue(const aclScalar *scalar) {
     return value;
 }
 
-// CANN reads the scalar as an integer (ToInt64) and tests it against 0; nullptr means false.
-aclnnStatus decodeCeilMode(const aclScalar *ceilMode, bool &ceil) {
-    ceil = false;
-    if (ceilMode == nullptr) return ACLNN_SUCCESS;
-    switch (ceilMode->dataType) {
+// CANN reads the scalar as an integer (ToInt64) and tests it against 0: floating scalars count as their
+// integer part, as a conversion to int64 takes it. nullopt for a type that is neither numeric nor bool.
+std::optional<bool> nonZeroAsInteger(const aclScalar *scalar) {
+    switch (scalar->dataType) {
         case ACL_BOOL:
         case ACL_INT8:
         case ACL_UINT8:
-            ceil = scalarValue<uint8_t>(ceilMode) != 0;
-            return ACLNN_SUCCESS;
+            return scalarValue<uint8_t>(scalar) != 0;
         case ACL_INT16:
         case ACL_UINT16:
-            ceil = scalarValue<uint16_t>(ceilMode) != 0;
-            return ACLNN_SUCCESS;
+            return scalarValue<uint16_t>(scalar) != 0;
         case ACL_INT32:
         case ACL_UINT32:
-            ceil = scalarValue<uint32_t>(ceilMode) != 0;
-            return ACLNN_SUCCESS;
+            return scalarValue<uint32_t>(scalar) != 0;
         case ACL_INT64:
         case ACL_UINT64:
-            ceil = scalarValue<uint64_t>(ceilMode) != 0;
-            return ACLNN_SUCCESS;
-        // Floating scalars count as their integer part, as a conversion to int64 takes it.
+            return scalarValue<uint64_t>(scalar) != 0;
         case ACL_FLOAT:
-            ceil = static_cast<int64_t>(scalarValue<float>(ceilMode)) != 0;
-            return ACLNN_SUCCESS;
+            return static_cast<int64_t>(scalarValue<float>(scalar)) != 0;
         case ACL_DOUBLE:
-            ceil = static_cast<int64_t>(scalarValue<double>(ceilMode)) != 0;
-            return ACLNN_SUCCESS;
+            return static_cast<int64_t>(scalarValue<double>(scalar)) != 0;
         case ACL_FLOAT16:
-            ceil = static_cast<int64_t>(toFloat(Float16{scalarValue<uint16_t>(ceilMode)})) != 0;
-            return ACLNN_SUCCESS;
+            return static_cast<int64_t>(toFloat(Float16{scalarValue<uint16_t>(scalar)})) != 0;
         case ACL_BF16:
-            ceil = static_cast<int64_t>(toFloat(BFloat16{scalarValue<uint16_t>(ceilMode)})) != 0;
-            return ACLNN_SUCCESS;
+            return static_cast<int64_t>(toFloat(BFloat16{scalarValue<uint16_t>(scalar)})) != 0;
         default:
-            return fail(ACLNN_ERR_PARAM_INVALID, maxPoolV3, ": ceilMode must be a numeric or bool scalar, got dtype ",
-                        dataTypeName(ceilMode->dataType));
+            return std::nullopt;
     }
+}
+
+// nullptr means false.
+aclnnStatus decodeCeilMode(const aclScalar *ceilMode, bool &ceil) {
+    ceil = false;
+    if (ceilMode == nullptr) return ACLNN_SUCCESS;
+    const std::optional<bool> nonZero = nonZeroAsInteger(ceilMode);
+    if (!nonZero)
+        return fail(ACLNN_ERR_PARAM_INVALID, maxPoolV3, ": ceilMode must be a numeric or bool scalar, got dtype ",
+                    dataTypeName(ceilMode->dataType));
+    ceil = *nonZero;
+    return ACLNN_SUCCESS;
 }
 
 // Rules 2 and 3: x's dtype, y's the same; both rank 4 in a public format.
