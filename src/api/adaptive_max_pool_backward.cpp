@@ -3,26 +3,18 @@
 // order; the computation is the same index scatter as every indices-based backward.
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
-#include "api/adaptive_max_pool.h"
 #include "api/argument_checks.h"
-#include "api/operand_memory.h"
+#include "api/backward_tail.h"
+#include "api/phase_one.h"
 #include "api/spatial_operand.h"
-#include "core/error_message.h"
-#include "core/executor.h"
+#include "core/geometry_builders.h"
 
 namespace poolgrad {
 namespace {
 
-aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, const aclTensor *gradOutput,
-                                            const aclTensor *self, const aclTensor *indices, const aclTensor *gradInput,
-                                            uint64_t *workspaceSize, aclOpExecutor **executor, PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput},
-                                     {"self", self},
-                                     {"indices", indices},
-                                     {"gradInput", gradInput},
-                                     {"workspaceSize", workspaceSize},
-                                     {"executor", executor}}))
-        return s;
+aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, const IndexBackwardTensors &tensors,
+                                            PoolProblem &problem) {
+    const auto &[gradOutput, self, indices, gradInput] = tensors;
     const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self}, indicesArg{"indices", indices},
         gradInputArg{"gradInput", gradInput};
 
@@ -40,7 +32,6 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
     if (auto s = requireSameShape(op, indicesArg, gradOutputArg)) return s;
     if (auto s = requireSameShape(op, gradInputArg, selfArg)) return s;
 
-    const StridedTensor input = spatialOperand(spatialDims, self);
     int64_t planeElements = 0;
     if (auto s = requirePlaneElements(op, selfArg, spatialDims, planeElements)) return s;
     if (auto s = requireIndexRange(op, "indices", indexStorageOf(indices->dataType), spatialDims, planeElements))
@@ -51,26 +42,10 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
     for (const NamedTensor &tensor : {gradOutputArg, indicesArg, gradInputArg})
         if (auto s = requireSameFormat(op, tensor, selfArg)) return s;
 
-    const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(spatialDims);
-    for (size_t i = 0; i < leadingCount; ++i)
-        if (gradOutput->viewShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
-                        i, ") must equal self's, got gradOutput ", shapeText(gradOutput->viewShape), " and self ",
-                        shapeText(self->viewShape));
+    if (auto s = describeIndexBackwardTail(op, spatialDims, tensors, problem)) return s;
+    if (problem.task == PoolTask::ZeroFill) return ACLNN_SUCCESS;
 
-    if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
-    // self is not read by the backward (only its shape): gradInput may take its memory.
-    if (auto s = requireNoSelfOverlap(op, {gradInputArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {gradInputArg}, {gradOutputArg, indicesArg})) return s;
-
-    problem.operatorName = op;
-    problem.gradInput = spatialOperand(spatialDims, gradInput);
-    if (isEmpty(gradOutput) || isEmpty(self) || isEmpty(indices)) {
-        problem.task = PoolTask::ZeroFill;
-        return ACLNN_SUCCESS;
-    }
-    problem.task = PoolTask::IndexScatterBackward;
-    problem.gradOutput = spatialOperand(spatialDims, gradOutput);
+    const StridedTensor input = spatialOperand(spatialDims, self);
     problem.indices = spatialOperand(spatialDims, indices);
     problem.geometry =
         adaptiveGeometry(input.size[0], input.size[1], {input.size[2], input.size[3], input.size[4]},
@@ -78,15 +53,15 @@ aclnnStatus describeAdaptiveMaxPoolBackward(int spatialDims, const char *op, con
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *gradOutput, const aclTensor *self,
-                     const aclTensor *indices, aclTensor *gradInput, uint64_t *workspaceSize,
+aclnnStatus phaseOne(int spatialDims, const char *op, IndexBackwardTensors tensors, uint64_t *workspaceSize,
                      aclOpExecutor **executor) {
-    return planOperator(op,
-                        {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeAdaptiveMaxPoolBackward(spatialDims, op, gradOutput, self, indices,
-                                                                   gradInput, workspaceSize, executor, problem);
-                        });
+    return planPhaseOne(
+        {op, workspaceSize, executor},
+        {{"gradOutput", tensors.gradOutput},
+         {"self", tensors.self},
+         {"indices", tensors.indices},
+         {"gradInput", tensors.gradInput}},
+        [&](PoolProblem &problem) { return describeAdaptiveMaxPoolBackward(spatialDims, op, tensors, problem); });
 }
 
 constexpr const char *adaptive3dBackward = "aclnnAdaptiveMaxPool3dBackward";
@@ -102,7 +77,7 @@ extern "C" {
 aclnnStatus aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                            const aclTensor *indices, aclTensor *gradInput,
                                                            uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return phaseOne(3, adaptive3dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
+    return phaseOne(3, adaptive3dBackward, {gradOutput, self, indices, gradInput}, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -113,7 +88,7 @@ aclnnStatus aclnnAdaptiveMaxPool3dBackward(void *workspace, uint64_t workspaceSi
 aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                            const aclTensor *indices, aclTensor *gradInput,
                                                            uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return phaseOne(2, adaptive2dBackward, gradOutput, self, indices, gradInput, workspaceSize, executor);
+    return phaseOne(2, adaptive2dBackward, {gradOutput, self, indices, gradInput}, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

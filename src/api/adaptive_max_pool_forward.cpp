@@ -3,41 +3,27 @@
 // problem whose windows are adaptive: [floor(o*I/O), ceil((o+1)*I/O)) on every axis.
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
-#include "api/adaptive_max_pool.h"
 #include "api/argument_checks.h"
 #include "api/operand_memory.h"
+#include "api/phase_one.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
-#include "core/executor.h"
+#include "core/geometry_builders.h"
 
 namespace poolgrad {
 
-PoolGeometry adaptiveGeometry(int64_t batch, int64_t channels, const std::array<int64_t, 3> &input,
-                              const std::array<int64_t, 3> &output) {
-    PoolGeometry geometry;
-    geometry.batch = batch;
-    geometry.channels = channels;
-    for (int a = 0; a < 3; ++a) {
-        geometry.axes[a].adaptive = true;
-        geometry.axes[a].inputSize = input[a];
-        geometry.axes[a].outputSize = output[a];
-    }
-    return geometry;
-}
-
 namespace {
 
-aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, const aclTensor *self,
-                                           const aclIntArray *outputSize, const aclTensor *out,
-                                           const aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor,
-                                           PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"workspaceSize", workspaceSize},
-                                     {"executor", executor},
-                                     {"self", self},
-                                     {"outputSize", outputSize},
-                                     {"outputOut", out},
-                                     {"indicesOut", indices}}))
-        return s;
+struct AdaptiveMaxPoolForwardArguments {
+    const aclTensor *self;
+    const aclIntArray *outputSize;
+    const aclTensor *out;      // outputOut
+    const aclTensor *indices;  // indicesOut
+};
+
+aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op,
+                                           const AdaptiveMaxPoolForwardArguments &arguments, PoolProblem &problem) {
+    const auto &[self, outputSize, out, indices] = arguments;
     const NamedTensor selfArg{"self", self}, outArg{"outputOut", out}, indicesArg{"indicesOut", indices};
 
     const size_t batchedRank = static_cast<size_t>(spatialDims) + 2;
@@ -77,16 +63,12 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     // An empty self leaves nothing to write: the 2-D operator then takes any empty outputOut, as CANN's op_api
     // does (it compares no shapes but outputOut's and indicesOut's); a non-empty one is still refused.
     const bool nothingToWrite = spatialDims == 2 && isEmpty(self) && isEmpty(out);
-    for (size_t i = 0; i < self->viewShape.size() && !nothingToWrite; ++i) {
-        const bool spatial = i >= firstSpatial && i < firstSpatial + static_cast<size_t>(spatialDims);
-        if (!spatial && out->viewShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": outputOut ",
-                        i == 0 && self->viewShape.size() == static_cast<size_t>(spatialDims) + 2 ? "N" : "C", " (dim ",
-                        i, ") must equal self's, got outputOut ", shapeText(out->viewShape), " and self ",
-                        shapeText(self->viewShape));
-    }
-    if (!nothingToWrite)
+    if (!nothingToWrite) {
+        if (auto s = requireSameDims(op, outArg, selfArg,
+                                     batchAndChannelDims(self->viewShape.size(), spatialDims, firstSpatial)))
+            return s;
         if (auto s = requireShape(op, outArg, expected, "self's leading dims followed by outputSize")) return s;
+    }
     if (auto s = requireSameShape(op, indicesArg, outArg)) return s;
 
     if (auto s = requireSameDataType(op, outArg, selfArg)) return s;
@@ -107,14 +89,11 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     if (auto s = requireIndexRange(op, "indicesOut", indexStorageOf(indices->dataType), spatialDims, planeElements))
         return s;
 
-    problem.operatorName = op;
     if (isEmpty(self)) {
-        problem.task = PoolTask::ZeroFill;  // empty gradInput: nothing to write
+        problem.task = PoolTask::ZeroFill;  // nothing to write: outputOut and indicesOut are empty
         return ACLNN_SUCCESS;
     }
-    if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
-    if (auto s = requireNoSelfOverlap(op, {outArg, indicesArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {outArg, indicesArg}, {selfArg})) return s;
+    if (auto s = requireOperandMemory(op, {selfArg}, {outArg, indicesArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
     problem.output = operandOf(out);
@@ -125,13 +104,15 @@ aclnnStatus describeAdaptiveMaxPoolForward(int spatialDims, const char *op, cons
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus phaseOne(int spatialDims, const char *op, const aclTensor *self, const aclIntArray *outputSize,
-                     aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(op, {{"self", self}, {"outputSize", outputSize}, {"outputOut", out}, {"indicesOut", indices}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeAdaptiveMaxPoolForward(spatialDims, op, self, outputSize, out, indices,
-                                                                  workspaceSize, executor, problem);
-                        });
+aclnnStatus phaseOne(int spatialDims, const char *op, AdaptiveMaxPoolForwardArguments arguments,
+                     uint64_t *workspaceSize, aclOpExecutor **executor) {
+    return planPhaseOne(
+        {op, workspaceSize, executor, NullCheckOrder::OutputsFirst},
+        {{"self", arguments.self},
+         {"outputSize", arguments.outputSize},
+         {"outputOut", arguments.out},
+         {"indicesOut", arguments.indices}},
+        [&](PoolProblem &problem) { return describeAdaptiveMaxPoolForward(spatialDims, op, arguments, problem); });
 }
 
 constexpr const char *adaptive3d = "aclnnAdaptiveMaxPool3d";
@@ -147,7 +128,7 @@ extern "C" {
 aclnnStatus aclnnAdaptiveMaxPool3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
                                                    aclTensor *outputOut, aclTensor *indicesOut, uint64_t *workspaceSize,
                                                    aclOpExecutor **executor) {
-    return phaseOne(3, adaptive3d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
+    return phaseOne(3, adaptive3d, {self, outputSize, outputOut, indicesOut}, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -158,7 +139,7 @@ aclnnStatus aclnnAdaptiveMaxPool3d(void *workspace, uint64_t workspaceSize, aclO
 aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
                                                    aclTensor *outputOut, aclTensor *indicesOut, uint64_t *workspaceSize,
                                                    aclOpExecutor **executor) {
-    return phaseOne(2, adaptive2d, self, outputSize, outputOut, indicesOut, workspaceSize, executor);
+    return phaseOne(2, adaptive2d, {self, outputSize, outputOut, indicesOut}, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -109,12 +109,6 @@ int64_t elementCount(const aclTensor *tensor) {
 
 bool isEmpty(const aclTensor *tensor) { return elementCount(tensor) == 0; }
 
-aclnnStatus requireNonNull(const char *op, std::initializer_list<NamedPointer> arguments) {
-    for (const NamedPointer &argument : arguments)
-        if (argument.pointer == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, op, ": ", argument.name, " is null");
-    return ACLNN_SUCCESS;
-}
-
 aclnnStatus requireDataTypeIn(const char *op, NamedTensor tensor, std::initializer_list<aclDataType> allowed) {
     if (std::find(allowed.begin(), allowed.end(), tensor.tensor->dataType) != allowed.end()) return ACLNN_SUCCESS;
     std::string names;
@@ -219,6 +213,26 @@ aclnnStatus requireIndexRange(const char *op, const char *name, IndexStorage sto
                     "indices of the WithIndices operators can address it)");
     return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", name, " is INT32 but the input plane ", plane, " has ",
                 planeElements, " elements, more than 2147483647; use INT64 indices");
+}
+
+std::vector<NamedDim> batchAndChannelDims(size_t rank, int spatialDims, size_t firstSpatial) {
+    std::vector<NamedDim> dims;
+    const bool batched = rank == static_cast<size_t>(spatialDims) + 2;
+    for (size_t i = 0; i < rank; ++i)
+        if (i < firstSpatial || i >= firstSpatial + static_cast<size_t>(spatialDims))
+            dims.push_back({i, batched && i == 0 ? "N" : "C"});
+    return dims;
+}
+
+aclnnStatus requireSameDims(const char *op, NamedTensor tensor, NamedTensor reference,
+                            const std::vector<NamedDim> &dims) {
+    const std::vector<int64_t> &shape = tensor.tensor->viewShape, &referenceShape = reference.tensor->viewShape;
+    for (const NamedDim &dim : dims)
+        if (shape[dim.position] != referenceShape[dim.position])
+            return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", tensor.name, " ", dim.name, " (dim ", dim.position,
+                        ") must equal ", reference.name, "'s, got ", tensor.name, " ", shapeText(shape), " and ",
+                        reference.name, " ", shapeText(referenceShape));
+    return ACLNN_SUCCESS;
 }
 
 aclnnStatus requireWindowArithmetic(const char *op, const PoolGeometry &geometry) {

@@ -14,11 +14,6 @@
 
 namespace poolgrad {
 
-struct NamedPointer {
-    const char *name;
-    const void *pointer;
-};
-
 struct NamedTensor {
     const char *name;
     const aclTensor *tensor;
@@ -32,7 +27,6 @@ const char *formatName(aclFormat format);
 int64_t elementCount(const aclTensor *tensor);
 bool isEmpty(const aclTensor *tensor);
 
-aclnnStatus requireNonNull(const char *op, std::initializer_list<NamedPointer> arguments);
 aclnnStatus requireDataTypeIn(const char *op, NamedTensor tensor, std::initializer_list<aclDataType> allowed);
 aclnnStatus requireSameDataType(const char *op, NamedTensor tensor, NamedTensor reference);
 // Rejects UNDEFINED and the NPU-private formats.
@@ -43,6 +37,17 @@ aclnnStatus requireRankIn(const char *op, NamedTensor tensor, std::initializer_l
 aclnnStatus requireSameRank(const char *op, NamedTensor tensor, NamedTensor reference);
 aclnnStatus requireSameShape(const char *op, NamedTensor tensor, NamedTensor reference);
 aclnnStatus requireShape(const char *op, NamedTensor tensor, const std::vector<int64_t> &expected, const char *why);
+
+// A dim by position and the name messages give it ("N", "C").
+struct NamedDim {
+    size_t position;
+    const char *name;
+};
+// The batch and channel dims of a rank-`rank` tensor whose spatialDims spatial dims start at firstSpatial:
+// every other dim, the first named N when the tensor has a batch, the others C.
+std::vector<NamedDim> batchAndChannelDims(size_t rank, int spatialDims, size_t firstSpatial);
+aclnnStatus requireSameDims(const char *op, NamedTensor tensor, NamedTensor reference,
+                            const std::vector<NamedDim> &dims);
 // The elements of one (n,c) plane of `tensor`: the product of its spatialDims spatial dims (D*H*W, or H*W
 // for 2-D operators; the last dims, or the ones before C when channelsLast), exact; 161002 naming the tensor
 // when it does not fit in int64.

@@ -48,53 +48,29 @@ aclnnStatus requireAtLeastOne(const char *op, const char *name, const std::array
 
 }  // namespace
 
-aclnnStatus decodeMaxPoolAttributes(const char *op, int spatialDims, const aclIntArray *kernelSize,
-                                    const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
-                                    bool ceilMode, MaxPoolAttributes &attributes) {
-    attributes.ceilMode = ceilMode;
-    if (auto status = expandList(op, "kernelSize", kernelSize, spatialDims, false, nullptr, 1, attributes.kernel))
+aclnnStatus decodeMaxPoolWindows(const char *op, int spatialDims, const MaxPoolWindowArguments &arguments,
+                                 RegularWindows &windows) {
+    windows.ceilMode = arguments.ceilMode;
+    if (auto status =
+            expandList(op, "kernelSize", arguments.kernelSize, spatialDims, false, nullptr, 1, windows.kernel))
         return status;
-    if (auto status = requireAtLeastOne(op, "kernelSize", attributes.kernel)) return status;
-    if (auto status = expandList(op, "stride", stride, spatialDims, true, &attributes.kernel, 1, attributes.stride))
+    if (auto status = requireAtLeastOne(op, "kernelSize", windows.kernel)) return status;
+    if (auto status = expandList(op, "stride", arguments.stride, spatialDims, true, &windows.kernel, 1, windows.stride))
         return status;
-    if (auto status = requireAtLeastOne(op, "stride", attributes.stride)) return status;
-    if (auto status = expandList(op, "padding", padding, spatialDims, false, nullptr, 0, attributes.padding))
+    if (auto status = requireAtLeastOne(op, "stride", windows.stride)) return status;
+    if (auto status = expandList(op, "padding", arguments.padding, spatialDims, false, nullptr, 0, windows.padBegin))
         return status;
     for (int a = 0; a < 3; ++a) {
-        const int64_t limit = attributes.kernel[a] / 2;
-        if (attributes.padding[a] < 0 || attributes.padding[a] > limit)
+        const int64_t limit = windows.kernel[a] / 2;
+        if (windows.padBegin[a] < 0 || windows.padBegin[a] > limit)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": padding on axis ", axisNames[a],
-                        " must satisfy 0 <= padding <= kernelSize/2 = ", limit, " (kernelSize ", attributes.kernel[a],
-                        "), got ", attributes.padding[a]);
+                        " must satisfy 0 <= padding <= kernelSize/2 = ", limit, " (kernelSize ", windows.kernel[a],
+                        "), got ", windows.padBegin[a]);
     }
-    if (auto status = expandList(op, "dilation", dilation, spatialDims, false, nullptr, 1, attributes.dilation))
+    windows.padEnd = windows.padBegin;
+    if (auto status = expandList(op, "dilation", arguments.dilation, spatialDims, false, nullptr, 1, windows.dilation))
         return status;
-    return requireAtLeastOne(op, "dilation", attributes.dilation);
-}
-
-std::array<int64_t, 3> maxPoolOutputSize(const MaxPoolAttributes &attributes, const std::array<int64_t, 3> &input) {
-    std::array<int64_t, 3> output{};
-    for (int a = 0; a < 3; ++a)
-        output[a] = pooledOutputSize(input[a], attributes.kernel[a], attributes.stride[a], attributes.padding[a],
-                                     attributes.padding[a], attributes.dilation[a], attributes.ceilMode);
-    return output;
-}
-
-PoolGeometry maxPoolGeometry(const MaxPoolAttributes &attributes, int64_t batch, int64_t channels,
-                             const std::array<int64_t, 3> &input, const std::array<int64_t, 3> &output) {
-    PoolGeometry geometry;
-    geometry.batch = batch;
-    geometry.channels = channels;
-    for (int a = 0; a < 3; ++a) {
-        WindowAxis &axis = geometry.axes[a];
-        axis.inputSize = input[a];
-        axis.outputSize = output[a];
-        axis.kernel = attributes.kernel[a];
-        axis.stride = attributes.stride[a];
-        axis.padBegin = attributes.padding[a];
-        axis.dilation = attributes.dilation[a];
-    }
-    return geometry;
+    return requireAtLeastOne(op, "dilation", windows.dilation);
 }
 
 }  // namespace poolgrad

@@ -8,20 +8,24 @@
 #include "aclnnop/aclnn_max_pool.h"
 #include "api/argument_checks.h"
 #include "api/operand_memory.h"
+#include "api/phase_one.h"
 #include "api/tensor_operand.h"
 #include "core/error_message.h"
-#include "core/executor.h"
+#include "core/geometry_builders.h"
 
 namespace poolgrad {
 namespace {
 
 constexpr const char *op = "aclnnMaxPool";
 
-// The decoded attributes: one value per axis (H, W); pads as top, bottom, left, right.
-struct OnnxMaxPoolWindows {
-    int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
-    int64_t top = 0, bottom = 0, left = 0, right = 0;
-    bool ceilMode = false;
+// The arguments of aclnnMaxPoolGetWorkspaceSize but workspaceSize and executor.
+struct OnnxMaxPoolArguments {
+    const aclTensor *self;
+    const aclIntArray *kernelShape, *strides;
+    int64_t autoPad;
+    const aclIntArray *pads, *dilations;
+    int64_t ceilMode;
+    const aclTensor *out;
 };
 
 aclnnStatus requireLengthIn(const char *name, const aclIntArray *list, std::initializer_list<size_t> allowed) {
@@ -34,42 +38,38 @@ aclnnStatus requireLengthIn(const char *name, const aclIntArray *list, std::init
 }
 
 // List lengths, autoPad and dilations (CANN's CheckParamsLogic order).
-aclnnStatus checkListsAndModes(const aclIntArray *kernelShape, const aclIntArray *strides, int64_t autoPad,
-                               const aclIntArray *pads, const aclIntArray *dilations) {
-    if (auto s = requireLengthIn("kernelShape", kernelShape, {1, 2})) return s;
-    if (auto s = requireLengthIn("strides", strides, {0, 1, 2})) return s;
-    if (auto s = requireLengthIn("pads", pads, {0, 1, 2, 4})) return s;
-    if (auto s = requireLengthIn("dilations", dilations, {0, 1, 2, 4})) return s;
-    if (autoPad != 0)
+aclnnStatus checkListsAndModes(const OnnxMaxPoolArguments &arguments) {
+    if (auto s = requireLengthIn("kernelShape", arguments.kernelShape, {1, 2})) return s;
+    if (auto s = requireLengthIn("strides", arguments.strides, {0, 1, 2})) return s;
+    if (auto s = requireLengthIn("pads", arguments.pads, {0, 1, 2, 4})) return s;
+    if (auto s = requireLengthIn("dilations", arguments.dilations, {0, 1, 2, 4})) return s;
+    if (arguments.autoPad != 0)
         return fail(ACLNN_ERR_PARAM_INVALID, op, ": autoPad must be 0 (NOTSET), the only mode supported, got ",
-                    autoPad);
-    for (int64_t dilation : dilations->values)
+                    arguments.autoPad);
+    for (int64_t dilation : arguments.dilations->values)
         if (dilation != 1)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": every dilation must be 1, got dilations ",
-                        shapeText(dilations->values));
+                        shapeText(arguments.dilations->values));
     return ACLNN_SUCCESS;
 }
 
-OnnxMaxPoolWindows decodeWindows(const aclIntArray *kernelShape, const aclIntArray *strides, const aclIntArray *pads,
-                                 int64_t ceilMode) {
-    OnnxMaxPoolWindows windows;
-    const auto &k = kernelShape->values, &s = strides->values, &p = pads->values;
-    windows.kernelH = k[0];
-    windows.kernelW = k.size() == 1 ? k[0] : k[1];
-    windows.strideH = s.empty() ? 1 : s[0];  // ONNX's default stride is 1, not the kernel
-    windows.strideW = s.empty() ? 1 : (s.size() == 1 ? s[0] : s[1]);
+// The (D,H,W) windows with D = 1; pads come as {top, left, bottom, right} (ONNX: x1_begin, x2_begin,
+// x1_end, x2_end), or one value for all, or {H, W}.
+RegularWindows decodeWindows(const OnnxMaxPoolArguments &arguments) {
+    RegularWindows windows;
+    const auto &k = arguments.kernelShape->values, &s = arguments.strides->values, &p = arguments.pads->values;
+    windows.kernel = {1, k[0], k.size() == 1 ? k[0] : k[1]};
+    // ONNX's default stride is 1, not the kernel
+    windows.stride = {1, s.empty() ? 1 : s[0], s.empty() ? 1 : (s.size() == 1 ? s[0] : s[1])};
     if (p.size() == 1) {
-        windows.top = windows.bottom = windows.left = windows.right = p[0];
+        windows.padBegin = windows.padEnd = {0, p[0], p[0]};
     } else if (p.size() == 2) {
-        windows.top = windows.bottom = p[0];
-        windows.left = windows.right = p[1];
-    } else if (p.size() == 4) {  // ONNX: {x1_begin, x2_begin, x1_end, x2_end}
-        windows.top = p[0];
-        windows.left = p[1];
-        windows.bottom = p[2];
-        windows.right = p[3];
+        windows.padBegin = windows.padEnd = {0, p[0], p[1]};
+    } else if (p.size() == 4) {
+        windows.padBegin = {0, p[0], p[1]};
+        windows.padEnd = {0, p[2], p[3]};
     }
-    windows.ceilMode = ceilMode != 0;
+    windows.ceilMode = arguments.ceilMode != 0;
     return windows;
 }
 
@@ -87,35 +87,25 @@ aclnnStatus requirePadsFitKernel(const char *axis, int64_t begin, int64_t end, i
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus checkWindowValues(const OnnxMaxPoolWindows &w) {
-    if (w.kernelH < 1 || w.kernelW < 1)
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": kernelShape values must be >= 1, got kH ", w.kernelH, ", kW ",
-                    w.kernelW);
-    if (w.strideH < 1 || w.strideW < 1)
-        return fail(ACLNN_ERR_PARAM_INVALID, op, ": strides values must be >= 1, got sH ", w.strideH, ", sW ",
-                    w.strideW);
-    if (auto s = requirePadsFitKernel("H", w.top, w.bottom, w.kernelH)) return s;
-    return requirePadsFitKernel("W", w.left, w.right, w.kernelW);
+aclnnStatus checkWindowValues(const RegularWindows &w) {
+    if (w.kernel[1] < 1 || w.kernel[2] < 1)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": kernelShape values must be >= 1, got kH ", w.kernel[1], ", kW ",
+                    w.kernel[2]);
+    if (w.stride[1] < 1 || w.stride[2] < 1)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, ": strides values must be >= 1, got sH ", w.stride[1], ", sW ",
+                    w.stride[2]);
+    if (auto s = requirePadsFitKernel("H", w.padBegin[1], w.padEnd[1], w.kernel[1])) return s;
+    return requirePadsFitKernel("W", w.padBegin[2], w.padEnd[2], w.kernel[2]);
 }
 
-std::string windowsText(const OnnxMaxPoolWindows &w) {
-    return joinText("kernel ", w.kernelH, "x", w.kernelW, ", strides ", w.strideH, "x", w.strideW, ", pads top ", w.top,
-                    " left ", w.left, " bottom ", w.bottom, " right ", w.right, ", ceilMode ", w.ceilMode ? 1 : 0);
+std::string windowsText(const RegularWindows &w) {
+    return joinText("kernel ", w.kernel[1], "x", w.kernel[2], ", strides ", w.stride[1], "x", w.stride[2],
+                    ", pads top ", w.padBegin[1], " left ", w.padBegin[2], " bottom ", w.padEnd[1], " right ",
+                    w.padEnd[2], ", ceilMode ", w.ceilMode ? 1 : 0);
 }
 
-aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShape, const aclIntArray *strides,
-                            int64_t autoPad, const aclIntArray *pads, const aclIntArray *dilations, int64_t ceilMode,
-                            const aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor,
-                            PoolProblem &problem) {
-    if (auto s = requireNonNull(op, {{"self", self},
-                                     {"kernelShape", kernelShape},
-                                     {"strides", strides},
-                                     {"pads", pads},
-                                     {"dilations", dilations},
-                                     {"out", out},
-                                     {"workspaceSize", workspaceSize},
-                                     {"executor", executor}}))
-        return s;
+aclnnStatus describeMaxPool(const OnnxMaxPoolArguments &arguments, PoolProblem &problem) {
+    const aclTensor *self = arguments.self, *out = arguments.out;
     const NamedTensor selfArg{"self", self}, outArg{"out", out};
 
     // The dtypes of CANN's newest SoC (A2/A3 take only FLOAT16 and FLOAT): a superset.
@@ -131,8 +121,8 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
     if (auto s = requireRankIn(op, selfArg, {3, 4})) return s;
     if (auto s = requireSameRank(op, outArg, selfArg)) return s;
 
-    if (auto s = checkListsAndModes(kernelShape, strides, autoPad, pads, dilations)) return s;
-    const OnnxMaxPoolWindows windows = decodeWindows(kernelShape, strides, pads, ceilMode);
+    if (auto s = checkListsAndModes(arguments)) return s;
+    const RegularWindows windows = decodeWindows(arguments);
     if (auto s = checkWindowValues(windows)) return s;
 
     const bool batched = self->viewShape.size() == 4;
@@ -143,10 +133,9 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
         return fail(ACLNN_ERR_PARAM_INVALID, op,
                     ": only the batch of self may be 0; C, H and W must be >= 1, got self ",
                     shapeText(self->viewShape));
-    const int64_t outH =
-        pooledOutputSize(inH, windows.kernelH, windows.strideH, windows.top, windows.bottom, 1, windows.ceilMode);
-    const int64_t outW =
-        pooledOutputSize(inW, windows.kernelW, windows.strideW, windows.left, windows.right, 1, windows.ceilMode);
+    const std::array<int64_t, 3> inputSize{1, inH, inW};
+    const std::array<int64_t, 3> outputSize = regularOutputSize(windows, inputSize);
+    const int64_t outH = outputSize[1], outW = outputSize[2];
     std::vector<int64_t> expected = self->viewShape;
     expected[expected.size() - 2] = outH;
     expected[expected.size() - 1] = outW;
@@ -155,32 +144,15 @@ aclnnStatus describeMaxPool(const aclTensor *self, const aclIntArray *kernelShap
                     " is ", shapeText(expected), "; Ho and Wo must be >= 1 (", windowsText(windows), ")");
     if (auto s = requireShape(op, outArg, expected, "the pooled shape of self")) return s;
 
-    problem.operatorName = op;
     if (batch == 0) {
         problem.task = PoolTask::ZeroFill;  // nothing to write
         return ACLNN_SUCCESS;
     }
-    if (auto s = requireAddressable(op, {selfArg, outArg})) return s;
-    if (auto s = requireNoSelfOverlap(op, {outArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {outArg}, {selfArg})) return s;
+    if (auto s = requireOperandMemory(op, {selfArg}, {outArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
-    PoolGeometry &geometry = problem.geometry;
-    geometry.batch = batch;
-    geometry.channels = channels;
-    geometry.axes[0] = WindowAxis{};  // D: one row
-    WindowAxis &h = geometry.axes[1], &w = geometry.axes[2];
-    h.inputSize = inH;
-    w.inputSize = inW;
-    h.outputSize = outH;
-    w.outputSize = outW;
-    h.kernel = windows.kernelH;
-    w.kernel = windows.kernelW;
-    h.stride = windows.strideH;
-    w.stride = windows.strideW;
-    h.padBegin = windows.top;
-    w.padBegin = windows.left;
-    if (auto s = requireWindowArithmetic(op, geometry)) return s;
+    problem.geometry = regularGeometry(windows, batch, channels, inputSize, outputSize);
+    if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = stridedOperand2d(self, PlaneLayout::ChannelsFirst);
     problem.output = stridedOperand2d(out, PlaneLayout::ChannelsFirst);
     // problem.indices stays absent: a value-only forward.
@@ -198,17 +170,15 @@ aclnnStatus aclnnMaxPoolGetWorkspaceSize(const aclTensor *self, const aclIntArra
                                          const aclIntArray *strides, const int64_t autoPad, const aclIntArray *pads,
                                          const aclIntArray *dilations, const int64_t ceilMode, aclTensor *out,
                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(op,
-                        {{"self", self},
-                         {"kernelShape", kernelShape},
-                         {"strides", strides},
-                         {"pads", pads},
-                         {"dilations", dilations},
-                         {"out", out}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeMaxPool(self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out,
-                                                   workspaceSize, executor, problem);
-                        });
+    OnnxMaxPoolArguments arguments{self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out};
+    return planPhaseOne({op, workspaceSize, executor},
+                        {{"self", arguments.self},
+                         {"kernelShape", arguments.kernelShape},
+                         {"strides", arguments.strides},
+                         {"pads", arguments.pads},
+                         {"dilations", arguments.dilations},
+                         {"out", arguments.out}},
+                        [&](PoolProblem &problem) { return describeMaxPool(arguments, problem); });
 }
 
 aclnnStatus aclnnMaxPool(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {

@@ -1,6 +1,6 @@
 #include "api/max_pool_v3_attributes.h"
 
-#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -11,36 +11,45 @@
 namespace poolgrad {
 namespace {
 
-const char *formatText(MaxPoolV3DataFormat format) { return format == MaxPoolV3DataFormat::Nhwc ? "NHWC" : "NCHW"; }
+// The names a string attribute takes, its default (what nullptr means) first.
+template <typename Value>
+struct NamedValue {
+    const char *name;
+    Value value;
+};
+constexpr std::array<NamedValue<MaxPoolV3DataFormat>, 2> dataFormatNames{
+    {{"NCHW", MaxPoolV3DataFormat::Nchw}, {"NHWC", MaxPoolV3DataFormat::Nhwc}}};
+constexpr std::array<NamedValue<MaxPoolV3PaddingMode>, 3> paddingModeNames{
+    {{"CALCULATED", MaxPoolV3PaddingMode::Calculated},
+     {"SAME", MaxPoolV3PaddingMode::Same},
+     {"VALID", MaxPoolV3PaddingMode::Valid}}};
 
-const char *modeText(MaxPoolV3PaddingMode mode) {
-    switch (mode) {
-        case MaxPoolV3PaddingMode::Same:
-            return "SAME";
-        case MaxPoolV3PaddingMode::Valid:
-            return "VALID";
-        case MaxPoolV3PaddingMode::Calculated:
-            break;
-    }
-    return "CALCULATED";
+template <typename Value, size_t count>
+const char *nameOf(const std::array<NamedValue<Value>, count> &names, Value value) {
+    for (const NamedValue<Value> &named : names)
+        if (named.value == value) return named.name;
+    return names[0].name;
 }
 
-int64_t floorDivide(int64_t a, int64_t b) {
-    const int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
+const char *formatText(MaxPoolV3DataFormat format) { return nameOf(dataFormatNames, format); }
+const char *modeText(MaxPoolV3PaddingMode mode) { return nameOf(paddingModeNames, mode); }
 
-// SAME on one axis: Ho = ceil(in / s); the total padding is split with the smaller half first.
-void sameAxis(int64_t in, int64_t kernel, int64_t stride, int64_t &out, int64_t &padBegin) {
-    out = in / stride + (in % stride != 0 ? 1 : 0);
-    // 128-bit: kernel and stride are unbounded in the forward.
-    const __int128 total = std::max<__int128>(static_cast<__int128>(out - 1) * stride + kernel - in, 0);
-    padBegin = static_cast<int64_t>(total / 2);
-}
-
-// VALID on one axis: floor((in - k) / s) + 1, never below 0; no padding.
-int64_t validAxis(int64_t in, int64_t kernel, int64_t stride) {
-    return std::max<int64_t>(floorDivide(in - kernel, stride) + 1, 0);
+// One of the names exactly (case-sensitive), or nullptr for the default.
+template <typename Value, size_t count>
+aclnnStatus decodeName(const char *op, const char *argument, const char *text,
+                       const std::array<NamedValue<Value>, count> &names, Value &value) {
+    value = names[0].value;
+    if (text == nullptr) return ACLNN_SUCCESS;
+    for (const NamedValue<Value> &named : names)
+        if (std::strcmp(text, named.name) == 0) {
+            value = named.value;
+            return ACLNN_SUCCESS;
+        }
+    std::string choices;
+    for (size_t i = 0; i < count; ++i)
+        choices += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + "\"" + names[i].name + "\"";
+    return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", argument, " must be ", choices,
+                " (exact, case-sensitive; nullptr means \"", names[0].name, "\"), got \"", text, "\"");
 }
 
 }  // namespace
@@ -51,37 +60,11 @@ MaxPoolV3AxisPositions maxPoolV3AxisPositions(MaxPoolV3DataFormat format) {
 }
 
 aclnnStatus decodeMaxPoolV3DataFormat(const char *op, const char *dataFormat, MaxPoolV3DataFormat &format) {
-    if (dataFormat == nullptr || std::strcmp(dataFormat, "NCHW") == 0) {
-        format = MaxPoolV3DataFormat::Nchw;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(dataFormat, "NHWC") == 0) {
-        format = MaxPoolV3DataFormat::Nhwc;
-        return ACLNN_SUCCESS;
-    }
-    return fail(ACLNN_ERR_PARAM_INVALID, op,
-                ": dataFormat must be \"NCHW\" or \"NHWC\" (exact, case-sensitive; "
-                "nullptr means \"NCHW\"), got \"",
-                dataFormat, "\"");
+    return decodeName(op, "dataFormat", dataFormat, dataFormatNames, format);
 }
 
 aclnnStatus decodeMaxPoolV3PaddingMode(const char *op, const char *paddingMode, MaxPoolV3PaddingMode &mode) {
-    if (paddingMode == nullptr || std::strcmp(paddingMode, "CALCULATED") == 0) {
-        mode = MaxPoolV3PaddingMode::Calculated;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(paddingMode, "SAME") == 0) {
-        mode = MaxPoolV3PaddingMode::Same;
-        return ACLNN_SUCCESS;
-    }
-    if (std::strcmp(paddingMode, "VALID") == 0) {
-        mode = MaxPoolV3PaddingMode::Valid;
-        return ACLNN_SUCCESS;
-    }
-    return fail(ACLNN_ERR_PARAM_INVALID, op,
-                ": paddingMode must be \"CALCULATED\", \"SAME\" or \"VALID\" (exact, "
-                "case-sensitive; nullptr means \"CALCULATED\"), got \"",
-                paddingMode, "\"");
+    return decodeName(op, "paddingMode", paddingMode, paddingModeNames, mode);
 }
 
 aclnnStatus requireNoGlobalPooling(const char *op, bool globalPooling) {
@@ -142,10 +125,9 @@ aclnnStatus requireNonNegativePads(const char *op, const aclIntArray *pads, MaxP
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus decodeMaxPoolV3Attributes(const char *op, MaxPoolV3Direction direction, const aclIntArray *ksize,
-                                      const aclIntArray *strides, const char *paddingMode, const aclIntArray *pads,
-                                      const char *dataFormat, bool globalPooling, bool ceilMode,
-                                      MaxPoolV3Attributes &attributes) {
+aclnnStatus decodeMaxPoolV3Attributes(const char *op, MaxPoolV3Direction direction,
+                                      const MaxPoolV3AttributeArguments &arguments, MaxPoolV3Attributes &attributes) {
+    const auto &[ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode] = arguments;
     const bool grad = direction == MaxPoolV3Direction::Grad;
     if (auto s = decodeMaxPoolV3DataFormat(op, dataFormat, attributes.dataFormat)) return s;
     if (auto s = decodeMaxPoolV3PaddingMode(op, paddingMode, attributes.paddingMode)) return s;
@@ -180,27 +162,33 @@ aclnnStatus decodeMaxPoolV3Attributes(const char *op, MaxPoolV3Direction directi
 
 MaxPoolV3Plan maxPoolV3Plan(const MaxPoolV3Attributes &attributes, int64_t inH, int64_t inW) {
     MaxPoolV3Plan plan;
+    plan.input = {1, inH, inW};
     if (attributes.globalPooling) {
-        plan.outH = plan.outW = 1;
+        // One window covering the whole plane.
+        plan.windows.kernel = {1, inH, inW};
+        plan.output = {1, 1, 1};
         return plan;
     }
+    plan.windows.kernel = {1, attributes.kernelH, attributes.kernelW};
+    plan.windows.stride = {1, attributes.strideH, attributes.strideW};
     switch (attributes.paddingMode) {
         case MaxPoolV3PaddingMode::Valid:
-            plan.outH = validAxis(inH, attributes.kernelH, attributes.strideH);
-            plan.outW = validAxis(inW, attributes.kernelW, attributes.strideW);
+            plan.output = {1, validOutputSize(inH, attributes.kernelH, attributes.strideH),
+                           validOutputSize(inW, attributes.kernelW, attributes.strideW)};
             break;
-        case MaxPoolV3PaddingMode::Same:
-            sameAxis(inH, attributes.kernelH, attributes.strideH, plan.outH, plan.padTop);
-            sameAxis(inW, attributes.kernelW, attributes.strideW, plan.outW, plan.padLeft);
+        case MaxPoolV3PaddingMode::Same: {
+            const SameAxis h = sameAxis(inH, attributes.kernelH, attributes.strideH);
+            const SameAxis w = sameAxis(inW, attributes.kernelW, attributes.strideW);
+            plan.windows.padBegin = {0, h.padBegin, w.padBegin};
+            plan.output = {1, h.outputSize, w.outputSize};
             break;
+        }
         case MaxPoolV3PaddingMode::Calculated: {
             const auto &p = attributes.pads;  // top, bottom, left, right
-            plan.outH =
-                pooledOutputSize(inH, attributes.kernelH, attributes.strideH, p[0], p[1], 1, attributes.ceilMode);
-            plan.outW =
-                pooledOutputSize(inW, attributes.kernelW, attributes.strideW, p[2], p[3], 1, attributes.ceilMode);
-            plan.padTop = p[0];
-            plan.padLeft = p[2];
+            plan.windows.padBegin = {0, p[0], p[2]};
+            plan.windows.padEnd = {0, p[1], p[3]};
+            plan.windows.ceilMode = attributes.ceilMode;
+            plan.output = regularOutputSize(plan.windows, plan.input);
             break;
         }
     }
@@ -211,35 +199,9 @@ std::vector<int64_t> maxPoolV3OutputShape(const MaxPoolV3Attributes &attributes,
                                           const MaxPoolV3Plan &plan) {
     const MaxPoolV3AxisPositions at = maxPoolV3AxisPositions(attributes.dataFormat);
     std::vector<int64_t> shape = input;
-    shape[at.h] = plan.outH;
-    shape[at.w] = plan.outW;
+    shape[at.h] = plan.output[1];
+    shape[at.w] = plan.output[2];
     return shape;
-}
-
-PoolGeometry maxPoolV3Geometry(const MaxPoolV3Attributes &attributes, const MaxPoolV3Plan &plan, int64_t batch,
-                               int64_t channels, int64_t inH, int64_t inW) {
-    PoolGeometry geometry;
-    geometry.batch = batch;
-    geometry.channels = channels;
-    geometry.axes[0] = WindowAxis{};  // D: one input row, one output, kernel 1
-    WindowAxis &h = geometry.axes[1], &w = geometry.axes[2];
-    h.inputSize = inH;
-    w.inputSize = inW;
-    h.outputSize = plan.outH;
-    w.outputSize = plan.outW;
-    if (attributes.globalPooling) {
-        // One window covering the whole plane.
-        h.kernel = inH;
-        w.kernel = inW;
-        return geometry;
-    }
-    h.kernel = attributes.kernelH;
-    w.kernel = attributes.kernelW;
-    h.stride = attributes.strideH;
-    w.stride = attributes.strideW;
-    h.padBegin = plan.padTop;
-    w.padBegin = plan.padLeft;
-    return geometry;
 }
 
 PlaneLayout maxPoolV3Layout(const MaxPoolV3Attributes &attributes) {

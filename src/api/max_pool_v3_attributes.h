@@ -1,6 +1,6 @@
 // The TensorFlow-style attributes shared by aclnnMaxPoolV3Grad (SPEC §6) and aclnnMaxPoolV3WithAttrs
 // (§7.4): ksize / strides / pads / paddingMode / dataFormat / globalPooling / ceilMode, decoded once,
-// one function per rule in the §6 order, into per-axis values and then the shared pooling geometry.
+// one function per rule in the §6 order, into per-axis values and then the windows of core/geometry_builders.h.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 
 #include "aclnn/acl_meta.h"
 #include "api/tensor_operand.h"
-#include "core/pool_geometry.h"
+#include "core/geometry_builders.h"
 
 namespace poolgrad {
 
@@ -22,7 +22,7 @@ enum class MaxPoolV3Direction { Forward, Grad };
 
 // Where N, C, H and W sit in a rank-4 tensor shape and in ksize/strides.
 struct MaxPoolV3AxisPositions {
-    int n, c, h, w;
+    size_t n, c, h, w;
 };
 MaxPoolV3AxisPositions maxPoolV3AxisPositions(MaxPoolV3DataFormat format);
 
@@ -50,32 +50,37 @@ aclnnStatus requireListOfFour(const char *op, const char *name, const aclIntArra
 aclnnStatus requireUnitBatchAndChannel(const char *op, const char *name, const aclIntArray *list,
                                        MaxPoolV3DataFormat format);
 // Row 9 (grad: [1,255] / [1,63]; forward: >= 1 only): the H and W entries lie in [low, high].
-aclnnStatus requireSpatialRange(const char *op, const char *name, const aclIntArray *list,
-                                MaxPoolV3DataFormat format, int64_t low, int64_t high, const char *why);
+aclnnStatus requireSpatialRange(const char *op, const char *name, const aclIntArray *list, MaxPoolV3DataFormat format,
+                                int64_t low, int64_t high, const char *why);
 // Row 10: CALCULATED pads are >= 0 (pads >= kernel are allowed).
 aclnnStatus requireNonNegativePads(const char *op, const aclIntArray *pads, MaxPoolV3PaddingMode mode);
 
+// The attribute arguments, as the operators take them.
+struct MaxPoolV3AttributeArguments {
+    const aclIntArray *ksize, *strides;
+    const char *paddingMode;  // nullptr: CALCULATED
+    const aclIntArray *pads;  // nullptr: zeros
+    const char *dataFormat;   // nullptr: NCHW
+    bool globalPooling, ceilMode;
+};
 // Rows 4–10 of §6 in order (rows 5 and 9 as the direction asks); on failure the message is recorded
 // and the status returned.
-aclnnStatus decodeMaxPoolV3Attributes(const char *op, MaxPoolV3Direction direction, const aclIntArray *ksize,
-                                      const aclIntArray *strides, const char *paddingMode, const aclIntArray *pads,
-                                      const char *dataFormat, bool globalPooling, bool ceilMode,
-                                      MaxPoolV3Attributes &attributes);
+aclnnStatus decodeMaxPoolV3Attributes(const char *op, MaxPoolV3Direction direction,
+                                      const MaxPoolV3AttributeArguments &arguments, MaxPoolV3Attributes &attributes);
 
-// The resolved 2-D windows for an H x W input: output size and leading padding per axis (§6 table).
+// The resolved windows for an H x W input (§6 table) as a (D,H,W) problem with D = 1: the windows
+// (global pooling: one covering the plane) and the input and output sizes.
 struct MaxPoolV3Plan {
-    int64_t outH = 0, outW = 0;
-    int64_t padTop = 0, padLeft = 0;
+    RegularWindows windows;
+    std::array<int64_t, 3> input{1, 1, 1};
+    std::array<int64_t, 3> output{1, 1, 1};
+    bool hasNoOutput() const { return output[1] < 1 || output[2] < 1; }
 };
 MaxPoolV3Plan maxPoolV3Plan(const MaxPoolV3Attributes &attributes, int64_t inH, int64_t inW);
 
 // The shape origOutput / y must have, in dataFormat order.
 std::vector<int64_t> maxPoolV3OutputShape(const MaxPoolV3Attributes &attributes, const std::vector<int64_t> &input,
                                           const MaxPoolV3Plan &plan);
-
-// The kernels' geometry: D axis of size 1, regular H and W axes (dilation 1), planes N*C.
-PoolGeometry maxPoolV3Geometry(const MaxPoolV3Attributes &attributes, const MaxPoolV3Plan &plan, int64_t batch,
-                               int64_t channels, int64_t inH, int64_t inW);
 
 PlaneLayout maxPoolV3Layout(const MaxPoolV3Attributes &attributes);
 

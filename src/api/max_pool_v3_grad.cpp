@@ -5,30 +5,25 @@
 #include "api/argument_checks.h"
 #include "api/max_pool_v3_attributes.h"
 #include "api/operand_memory.h"
+#include "api/phase_one.h"
 #include "api/tensor_operand.h"
 #include "core/error_message.h"
-#include "core/executor.h"
 
 namespace poolgrad {
 namespace {
 
 constexpr const char *op = "aclnnMaxPoolV3Grad";
 
-aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
-                                  const aclIntArray *ksize, const aclIntArray *strides, const char *paddingMode,
-                                  const aclIntArray *pads, const char *dataFormat, bool globalPooling, bool ceilMode,
-                                  const aclTensor *outGrad, uint64_t *workspaceSize, aclOpExecutor **executor,
-                                  PoolProblem &problem) {
-    // Row 1. paddingMode, pads and dataFormat may be null: their defaults.
-    if (auto s = requireNonNull(op, {{"origInput", origInput},
-                                     {"origOutput", origOutput},
-                                     {"grad", grad},
-                                     {"ksize", ksize},
-                                     {"strides", strides},
-                                     {"outGrad", outGrad},
-                                     {"workspaceSize", workspaceSize},
-                                     {"executor", executor}}))
-        return s;
+// The arguments of aclnnMaxPoolV3GradGetWorkspaceSize but workspaceSize and executor.
+struct MaxPoolV3GradArguments {
+    const aclTensor *origInput, *origOutput, *grad;
+    MaxPoolV3AttributeArguments attributes;
+    const aclTensor *outGrad;
+};
+
+aclnnStatus describeMaxPoolV3Grad(const MaxPoolV3GradArguments &arguments, PoolProblem &problem) {
+    // Row 1, the null checks, ran in planPhaseOne (paddingMode, pads and dataFormat may be null: their defaults).
+    const auto &[origInput, origOutput, grad, attributeArguments, outGrad] = arguments;
     const NamedTensor origInputArg{"origInput", origInput}, origOutputArg{"origOutput", origOutput},
         gradArg{"grad", grad}, outGradArg{"outGrad", outGrad};
 
@@ -45,36 +40,26 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
 
     // Rows 4-10.
     MaxPoolV3Attributes attributes;
-    if (auto s = decodeMaxPoolV3Attributes(op, MaxPoolV3Direction::Grad, ksize, strides, paddingMode, pads, dataFormat,
-                                           globalPooling, ceilMode, attributes))
-        return s;
+    if (auto s = decodeMaxPoolV3Attributes(op, MaxPoolV3Direction::Grad, attributeArguments, attributes)) return s;
 
     // Row 11.
     const MaxPoolV3AxisPositions at = maxPoolV3AxisPositions(attributes.dataFormat);
     if (auto s = requireSameShape(op, gradArg, origOutputArg)) return s;
-    for (const auto &[position, axis] : {std::pair{at.n, "N"}, std::pair{at.c, "C"}})
-        if (origOutput->viewShape[position] != origInput->viewShape[position])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": origOutput ", axis, " (dim ", position,
-                        ") must equal origInput's, got origOutput ", shapeText(origOutput->viewShape),
-                        " and origInput ", shapeText(origInput->viewShape));
+    if (auto s = requireSameDims(op, origOutputArg, origInputArg, {{at.n, "N"}, {at.c, "C"}})) return s;
     if (auto s = requireSameShape(op, outGradArg, origInputArg)) return s;
 
     // Row 12 (library addition, SPEC §11 #9).
-    const int64_t inH = origInput->viewShape[at.h], inW = origInput->viewShape[at.w];
-    const MaxPoolV3Plan plan = maxPoolV3Plan(attributes, inH, inW);
+    const MaxPoolV3Plan plan = maxPoolV3Plan(attributes, origInput->viewShape[at.h], origInput->viewShape[at.w]);
     const std::vector<int64_t> expected = maxPoolV3OutputShape(attributes, origInput->viewShape, plan);
     if (origOutput->viewShape != expected)
         return fail(ACLNN_ERR_PARAM_INVALID, op, ": origOutput shape must be ", shapeText(expected),
                     " (the pooled shape of origInput ", shapeText(origInput->viewShape), " for ",
                     maxPoolV3AttributeText(attributes), "), got ", shapeText(origOutput->viewShape));
 
-    if (auto s = requireAddressable(op, {origInputArg, origOutputArg, gradArg, outGradArg})) return s;
-    if (auto s = requireNoSelfOverlap(op, {outGradArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {outGradArg}, {origInputArg, origOutputArg, gradArg})) return s;
+    if (auto s = requireOperandMemory(op, {origInputArg, origOutputArg, gradArg}, {outGradArg})) return s;
 
     // Row 13: an empty origInput is a no-op (outGrad is empty too); no output position -> zeros.
     const PlaneLayout layout = maxPoolV3Layout(attributes);
-    problem.operatorName = op;
     problem.gradInput = stridedOperand2d(outGrad, layout);
     if (isEmpty(origInput) || isEmpty(origOutput)) {
         problem.task = PoolTask::ZeroFill;
@@ -83,7 +68,7 @@ aclnnStatus describeMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *o
 
     problem.task = PoolTask::RecomputeArgmaxBackward;
     problem.geometry =
-        maxPoolV3Geometry(attributes, plan, origInput->viewShape[at.n], origInput->viewShape[at.c], inH, inW);
+        regularGeometry(plan.windows, origInput->viewShape[at.n], origInput->viewShape[at.c], plan.input, plan.output);
     if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = stridedOperand2d(origInput, layout);
     problem.output = stridedOperand2d(origOutput, layout);
@@ -104,19 +89,17 @@ aclnnStatus aclnnMaxPoolV3GradGetWorkspaceSize(const aclTensor *origInput, const
                                                const aclIntArray *pads, const char *dataFormat, bool globalPooling,
                                                bool ceilMode, aclTensor *outGrad, uint64_t *workspaceSize,
                                                aclOpExecutor **executor) {
-    return planOperator(op,
-                        {{"origInput", origInput},
-                         {"origOutput", origOutput},
-                         {"grad", grad},
-                         {"ksize", ksize},
-                         {"strides", strides},
-                         {"pads", pads},
-                         {"outGrad", outGrad}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeMaxPoolV3Grad(origInput, origOutput, grad, ksize, strides, paddingMode, pads,
-                                                         dataFormat, globalPooling, ceilMode, outGrad, workspaceSize,
-                                                         executor, problem);
-                        });
+    MaxPoolV3GradArguments arguments{
+        origInput, origOutput, grad, {ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode}, outGrad};
+    return planPhaseOne({op, workspaceSize, executor},
+                        {{"origInput", arguments.origInput},
+                         {"origOutput", arguments.origOutput},
+                         {"grad", arguments.grad},
+                         {"ksize", arguments.attributes.ksize},
+                         {"strides", arguments.attributes.strides},
+                         {"pads", arguments.attributes.pads, Presence::Optional},
+                         {"outGrad", arguments.outGrad}},
+                        [&](PoolProblem &problem) { return describeMaxPoolV3Grad(arguments, problem); });
 }
 
 aclnnStatus aclnnMaxPoolV3Grad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {

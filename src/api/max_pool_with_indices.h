@@ -3,9 +3,9 @@
 // the 3-D operators with D = 1. One description function per direction serves all of them.
 #pragma once
 
-#include <cstdint>
-
 #include "aclnn/aclnn_base.h"
+#include "api/backward_tail.h"
+#include "api/max_pool_attributes.h"
 #include "core/pool_problem.h"
 
 namespace poolgrad {
@@ -21,18 +21,25 @@ struct MaxPoolVariant {
     IndicesEncoding indices;
 };
 
-aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, const aclTensor *self,
-                                              const aclIntArray *kernelSize, const aclIntArray *stride,
-                                              const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                                              const aclTensor *out, const aclTensor *indices,
-                                              uint64_t *workspaceSize, aclOpExecutor **executor,
+// The arguments of the operators' GetWorkspaceSize functions but workspaceSize and executor.
+struct MaxPoolWithIndicesForwardArguments {
+    const aclTensor *self;
+    MaxPoolWindowArguments windows;
+    const aclTensor *out;
+    const aclTensor *indices;
+};
+
+struct MaxPoolWithIndicesBackwardArguments {
+    IndexBackwardTensors tensors;    // gradOutput, self, indices, gradInput
+    MaxPoolWindowArguments windows;  // kernelSize, stride, padding, dilation, ceilMode
+};
+
+aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant,
+                                              const MaxPoolWithIndicesForwardArguments &arguments,
                                               PoolProblem &problem);
 
-aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, const aclTensor *gradOutput,
-                                               const aclTensor *self, const aclTensor *indices,
-                                               const aclIntArray *kernelSize, const aclIntArray *stride,
-                                               const aclIntArray *padding, const aclIntArray *dilation,
-                                               bool ceilMode, const aclTensor *gradInput, uint64_t *workspaceSize,
-                                               aclOpExecutor **executor, PoolProblem &problem);
+aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant,
+                                               const MaxPoolWithIndicesBackwardArguments &arguments,
+                                               PoolProblem &problem);
 
 }  // namespace poolgrad

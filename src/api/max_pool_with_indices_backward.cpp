@@ -8,32 +8,17 @@
 #include "api/mask_indices.h"
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
-#include "api/operand_memory.h"
+#include "api/phase_one.h"
 #include "api/spatial_operand.h"
-#include "core/error_message.h"
-#include "core/executor.h"
 
 namespace poolgrad {
 
-aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, const aclTensor *gradOutput,
-                                               const aclTensor *self, const aclTensor *indices,
-                                               const aclIntArray *kernelSize, const aclIntArray *stride,
-                                               const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                                               const aclTensor *gradInput, uint64_t *workspaceSize,
-                                               aclOpExecutor **executor, PoolProblem &problem) {
+aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant,
+                                               const MaxPoolWithIndicesBackwardArguments &arguments,
+                                               PoolProblem &problem) {
     const char *op = variant.op;
     const bool mask = variant.indices == IndicesEncoding::Mask;
-    if (auto s = requireNonNull(op, {{"gradOutput", gradOutput},
-                                     {"self", self},
-                                     {"indices", indices},
-                                     {"kernelSize", kernelSize},
-                                     {"stride", stride},
-                                     {"padding", padding},
-                                     {"dilation", dilation},
-                                     {"gradInput", gradInput},
-                                     {"workspaceSize", workspaceSize},
-                                     {"executor", executor}}))
-        return s;
+    const auto &[gradOutput, self, indices, gradInput] = arguments.tensors;
     const NamedTensor gradOutputArg{"gradOutput", gradOutput}, selfArg{"self", self}, indicesArg{"indices", indices},
         gradInputArg{"gradInput", gradInput};
 
@@ -55,10 +40,8 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     for (const NamedTensor &tensor : {gradOutputArg, indicesArg, gradInputArg})
         if (auto s = requireSameRank(op, tensor, selfArg)) return s;
 
-    MaxPoolAttributes attributes;
-    if (auto s = decodeMaxPoolAttributes(op, variant.spatialDims, kernelSize, stride, padding, dilation, ceilMode,
-                                         attributes))
-        return s;
+    RegularWindows windows;
+    if (auto s = decodeMaxPoolWindows(op, variant.spatialDims, arguments.windows, windows)) return s;
     if (variant.spatialDims == 2)
         if (auto s = requireOnlyBatchMayBeEmpty(op, selfArg)) return s;
 
@@ -66,8 +49,7 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
     const size_t leadingCount = self->viewShape.size() - static_cast<size_t>(variant.spatialDims);
     const std::vector<int64_t> &gradOutputShape = gradOutput->viewShape;
     if (mask) {
-        if (auto s = requireMaskKernelElements(op, attributes.kernel[1], attributes.kernel[2], kernelElements))
-            return s;
+        if (auto s = requireMaskKernelElements(op, windows.kernel[1], windows.kernel[2], kernelElements)) return s;
         const std::vector<int64_t> leading(gradOutputShape.begin(), gradOutputShape.begin() + leadingCount);
         if (auto s = requireMaskShape(op, "indices", indices, leading, kernelElements, gradOutputShape[leadingCount],
                                       gradOutputShape[leadingCount + 1],
@@ -86,36 +68,19 @@ aclnnStatus describeMaxPoolWithIndicesBackward(const MaxPoolVariant &variant, co
                                    variant.spatialDims, planeElements))
         return s;
 
-    for (size_t i = 0; i < leadingCount; ++i)
-        if (gradOutputShape[i] != self->viewShape[i])
-            return fail(ACLNN_ERR_PARAM_INVALID, op, ": gradOutput ", leadingCount == 2 && i == 0 ? "N" : "C", " (dim ",
-                        i, ") must equal self's, got gradOutput ", shapeText(gradOutputShape), " and self ",
-                        shapeText(self->viewShape));
-
-    if (auto s = requireAddressable(op, {gradOutputArg, indicesArg, gradInputArg})) return s;
-    // self is not read by the backward (only its shape): gradInput may take its memory.
-    if (auto s = requireNoSelfOverlap(op, {gradInputArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {gradInputArg}, {gradOutputArg, indicesArg})) return s;
-
-    problem.operatorName = op;
-    problem.gradInput = spatialOperand(variant.spatialDims, gradInput);
-    if (isEmpty(gradOutput) || isEmpty(self) || isEmpty(indices)) {
-        problem.task = PoolTask::ZeroFill;
-        return ACLNN_SUCCESS;
-    }
+    if (auto s = describeIndexBackwardTail(op, variant.spatialDims, arguments.tensors, problem)) return s;
+    if (problem.task == PoolTask::ZeroFill) return ACLNN_SUCCESS;
 
     const std::array<int64_t, 3> inputSize{input.size[2], input.size[3], input.size[4]};
-    const std::array<int64_t, 3> outputSize = maxPoolOutputSize(attributes, inputSize);
+    const std::array<int64_t, 3> outputSize = regularOutputSize(windows, inputSize);
     std::vector<int64_t> expected(self->viewShape.begin(), self->viewShape.begin() + leadingCount);
     expected.insert(expected.end(), outputSize.end() - variant.spatialDims, outputSize.end());
     if (auto s = requireShape(op, gradOutputArg, expected,
                               "the forward output shape for self, kernelSize, stride, padding, dilation and ceilMode"))
         return s;
 
-    problem.task = PoolTask::IndexScatterBackward;
-    problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
+    problem.geometry = regularGeometry(windows, input.size[0], input.size[1], inputSize, outputSize);
     if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
-    problem.gradOutput = spatialOperand(variant.spatialDims, gradOutput);
     problem.indices =
         mask ? maskIndicesOperand(indices, kernelElements, input.size[0], input.size[1], outputSize[1], outputSize[2])
              : spatialOperand(variant.spatialDims, indices);
@@ -128,24 +93,21 @@ constexpr MaxPoolVariant maxPool3dWithArgmaxBackward{"aclnnMaxPool3dWithArgmaxBa
 constexpr MaxPoolVariant maxPool2dWithIndicesBackward{"aclnnMaxPool2dWithIndicesBackward", 2, IndicesEncoding::Tensor};
 constexpr MaxPoolVariant maxPool2dWithMaskBackward{"aclnnMaxPool2dWithMaskBackward", 2, IndicesEncoding::Mask};
 
-aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *gradOutput, const aclTensor *self,
-                     const aclTensor *indices, const aclIntArray *kernelSize, const aclIntArray *stride,
-                     const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput,
+aclnnStatus phaseOne(const MaxPoolVariant &variant, MaxPoolWithIndicesBackwardArguments arguments,
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(variant.op,
-                        {{"gradOutput", gradOutput},
-                         {"self", self},
-                         {"indices", indices},
-                         {"kernelSize", kernelSize},
-                         {"stride", stride},
-                         {"padding", padding},
-                         {"dilation", dilation},
-                         {"gradInput", gradInput}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeMaxPoolWithIndicesBackward(variant, gradOutput, self, indices, kernelSize,
-                                                                      stride, padding, dilation, ceilMode, gradInput,
-                                                                      workspaceSize, executor, problem);
-                        });
+    auto &tensors = arguments.tensors;
+    auto &windows = arguments.windows;
+    return planPhaseOne(
+        {variant.op, workspaceSize, executor},
+        {{"gradOutput", tensors.gradOutput},
+         {"self", tensors.self},
+         {"indices", tensors.indices},
+         {"kernelSize", windows.kernelSize},
+         {"stride", windows.stride},
+         {"padding", windows.padding},
+         {"dilation", windows.dilation},
+         {"gradInput", tensors.gradInput}},
+        [&](PoolProblem &problem) { return describeMaxPoolWithIndicesBackward(variant, arguments, problem); });
 }
 
 }  // namespace
@@ -161,8 +123,9 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(const aclTensor *gr
                                                              const aclIntArray *dilation, bool ceilMode,
                                                              aclTensor *gradInput, uint64_t *workspaceSize,
                                                              aclOpExecutor **executor) {
-    return phaseOne(maxPool3dWithArgmaxBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
-                    ceilMode, gradInput, workspaceSize, executor);
+    return phaseOne(maxPool3dWithArgmaxBackward,
+                    {{gradOutput, self, indices, gradInput}, {kernelSize, stride, padding, dilation, ceilMode}},
+                    workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool3dWithArgmaxBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -176,8 +139,9 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const aclTensor *g
                                                               const aclIntArray *dilation, bool ceilMode,
                                                               aclTensor *gradInput, uint64_t *workspaceSize,
                                                               aclOpExecutor **executor) {
-    return phaseOne(maxPool2dWithIndicesBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
-                    ceilMode, gradInput, workspaceSize, executor);
+    return phaseOne(maxPool2dWithIndicesBackward,
+                    {{gradOutput, self, indices, gradInput}, {kernelSize, stride, padding, dilation, ceilMode}},
+                    workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -191,8 +155,9 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(const aclTensor *grad
                                                            const aclIntArray *dilation, bool ceilMode,
                                                            aclTensor *gradInput, uint64_t *workspaceSize,
                                                            aclOpExecutor **executor) {
-    return phaseOne(maxPool2dWithMaskBackward, gradOutput, self, indices, kernelSize, stride, padding, dilation,
-                    ceilMode, gradInput, workspaceSize, executor);
+    return phaseOne(maxPool2dWithMaskBackward,
+                    {{gradOutput, self, indices, gradInput}, {kernelSize, stride, padding, dilation, ceilMode}},
+                    workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -9,40 +9,29 @@
 #include "api/max_pool_attributes.h"
 #include "api/max_pool_with_indices.h"
 #include "api/operand_memory.h"
+#include "api/phase_one.h"
 #include "api/spatial_operand.h"
 #include "core/error_message.h"
-#include "core/executor.h"
 
 namespace poolgrad {
 
 namespace {
 
-std::string attributesText(const MaxPoolAttributes &attributes) {
+std::string windowsText(const RegularWindows &windows) {
     const auto list = [](const std::array<int64_t, 3> &values) { return shapeText({values.begin(), values.end()}); };
-    return joinText("kernel ", list(attributes.kernel), ", stride ", list(attributes.stride), ", padding ",
-                    list(attributes.padding), ", dilation ", list(attributes.dilation), ", ceilMode ",
-                    attributes.ceilMode ? "true" : "false", " as (D,H,W)");
+    return joinText("kernel ", list(windows.kernel), ", stride ", list(windows.stride), ", padding ",
+                    list(windows.padBegin), ", dilation ", list(windows.dilation), ", ceilMode ",
+                    windows.ceilMode ? "true" : "false", " as (D,H,W)");
 }
 
 }  // namespace
 
-aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, const aclTensor *self,
-                                              const aclIntArray *kernelSize, const aclIntArray *stride,
-                                              const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                                              const aclTensor *out, const aclTensor *indices, uint64_t *workspaceSize,
-                                              aclOpExecutor **executor, PoolProblem &problem) {
+aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant,
+                                              const MaxPoolWithIndicesForwardArguments &arguments,
+                                              PoolProblem &problem) {
     const char *op = variant.op;
     const bool mask = variant.indices == IndicesEncoding::Mask;
-    if (auto s = requireNonNull(op, {{"self", self},
-                                     {"kernelSize", kernelSize},
-                                     {"stride", stride},
-                                     {"padding", padding},
-                                     {"dilation", dilation},
-                                     {"out", out},
-                                     {"indices", indices},
-                                     {"workspaceSize", workspaceSize},
-                                     {"executor", executor}}))
-        return s;
+    const auto &[self, windowArguments, out, indices] = arguments;
     const NamedTensor selfArg{"self", self}, outArg{"out", out}, indicesArg{"indices", indices};
 
     if (auto s = requireDataTypeIn(op, selfArg, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})) return s;
@@ -63,26 +52,23 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     if (auto s = requireSameRank(op, outArg, selfArg)) return s;
     if (auto s = requireSameRank(op, indicesArg, selfArg)) return s;
 
-    MaxPoolAttributes attributes;
-    if (auto s = decodeMaxPoolAttributes(op, variant.spatialDims, kernelSize, stride, padding, dilation, ceilMode,
-                                         attributes))
-        return s;
+    RegularWindows windows;
+    if (auto s = decodeMaxPoolWindows(op, variant.spatialDims, windowArguments, windows)) return s;
     if (variant.spatialDims == 2)
         if (auto s = requireOnlyBatchMayBeEmpty(op, selfArg)) return s;
 
-    problem.operatorName = op;
     if (isEmpty(self)) {
         if (!isEmpty(out) || !isEmpty(indices))
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": self is empty (shape ", shapeText(self->viewShape),
                         ") so out and indices must be empty too, got out ", shapeText(out->viewShape), " and indices ",
                         shapeText(indices->viewShape));
-        problem.task = PoolTask::ZeroFill;  // an empty gradInput: nothing to write
+        problem.task = PoolTask::ZeroFill;  // nothing to write: out and indices are empty
         return ACLNN_SUCCESS;
     }
 
     const StridedTensor input = spatialOperand(variant.spatialDims, self);
     const std::array<int64_t, 3> inputSize{input.size[2], input.size[3], input.size[4]};
-    const std::array<int64_t, 3> outputSize = maxPoolOutputSize(attributes, inputSize);
+    const std::array<int64_t, 3> outputSize = regularOutputSize(windows, inputSize);
     const std::vector<int64_t> leading(self->viewShape.begin(), self->viewShape.end() - variant.spatialDims);
     std::vector<int64_t> expected = leading;
     expected.insert(expected.end(), outputSize.end() - variant.spatialDims, outputSize.end());
@@ -90,12 +76,11 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
         if (outputSize[a] < 1)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": the output shape computed for self ",
                         shapeText(self->viewShape), " is ", shapeText(expected), "; every spatial size must be >= 1 (",
-                        attributesText(attributes), ")");
+                        windowsText(windows), ")");
     if (auto s = requireShape(op, outArg, expected, "the pooled shape of self")) return s;
     int64_t kernelElements = 0;  // kH*kW, masks only (a 3-D kernel volume is never needed)
     if (mask) {
-        if (auto s = requireMaskKernelElements(op, attributes.kernel[1], attributes.kernel[2], kernelElements))
-            return s;
+        if (auto s = requireMaskKernelElements(op, windows.kernel[1], windows.kernel[2], kernelElements)) return s;
         if (auto s = requireMaskShape(op, "indices", indices, leading, kernelElements, outputSize[1], outputSize[2],
                                       "the mask shape (N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32)"))
             return s;
@@ -108,12 +93,10 @@ aclnnStatus describeMaxPoolWithIndicesForward(const MaxPoolVariant &variant, con
     if (auto s = requireIndexRange(op, "indices", mask ? IndexStorage::Int32InMask : indexStorageOf(indices->dataType),
                                    variant.spatialDims, planeElements))
         return s;
-    if (auto s = requireAddressable(op, {selfArg, outArg, indicesArg})) return s;
-    if (auto s = requireNoSelfOverlap(op, {outArg, indicesArg})) return s;
-    if (auto s = requireNoSharedMemory(op, {outArg, indicesArg}, {selfArg})) return s;
+    if (auto s = requireOperandMemory(op, {selfArg}, {outArg, indicesArg})) return s;
 
     problem.task = PoolTask::ArgmaxForward;
-    problem.geometry = maxPoolGeometry(attributes, input.size[0], input.size[1], inputSize, outputSize);
+    problem.geometry = regularGeometry(windows, input.size[0], input.size[1], inputSize, outputSize);
     if (auto s = requireWindowArithmetic(op, problem.geometry)) return s;
     problem.input = input;
     problem.output = spatialOperand(variant.spatialDims, out);
@@ -129,22 +112,19 @@ constexpr MaxPoolVariant maxPool3dWithArgmax{"aclnnMaxPool3dWithArgmax", 3, Indi
 constexpr MaxPoolVariant maxPool2dWithIndices{"aclnnMaxPool2dWithIndices", 2, IndicesEncoding::Tensor};
 constexpr MaxPoolVariant maxPool2dWithMask{"aclnnMaxPool2dWithMask", 2, IndicesEncoding::Mask};
 
-aclnnStatus phaseOne(const MaxPoolVariant &variant, const aclTensor *self, const aclIntArray *kernelSize,
-                     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
-                     aclTensor *out, aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return planOperator(variant.op,
-                        {{"self", self},
-                         {"kernelSize", kernelSize},
-                         {"stride", stride},
-                         {"padding", padding},
-                         {"dilation", dilation},
-                         {"out", out},
-                         {"indices", indices}},
-                        workspaceSize, executor, [&](PoolProblem &problem) {
-                            return describeMaxPoolWithIndicesForward(variant, self, kernelSize, stride, padding,
-                                                                     dilation, ceilMode, out, indices, workspaceSize,
-                                                                     executor, problem);
-                        });
+aclnnStatus phaseOne(const MaxPoolVariant &variant, MaxPoolWithIndicesForwardArguments arguments,
+                     uint64_t *workspaceSize, aclOpExecutor **executor) {
+    auto &windows = arguments.windows;
+    return planPhaseOne(
+        {variant.op, workspaceSize, executor},
+        {{"self", arguments.self},
+         {"kernelSize", windows.kernelSize},
+         {"stride", windows.stride},
+         {"padding", windows.padding},
+         {"dilation", windows.dilation},
+         {"out", arguments.out},
+         {"indices", arguments.indices}},
+        [&](PoolProblem &problem) { return describeMaxPoolWithIndicesForward(variant, arguments, problem); });
 }
 
 }  // namespace
@@ -159,7 +139,7 @@ aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(const aclTensor *self, cons
                                                      const aclIntArray *dilation, bool ceilMode, aclTensor *out,
                                                      aclTensor *indices, uint64_t *workspaceSize,
                                                      aclOpExecutor **executor) {
-    return phaseOne(maxPool3dWithArgmax, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+    return phaseOne(maxPool3dWithArgmax, {self, {kernelSize, stride, padding, dilation, ceilMode}, out, indices},
                     workspaceSize, executor);
 }
 
@@ -173,7 +153,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self, con
                                                       const aclIntArray *dilation, bool ceilMode, aclTensor *out,
                                                       aclTensor *indices, uint64_t *workspaceSize,
                                                       aclOpExecutor **executor) {
-    return phaseOne(maxPool2dWithIndices, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+    return phaseOne(maxPool2dWithIndices, {self, {kernelSize, stride, padding, dilation, ceilMode}, out, indices},
                     workspaceSize, executor);
 }
 
@@ -187,7 +167,7 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *self, const 
                                                    const aclIntArray *dilation, bool ceilMode, aclTensor *out,
                                                    aclTensor *indices, uint64_t *workspaceSize,
                                                    aclOpExecutor **executor) {
-    return phaseOne(maxPool2dWithMask, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+    return phaseOne(maxPool2dWithMask, {self, {kernelSize, stride, padding, dilation, ceilMode}, out, indices},
                     workspaceSize, executor);
 }
 

@@ -130,4 +130,12 @@ aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTen
     return ACLNN_SUCCESS;
 }
 
+aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
+                                 std::initializer_list<NamedTensor> outputs) {
+    if (auto s = requireAddressable(op, inputs)) return s;
+    if (auto s = requireAddressable(op, outputs)) return s;
+    if (auto s = requireNoSelfOverlap(op, outputs)) return s;
+    return requireNoSharedMemory(op, outputs, inputs);
+}
+
 }  // namespace poolgrad

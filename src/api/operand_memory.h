@@ -40,4 +40,9 @@ aclnnStatus requireNoSelfOverlap(const char *op, std::initializer_list<NamedTens
 aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTensor> outputs,
                                   std::initializer_list<NamedTensor> inputs);
 
+// The three rules above as every operator applies them: its inputs and then its outputs addressable, no
+// output reaching an element twice, no output sharing memory with another operand.
+aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
+                                 std::initializer_list<NamedTensor> outputs);
+
 }  // namespace poolgrad

@@ -39,13 +39,3 @@ void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
 }
 
 }  // namespace poolgrad
-
-namespace poolgrad {
-
-// For callers that cannot estimate their work: every item counts as large.
-template <typename Body>
-void parallelForBlocks(int64_t count, const Body &body) {
-    parallelForBlocks(count, int64_t{1} << 20, body);
-}
-
-}  // namespace poolgrad

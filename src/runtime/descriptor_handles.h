@@ -45,17 +45,26 @@ HandleRegistry<Descriptor> &descriptorHandles() {
 //     if (auto s = live.resolve(op, {{"self", self}, {"kernelSize", kernelSize}})) return s;
 class LiveDescriptors {
 public:
+    enum class Presence { Required, Optional };  // whether the operator accepts a null handle
     class Argument {
     public:
         template <typename Descriptor>
-        Argument(const char *name, Descriptor *&handle)
-            : name_(name), variable_(&handle), resolve_(&resolveOne<Descriptor>) {}
+        Argument(const char *name, Descriptor *&handle, Presence presence = Presence::Required)
+            : name_(name),
+              variable_(&handle),
+              resolve_(&resolveOne<Descriptor>),
+              missing_(handle == nullptr && presence == Presence::Required) {}
+
+        const char *name() const { return name_; }
+        // A required argument given as null (resolve() leaves it null for the operator's null check).
+        bool missing() const { return missing_; }
 
     private:
         friend class LiveDescriptors;
         const char *name_;
         void *variable_;  // the caller's Descriptor * variable
         aclnnStatus (*resolve_)(LiveDescriptors &, const char *op, const char *name, void *variable);
+        bool missing_;
     };
 
     aclnnStatus resolve(const char *op, std::initializer_list<Argument> arguments);
