@@ -1,7 +1,6 @@
 #include "api/phase_one.h"
 
 #include "core/error_message.h"
-#include "runtime/device.h"
 
 namespace poolgrad {
 namespace {
@@ -23,7 +22,6 @@ aclnnStatus beginProblem(const PhaseOneCall &call, std::initializer_list<LiveDes
     if (call.order == NullCheckOrder::ArgumentsFirst)
         if (auto s = requireOutputs(call)) return s;
     problem.operatorName = call.op;
-    problem.backend = deviceById(currentDeviceId()).backend();
     return ACLNN_SUCCESS;
 }
 

@@ -1,5 +1,5 @@
 // Phase 1 as every operator runs it: its descriptor arguments resolved (core/executor.h), the required
-// pointers checked against null in CANN's order, the problem's operator and backend recorded, then the
+// pointers checked against null in CANN's order, the problem's operator recorded, then the
 // operator's describe(problem) — which therefore never sees workspaceSize or executor.
 #pragma once
 
@@ -24,7 +24,7 @@ struct PhaseOneCall {
 };
 
 // 161001 naming the first null among the required `descriptors` and the two phase-1 outputs, in the
-// order the call states; then the problem's operator name and the current device's backend.
+// order the call states; then the problem's operator name (finishPhaseOne records the backend).
 aclnnStatus beginProblem(const PhaseOneCall &call, std::initializer_list<LiveDescriptors::Argument> descriptors,
                          PoolProblem &problem);
 
