@@ -82,15 +82,7 @@ public:
     // Unregisters a handle and returns its object (freed when the last user lets go of it); null when the
     // handle names no live object. Of two threads removing the same handle, exactly one gets the object.
     std::shared_ptr<Object> remove(const Handle *handle) {
-        const uint64_t serial = handleSerial(handle, kind_);
-        if (serial == 0) return nullptr;
-        Shard &shard = shardOf(serial);
-        std::unique_lock lock(shard.mutex);
-        const auto found = shard.objects.find(serial);
-        if (found == shard.objects.end()) return nullptr;
-        std::shared_ptr<Object> object = std::move(found->second);
-        shard.objects.erase(found);
-        return object;
+        return findAndRelease(handle, [](const Object &) { return true; });
     }
 
     // The object a handle names, unregistered when `release(object)` says so, under one lock: of two
