@@ -21,6 +21,11 @@ struct RegularWindows {
     bool ceilMode = false;
 };
 
+// Output length of a regular pooling axis, PyTorch rule included: with ceilMode the last window must
+// start inside the input plus the leading padding. May return a value < 1, which callers reject.
+int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,
+                         int64_t dilation, bool ceilMode);
+
 // (Do, Ho, Wo) for input (D, H, W) by pooledOutputSize on each axis; entries may be < 1, which callers reject.
 std::array<int64_t, 3> regularOutputSize(const RegularWindows &windows, const std::array<int64_t, 3> &input);
 

@@ -115,19 +115,4 @@ bool WindowAxis::windowArithmeticFits() const {
     return kernel < 2 || dilation >= inputSize || checkedAdd(inputSize - 1, dilation).has_value();
 }
 
-int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,
-                         int64_t dilation, bool ceilMode) {
-    // 128-bit so that absurd kernels or dilations give "too small" instead of overflowing.
-    using Wide = __int128;
-    const Wide effectiveKernel = Wide(dilation) * (kernel - 1) + 1;
-    const Wide span = Wide(inputSize) + padBegin + padEnd - effectiveKernel;
-    const auto floorDivWide = [](Wide a, Wide b) { return (a >= 0) ? a / b : -((-a + b - 1) / b); };
-    Wide size = (ceilMode ? floorDivWide(span + stride - 1, stride) : floorDivWide(span, stride)) + 1;
-    if (ceilMode && (size - 1) * stride >= Wide(inputSize) + padBegin) --size;
-    if (size < 0) return 0;
-    // Only absurd paddings get here; any size that large fails the callers' shape checks anyway.
-    if (size > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-    return static_cast<int64_t>(size);
-}
-
 }  // namespace poolgrad

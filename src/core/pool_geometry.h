@@ -69,9 +69,4 @@ struct PoolGeometry {
     int64_t outputPlaneElements() const;
 };
 
-// Output length of a regular pooling axis, PyTorch rule included: with ceilMode the last window must
-// start inside the input plus the leading padding. May return a value < 1, which callers reject.
-int64_t pooledOutputSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padBegin, int64_t padEnd,
-                         int64_t dilation, bool ceilMode);
-
 }  // namespace poolgrad
