@@ -1,0 +1,184 @@
+// Recompute-argmax backward (MaxPoolV3Grad) for 3x3 windows at stride 2 on dense planes: the common
+// "k3 s2" pooling, whose windows overlap on both axes. Each input element lies in at most 2x2 windows,
+// and which ones is fixed by the parity of its row and column, so one output row's windows are searched
+// a vector of windows at a time (simd_first_match_3x3_stride2.h) and their gradients summed in registers
+// in output order: each gradInput row is produced whole, once, by the thread that owns its plane, with
+// no zero fill and no read-back (streaming past the caches when gradInput is larger than them).
+// Rows are copied into a padded row (16-bit values widened) whose columns outside the input hold NaN:
+// every window is then whole, and a tap outside the input never matches, as no NaN does.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/planned_threads.h"
+#include "cpu/simd_first_match_3x3_stride2.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+struct Stride2Plan final : ImplementationPlan {
+    int64_t windows = 0;    // output columns, padded to kStride2WindowPadding
+    int64_t rowFloats = 0;  // a padded row: every window's columns and every input column
+    int64_t padTop = 0, padLeft = 0;
+    bool streaming = false;
+    int threads = 1;
+
+    std::string describe() const override {
+        return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, rows of " +
+               std::to_string(rowFloats) + " floats, " + (streaming ? "streaming" : "cached") +
+               " stores, threads=" + std::to_string(threads);
+    }
+};
+
+// Rows of the padded width a thread needs: three input rows (a ring), a row of NaN, the finished top and
+// middle sums, and zeros; plus the partial sums (two halves) and one row of targets and gradients.
+constexpr int64_t kPaddedRows = 7;
+
+int64_t roundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+template <typename T>
+void widenRow(const T *source, float *destination, int64_t count) {
+    if constexpr (std::is_same_v<T, float>) {
+        std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
+    } else if constexpr (std::is_same_v<T, Float16>) {
+        widenFloat16Row(reinterpret_cast<const uint16_t *>(source), destination, count);
+    } else {
+        for (int64_t i = 0; i < count; ++i) destination[i] = toFloat(source[i]);
+    }
+}
+
+template <typename T>
+class Stride2Planes {
+public:
+    Stride2Planes(const PoolProblem &problem, const Stride2Plan &plan)
+        : problem_(problem),
+          plan_(plan),
+          inH_(problem.geometry.axes[1].inputSize),
+          inW_(problem.geometry.axes[2].inputSize),
+          outH_(problem.geometry.axes[1].outputSize),
+          outW_(problem.geometry.axes[2].outputSize) {}
+
+    void run(int64_t begin, int64_t end) const {
+        const int64_t rowFloats = plan_.rowFloats, windows = plan_.windows;
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        // Everything outside what each row writes keeps its fill: NaN around input rows, zeros past the
+        // windows in the sums, NaN targets (no match) and zero gradients for the padding windows.
+        std::vector<float> inputRows(static_cast<size_t>(4 * rowFloats), nan);
+        std::vector<float> sums(static_cast<size_t>(3 * rowFloats), 0.0f);
+        std::vector<float> partial(static_cast<size_t>(2 * (windows + 1)), 0.0f);
+        std::vector<float> targets(static_cast<size_t>(windows), nan), gradients(static_cast<size_t>(windows), 0.0f);
+        const float *nanRow = inputRows.data() + 3 * rowFloats;
+        float *topSums = sums.data(), *middleSums = topSums + rowFloats, *zeros = middleSums + rowFloats;
+        float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
+
+        for (int64_t plane = begin; plane < end; ++plane) {
+            const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
+            const T *inPlane = problem_.input.plane<const T>(n, c);
+            const T *outPlane = problem_.output.plane<const T>(n, c);
+            const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
+            T *gradInPlane = problem_.gradInput.plane<T>(n, c);
+            std::fill(partial.begin(), partial.end(), 0.0f);
+            int64_t held[3] = {-1, -1, -1};  // the input row each ring slot holds
+            const auto inputRow = [&](int64_t h) -> const float * {
+                if (h < 0 || h >= inH_) return nanRow;
+                float *row = inputRows.data() + h % 3 * rowFloats;
+                if (held[h % 3] != h) {
+                    widenRow(inPlane + h * inW_, row + plan_.padLeft, inW_);
+                    held[h % 3] = h;
+                }
+                return row;
+            };
+            int64_t emitted = 0;  // gradInput rows below are written
+            const auto emit = [&](int64_t h, const float *rowSums) {
+                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
+                storeRow(rowSums + plan_.padLeft, gradInPlane, h);
+                emitted = h + 1;
+            };
+            for (int64_t oh = 0; oh < outH_; ++oh) {
+                const int64_t top = 2 * oh - plan_.padTop;
+                widenRow(outPlane + oh * outW_, targets.data(), outW_);
+                widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
+                sumFirstMatches3x3Stride2(inputRow(top), inputRow(top + 1), inputRow(top + 2), targets.data(),
+                                          gradients.data(), windows, partialEven, partialOdd, topSums, middleSums);
+                if (top >= 0 && top < inH_) emit(top, topSums);
+                if (top + 1 >= 0 && top + 1 < inH_) emit(top + 1, middleSums);
+            }
+            // The last output row's bottom row has all its sums now.
+            const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
+            if (last >= 0 && last < inH_) {
+                for (int64_t i = 0; i <= windows; ++i) {
+                    topSums[2 * i] = partialEven[i];
+                    topSums[2 * i + 1] = partialOdd[i];
+                }
+                emit(last, topSums);
+            }
+            for (; emitted < inH_; ++emitted) storeRow(zeros, gradInPlane, emitted);
+        }
+    }
+
+private:
+    void storeRow(const float *rowSums, T *gradInPlane, int64_t h) const {
+        storeFloatRow(problem_.gradInput.type, rowSums, gradInPlane + h * inW_, inW_, plan_.streaming);
+    }
+
+    const PoolProblem &problem_;
+    const Stride2Plan &plan_;
+    const int64_t inH_, inW_, outH_, outW_;
+};
+
+bool isThreeByThreeStrideTwo(const WindowAxis &axis) {
+    return !axis.adaptive && axis.kernel == 3 && axis.stride == 2 && axis.dilation == 1 && axis.padBegin >= 0;
+}
+
+}  // namespace
+
+PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
+    for (const auto &[role, tensor] :
+         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    const PoolGeometry &geometry = problem.geometry;
+    const WindowAxis &depth = geometry.axes[0], &height = geometry.axes[1], &width = geometry.axes[2];
+    if (depth.inputSize != 1 || depth.outputSize != 1 || depth.window(0).count != 1)
+        return PlanOutcome::decline("more than one depth plane");
+    if (!isThreeByThreeStrideTwo(height) || !isThreeByThreeStrideTwo(width))
+        return PlanOutcome::decline("windows are not 3x3 at stride 2 (dilation 1, padding >= 0)");
+    // Sizes in the bounded scratch (scratch_bound.h): so every product below fits too.
+    const int64_t bound = kScratchFloats / (kPaddedRows + 4);
+    if (width.outputSize > bound || width.padBegin > bound || width.inputSize > bound)
+        return PlanOutcome::decline(scratchDeclineText("the padded rows", std::nullopt));
+    Stride2Plan plan;
+    plan.windows = roundUp(width.outputSize, kStride2WindowPadding);
+    plan.rowFloats = roundUp(std::max(2 * plan.windows + 2, width.padBegin + width.inputSize), 16);
+    plan.padTop = height.padBegin;
+    plan.padLeft = width.padBegin;
+    const int64_t bytes = (kPaddedRows * plan.rowFloats + 4 * (plan.windows + 1)) * static_cast<int64_t>(sizeof(float));
+    if (bytes > kScratchBytesPerThread) return PlanOutcome::decline(scratchDeclineText("the padded rows", bytes));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    // A plane reads its input and output planes and writes its gradient plane.
+    plan.threads = plannedThreadCount(
+        geometry.planes(),
+        saturatingAdd(saturatingMul<int64_t>(2, geometry.inputPlaneElements()), geometry.outputPlaneElements()));
+    return PlanOutcome::accept(std::move(plan));
+}
+
+RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const ImplementationPlan &made) {
+    const Stride2Plan &plan = planAs<Stride2Plan>(made);
+    withValueType(problem.input.type, [&](auto value) {
+        using T = typename decltype(value)::type;
+        const Stride2Planes<T> planes(problem, plan);
+        runBlocksOnThreads(plan.threads, problem.geometry.planes(),
+                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        if (plan.streaming) streamingStoreFence();
+    });
+    return {};
+}
+
+}  // namespace poolgrad::cpu
