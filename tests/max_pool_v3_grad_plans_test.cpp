@@ -27,6 +27,7 @@ using test_support::TestTensor;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char *const k3x3Stride2 = "cpu_recompute_argmax_backward_3x3_stride2";
+const char *const kChannelsLast3x3Stride2 = "cpu_recompute_argmax_backward_channels_last_3x3_stride2";
 const char *const kDisjoint = "cpu_recompute_argmax_backward_disjoint";
 const char *const kDense = "cpu_recompute_argmax_backward_dense";
 const char *const kChannelsLast = "cpu_recompute_argmax_backward_channels_last";
@@ -171,6 +172,8 @@ Outcome runForced(const char *implementation, const Problem &p) {
 TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
     EXPECT_EQ(runForced(k3x3Stride2, problem(1, 4, 16, 16, 3, 2, 1)).plan,
               "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, cached stores, threads=2");
+    EXPECT_EQ(runForced(kChannelsLast3x3Stride2, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
+              "3x3 stride-2 channels-last rows, images split, cached stores, threads=2");
     EXPECT_EQ(runForced(kDisjoint, problem(1, 4, 16, 16, 2, 2, 0)).plan,
               "disjoint rows written once, cached stores, threads=2");
     EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1)).plan,
@@ -191,6 +194,17 @@ TEST(MaxPoolV3GradPlans, The3x3Stride2RowsAreChosenForK3S2) {
                  out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
     const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
     EXPECT_EQ(outcome.implementation, k3x3Stride2);
+    expectMatchesReference(p, outcome);
+}
+
+TEST(MaxPoolV3GradPlans, TheChannelsLast3x3Stride2RowsAreChosenForNhwcK3S2) {
+    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
+    const Problem p = problem(2, 19, 9, 21, 3, 2, 1, ACL_FLOAT16, true);
+    const auto win = p.windows();
+    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
+    EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
     expectMatchesReference(p, outcome);
 }
 
@@ -217,15 +231,20 @@ std::vector<double> peakAtCentre(double peak) {
     return input;
 }
 
-Outcome runExact(const std::vector<double> &input, const std::vector<double> &output, const std::vector<double> &grad,
-                 int threads = 1) {
-    const ForcedRun forced(k3x3Stride2, threads);
-    Outcome outcome = run(problem(1, 1, 5, 5, 3, 2, 0), input, output, grad);
-    EXPECT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(outcome.implementation, k3x3Stride2);
-    return outcome;
-}
+// The exact cases run on both 3x3 stride-2 implementations (one channel: NCHW and NHWC hold the same bytes).
+class MaxPoolV3Grad3x3Stride2 : public testing::TestWithParam<bool> {
+protected:
+    Outcome runExact(const std::vector<double> &input, const std::vector<double> &output,
+                     const std::vector<double> &grad) {
+        const char *implementation = GetParam() ? kChannelsLast3x3Stride2 : k3x3Stride2;
+        const ForcedRun forced(implementation, 1);
+        Outcome outcome = run(problem(1, 1, 5, 5, 3, 2, 0, ACL_FLOAT, GetParam()), input, output, grad);
+        EXPECT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(outcome.implementation, implementation);
+        return outcome;
+    }
+};
 
 std::vector<uint64_t> floatBits(const std::vector<float> &values) {
     std::vector<uint64_t> bits;
@@ -233,7 +252,7 @@ std::vector<uint64_t> floatBits(const std::vector<float> &values) {
     return bits;
 }
 
-TEST(MaxPoolV3Grad3x3Stride2, SharedElementSumsInOutputOrder) {
+TEST_P(MaxPoolV3Grad3x3Stride2, SharedElementSumsInOutputOrder) {
     // ((0 + 1e8) + 1) + -1e8 + 1 in float32 is 1; any other order gives 0 or 2.
     const Outcome outcome = runExact(peakAtCentre(5), {5, 5, 5, 5}, {1e8, 1, -1e8, 1});
     std::vector<float> expected(25, 0.0f);
@@ -241,7 +260,7 @@ TEST(MaxPoolV3Grad3x3Stride2, SharedElementSumsInOutputOrder) {
     EXPECT_EQ(outcome.bits, floatBits(expected));
 }
 
-TEST(MaxPoolV3Grad3x3Stride2, FirstMatchInScanOrderWins) {
+TEST_P(MaxPoolV3Grad3x3Stride2, FirstMatchInScanOrderWins) {
     // Every element ties: each window's gradient goes to its top-left element.
     const Outcome outcome = runExact(std::vector<double>(25, 3.0), {3, 3, 3, 3}, {1, 2, 4, 8});
     std::vector<float> expected(25, 0.0f);
@@ -252,7 +271,7 @@ TEST(MaxPoolV3Grad3x3Stride2, FirstMatchInScanOrderWins) {
     EXPECT_EQ(outcome.bits, floatBits(expected));
 }
 
-TEST(MaxPoolV3Grad3x3Stride2, NanTargetsAndMissingMatchesAreDroppedZerosMatch) {
+TEST_P(MaxPoolV3Grad3x3Stride2, NanTargetsAndMissingMatchesAreDroppedZerosMatch) {
     std::vector<double> input(25, 1.0);
     input[7] = -0.0;  // row 1, column 2: in windows (0,0) and (0,1)
     input[24] = kNaN;
@@ -265,10 +284,13 @@ TEST(MaxPoolV3Grad3x3Stride2, NanTargetsAndMissingMatchesAreDroppedZerosMatch) {
     EXPECT_EQ(outcome.bits, floatBits(expected));
 }
 
-TEST(MaxPoolV3Grad3x3Stride2, NegativeZeroGradientGivesPositiveZero) {
+TEST_P(MaxPoolV3Grad3x3Stride2, NegativeZeroGradientGivesPositiveZero) {
     const Outcome outcome = runExact(std::vector<double>(25, 2.0), {2, 2, 2, 2}, {-0.0, -0.0, -0.0, -0.0});
     EXPECT_EQ(outcome.bits, floatBits(std::vector<float>(25, 0.0f)));
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, MaxPoolV3Grad3x3Stride2, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool> &info) { return info.param ? "Nhwc" : "Nchw"; });
 
 // ------------------------------------------------------------------------------------ random differential
 
@@ -358,10 +380,10 @@ void anyWindows(std::mt19937 &rng, reference::MaxPoolV3Params &p) {
 }
 
 TEST(MaxPoolV3GradImplementationsDifferential, ForcedImplementationsMatchTheReference) {
-    const Family families[] = {{k3x3Stride2, false, stride2Windows}, {kDisjoint, false, disjointWindows},
-                               {kDense, false, anyWindows},          {kDense, false, stride2Windows},
-                               {kChannelsLast, true, anyWindows},    {kReference, false, anyWindows},
-                               {kReference, true, stride2Windows}};
+    const Family families[] = {{k3x3Stride2, false, stride2Windows}, {kChannelsLast3x3Stride2, true, stride2Windows},
+                               {kDisjoint, false, disjointWindows},  {kDense, false, anyWindows},
+                               {kDense, false, stride2Windows},      {kChannelsLast, true, anyWindows},
+                               {kReference, false, anyWindows},      {kReference, true, stride2Windows}};
     std::mt19937 rng(20261201);
     for (const Family &family : families) {
         for (int threads = 1; threads <= 3; ++threads) {

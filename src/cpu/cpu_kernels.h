@@ -24,6 +24,9 @@ RunResult indexScatterBackwardStrided(const PoolProblem &problem);
 // its plan in phase 2. 3x3 stride 2 on dense planes: vector rows, each gradInput row produced once.
 PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem);
 RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// 3x3 stride 2 on channels-last (NHWC) operands: windows walked left to right, a vector of channels each.
+PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
 // Disjoint windows on dense planes: each gradInput row written once.
 PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem);
 // Any windows on dense planes.

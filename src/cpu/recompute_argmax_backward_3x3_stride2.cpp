@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
@@ -133,8 +135,113 @@ private:
     const int64_t inH_, inW_, outH_, outW_;
 };
 
+struct ChannelsLastStride2Plan final : ImplementationPlan {
+    int64_t padTop = 0, padLeft = 0;
+    bool streaming = false;
+    int threads = 1;
+
+    std::string describe() const override {
+        return std::string("3x3 stride-2 channels-last rows, images split, ") + (streaming ? "streaming" : "cached") +
+               " stores, threads=" + std::to_string(threads);
+    }
+};
+
+// Channels-last: the C values of a position are adjacent, so the windows of an output row are walked
+// left to right with a vector of channels each (no shuffles), and a row of an image is a row of W*C.
+template <typename T>
+class ChannelsLastStride2Images {
+public:
+    ChannelsLastStride2Images(const PoolProblem &problem, const ChannelsLastStride2Plan &plan)
+        : problem_(problem),
+          plan_(plan),
+          channels_(problem.geometry.channels),
+          inH_(problem.geometry.axes[1].inputSize),
+          inW_(problem.geometry.axes[2].inputSize),
+          outH_(problem.geometry.axes[1].outputSize),
+          outW_(problem.geometry.axes[2].outputSize),
+          rowElements_(inW_ * channels_),
+          outRowElements_(outW_ * channels_) {}
+
+    void run(int64_t begin, int64_t end) const {
+        // The sums of three rows and a row of zeros; 16-bit values are widened into a ring of three rows
+        // and one row each of targets and gradients.
+        std::vector<float> sums(static_cast<size_t>(4 * rowElements_), 0.0f);
+        std::vector<float> widened(widen ? static_cast<size_t>(3 * rowElements_ + 2 * outRowElements_) : 0);
+        float *partial = sums.data(), *topSums = partial + rowElements_, *middleSums = topSums + rowElements_;
+        const float *zeros = middleSums + rowElements_;
+        for (int64_t n = begin; n < end; ++n) {
+            std::fill(partial, partial + rowElements_, 0.0f);
+            int64_t held[3] = {-1, -1, -1};
+            const auto inputRow = [&](int64_t h) -> const float * {
+                if (h < 0 || h >= inH_) return nullptr;
+                const T *row = problem_.input.at<const T>(n, 0, 0, h, 0);
+                if constexpr (!widen) {
+                    return row;
+                } else {
+                    float *destination = widened.data() + h % 3 * rowElements_;
+                    if (held[h % 3] != h) {
+                        widenRow(row, destination, rowElements_);
+                        held[h % 3] = h;
+                    }
+                    return destination;
+                }
+            };
+            const auto outputRow = [&](const StridedTensor &tensor, int64_t oh, int64_t slot) -> const float * {
+                const T *row = tensor.at<const T>(n, 0, 0, oh, 0);
+                if constexpr (!widen) {
+                    return row;
+                } else {
+                    float *destination = widened.data() + 3 * rowElements_ + slot * outRowElements_;
+                    widenRow(row, destination, outRowElements_);
+                    return destination;
+                }
+            };
+            int64_t emitted = 0;
+            const auto emit = [&](int64_t h, const float *rowSums) {
+                for (; emitted < h; ++emitted) storeRow(zeros, n, emitted);
+                storeRow(rowSums, n, h);
+                emitted = h + 1;
+            };
+            for (int64_t oh = 0; oh < outH_; ++oh) {
+                const int64_t top = 2 * oh - plan_.padTop;
+                const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
+                sumFirstMatches3x3Stride2AcrossChannels(rows, outputRow(problem_.output, oh, 0),
+                                                        outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
+                                                        plan_.padLeft, channels_, partial, topSums, middleSums);
+                if (top >= 0 && top < inH_) emit(top, topSums);
+                if (top + 1 >= 0 && top + 1 < inH_) emit(top + 1, middleSums);
+            }
+            const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
+            if (last >= 0 && last < inH_) emit(last, partial);
+            for (; emitted < inH_; ++emitted) storeRow(zeros, n, emitted);
+        }
+    }
+
+private:
+    static constexpr bool widen = !std::is_same_v<T, float>;
+
+    void storeRow(const float *rowSums, int64_t n, int64_t h) const {
+        storeFloatRow(problem_.gradInput.type, rowSums, problem_.gradInput.at<T>(n, 0, 0, h, 0), rowElements_,
+                      plan_.streaming);
+    }
+
+    const PoolProblem &problem_;
+    const ChannelsLastStride2Plan &plan_;
+    const int64_t channels_, inH_, inW_, outH_, outW_, rowElements_, outRowElements_;
+};
+
 bool isThreeByThreeStrideTwo(const WindowAxis &axis) {
     return !axis.adaptive && axis.kernel == 3 && axis.stride == 2 && axis.dilation == 1 && axis.padBegin >= 0;
+}
+
+// Why the windows are not the ones these rows take, or nullopt.
+std::optional<std::string> windowsDecline(const PoolGeometry &geometry) {
+    const WindowAxis &depth = geometry.axes[0];
+    if (depth.inputSize != 1 || depth.outputSize != 1 || depth.window(0).count != 1)
+        return std::string("more than one depth plane");
+    if (!isThreeByThreeStrideTwo(geometry.axes[1]) || !isThreeByThreeStrideTwo(geometry.axes[2]))
+        return std::string("windows are not 3x3 at stride 2 (dilation 1, padding >= 0)");
+    return std::nullopt;
 }
 
 }  // namespace
@@ -145,11 +252,8 @@ PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
           std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->planesDense()) return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
     const PoolGeometry &geometry = problem.geometry;
-    const WindowAxis &depth = geometry.axes[0], &height = geometry.axes[1], &width = geometry.axes[2];
-    if (depth.inputSize != 1 || depth.outputSize != 1 || depth.window(0).count != 1)
-        return PlanOutcome::decline("more than one depth plane");
-    if (!isThreeByThreeStrideTwo(height) || !isThreeByThreeStrideTwo(width))
-        return PlanOutcome::decline("windows are not 3x3 at stride 2 (dilation 1, padding >= 0)");
+    const WindowAxis &height = geometry.axes[1], &width = geometry.axes[2];
+    if (std::optional<std::string> reason = windowsDecline(geometry)) return PlanOutcome::decline(*reason);
     // Sizes in the bounded scratch (scratch_bound.h): so every product below fits too.
     const int64_t bound = kScratchFloats / (kPaddedRows + 4);
     if (width.outputSize > bound || width.padBegin > bound || width.inputSize > bound)
@@ -176,6 +280,49 @@ RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const
         const Stride2Planes<T> planes(problem, plan);
         runBlocksOnThreads(plan.threads, problem.geometry.planes(),
                            [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        if (plan.streaming) streamingStoreFence();
+    });
+    return {};
+}
+
+}  // namespace poolgrad::cpu
+
+namespace poolgrad::cpu {
+
+PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem) {
+    for (const auto &[role, tensor] :
+         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->channelsLastDense())
+            return PlanOutcome::decline(std::string(role) + " is not dense channels-last");
+    const PoolGeometry &geometry = problem.geometry;
+    if (std::optional<std::string> reason = windowsDecline(geometry)) return PlanOutcome::decline(*reason);
+    // Four rows of sums, and for 16-bit values three widened input rows and two output rows (W*C each).
+    const std::optional<int64_t> row = checkedMul(geometry.axes[2].inputSize, geometry.channels);
+    const std::optional<int64_t> outRow = checkedMul(geometry.axes[2].outputSize, geometry.channels);
+    const std::optional<int64_t> floats = row && outRow
+                                              ? checkedAdd(checkedMul<int64_t>(7, *row).value_or(kScratchFloats + 1),
+                                                           checkedMul<int64_t>(2, *outRow).value_or(kScratchFloats + 1))
+                                              : std::nullopt;
+    if (!floats || *floats > kScratchFloats)
+        return PlanOutcome::decline(
+            scratchDeclineText("the rows of sums", floats ? checkedMul<int64_t>(*floats, 4) : std::nullopt));
+    ChannelsLastStride2Plan plan;
+    plan.padTop = geometry.axes[1].padBegin;
+    plan.padLeft = geometry.axes[2].padBegin;
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    const int64_t imageElements = saturatingMul(geometry.channels, geometry.inputPlaneElements());
+    plan.threads = plannedThreadCount(geometry.batch, saturatingMul<int64_t>(3, imageElements));
+    return PlanOutcome::accept(std::move(plan));
+}
+
+RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem, const ImplementationPlan &made) {
+    const ChannelsLastStride2Plan &plan = planAs<ChannelsLastStride2Plan>(made);
+    withValueType(problem.input.type, [&](auto value) {
+        using T = typename decltype(value)::type;
+        const ChannelsLastStride2Images<T> images(problem, plan);
+        runBlocksOnThreads(plan.threads, problem.geometry.batch,
+                           [&](int64_t begin, int64_t end) { images.run(begin, end); });
         if (plan.streaming) streamingStoreFence();
     });
     return {};

@@ -3,6 +3,8 @@
 #define HWY_TARGET_INCLUDE "cpu/simd_first_match_3x3_stride2.cpp"
 #include "cpu/simd_first_match_3x3_stride2.h"
 
+#include <algorithm>
+
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 
@@ -150,6 +152,102 @@ void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_R
 }
 #endif
 
+// The channels-last rows: one lane group of channels, `V` either a Highway vector or a float (the
+// channels past the last whole vector). Windows go left to right; carry[r] holds window ow-1's tap-2
+// contribution of row r, which column 2ow - padLeft shares with window ow's tap 0.
+template <class Ops>
+HWY_INLINE void sumRowAcrossChannels(const Ops &ops, const float *const *rows, const float *targets,
+                                     const float *gradients, int64_t outputWidth, int64_t inputWidth, int64_t padLeft,
+                                     int64_t channels, int64_t c, float *partial, float *topSums, float *middleSums) {
+    using V = typename Ops::V;
+    const V zero = ops.zero();
+    V carry[3] = {zero, zero, zero};
+    // Sums of column x (x inside the input) of the three rows: top adds to the previous output row's sums.
+    const auto finish = [&](int64_t x, V top, V middle, V bottom) {
+        if (x < 0 || x >= inputWidth) return;
+        const int64_t at = x * channels + c;
+        ops.store(ops.add(ops.load(partial + at), top), topSums + at);
+        ops.store(middle, middleSums + at);
+        ops.store(bottom, partial + at);
+    };
+    // Columns no window reaches: top keeps the previous sums, the others are +0.
+    const auto unreached = [&](int64_t x) { finish(x, zero, zero, zero); };
+    for (int64_t x = 0; x < std::min(-padLeft, inputWidth); ++x) unreached(x);
+    for (int64_t ow = 0; ow < outputWidth; ++ow) {
+        const V wanted = ops.load(targets + ow * channels + c);
+        V remaining = ops.add(zero, ops.load(gradients + ow * channels + c));
+        V tap[3][3];
+        const int64_t first = 2 * ow - padLeft;
+        for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 3; ++j) {
+                const int64_t x = first + j;
+                if (rows[r] == nullptr || x < 0 || x >= inputWidth) {
+                    tap[r][j] = zero;
+                    continue;
+                }
+                tap[r][j] = ops.take(ops.load(rows[r] + x * channels + c), wanted, remaining);
+            }
+        // (previous sums + window ow-1's tap 2) + window ow's tap 0, then tap 1 alone.
+        if (first >= 0 && first < inputWidth) {
+            const int64_t at = first * channels + c;
+            ops.store(ops.add(ops.add(ops.load(partial + at), carry[0]), tap[0][0]), topSums + at);
+            ops.store(ops.add(carry[1], tap[1][0]), middleSums + at);
+            ops.store(ops.add(carry[2], tap[2][0]), partial + at);
+        }
+        finish(first + 1, tap[0][1], tap[1][1], tap[2][1]);
+        for (int r = 0; r < 3; ++r) carry[r] = tap[r][2];
+    }
+    finish(2 * outputWidth - padLeft, carry[0], carry[1], carry[2]);
+    for (int64_t x = std::max<int64_t>(0, 2 * outputWidth - padLeft + 1); x < inputWidth; ++x) unreached(x);
+}
+
+struct ScalarLanes {
+    using V = float;
+    V zero() const { return 0.0f; }
+    V load(const float *at) const { return *at; }
+    void store(V v, float *at) const { *at = v; }
+    V add(V a, V b) const { return a + b; }
+    V take(V value, V wanted, V &remaining) const {
+        if (!(value == wanted)) return 0.0f;
+        const V contribution = remaining;
+        remaining = 0.0f;
+        return contribution;
+    }
+};
+
+#if HWY_TARGET != HWY_SCALAR
+struct VectorLanes {
+    hn::ScalableTag<float> d;
+    using V = hn::Vec<hn::ScalableTag<float>>;
+    V zero() const { return hn::Zero(d); }
+    V load(const float *at) const { return hn::LoadU(d, at); }
+    void store(V v, float *at) const { hn::StoreU(v, d, at); }
+    V add(V a, V b) const { return hn::Add(a, b); }
+    V take(V value, V wanted, V &remaining) const {
+        const auto hit = hn::Eq(value, wanted);
+        const V contribution = hn::IfThenElseZero(hit, remaining);
+        remaining = hn::IfThenZeroElse(hit, remaining);
+        return contribution;
+    }
+};
+#endif
+
+void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
+                                             int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
+                                             float *partial, float *topSums, float *middleSums) {
+    int64_t c = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const VectorLanes vector;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(vector.d));
+    for (; c + lanes <= channels; c += lanes)
+        sumRowAcrossChannels(vector, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
+                             topSums, middleSums);
+#endif
+    for (; c < channels; ++c)
+        sumRowAcrossChannels(ScalarLanes{}, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c,
+                             partial, topSums, middleSums);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -158,6 +256,14 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(SumFirstMatches3x3Stride2);
+HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
+
+void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
+                                             int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
+                                             float *partial, float *topSums, float *middleSums) {
+    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2AcrossChannels)
+    (rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, partial, topSums, middleSums);
+}
 
 void sumFirstMatches3x3Stride2(const float *top, const float *middle, const float *bottom, const float *targets,
                                const float *gradients, int64_t windows, float *partialEven, float *partialOdd,

@@ -25,4 +25,14 @@ void sumFirstMatches3x3Stride2(const float *top, const float *middle, const floa
                                const float *gradients, int64_t windows, float *partialEven, float *partialOdd,
                                float *topSums, float *middleSums);
 
+// The same for channels-last rows, across `channels` lanes: rows[r] holds inputWidth positions of
+// `channels` values (nullptr: a row outside the input, whose taps never match), targets and gradients
+// outputWidth positions; window ow's taps are columns 2*ow - padLeft + {0, 1, 2}, those outside
+// [0, inputWidth) never match. partial [in]: the previous output row's sums of this top row (zeros for
+// the first), [out]: this bottom row's; topSums and middleSums [out]: the finished rows. Every column of
+// the three rows is written (rows of inputWidth * channels floats).
+void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
+                                             int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
+                                             float *partial, float *topSums, float *middleSums);
+
 }  // namespace poolgrad::cpu
