@@ -171,9 +171,22 @@ Outcome runForced(const char *implementation, const Problem &p) {
 
 TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
     EXPECT_EQ(runForced(k3x3Stride2, problem(1, 4, 16, 16, 3, 2, 1)).plan,
-              "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, cached stores, threads=2");
+              "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 1 band a plane, cached stores, threads=2");
     EXPECT_EQ(runForced(kChannelsLast3x3Stride2, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
-              "3x3 stride-2 channels-last rows, images split, cached stores, threads=2");
+              "3x3 stride-2 channels-last rows, 2 bands an image, cached stores, threads=2");
+    // One plane for three threads: bands of output rows (ceil(2*3/1) = 6, and threads=3).
+    {
+        const ForcedRun forced(k3x3Stride2, 3);
+        const Problem p = problem(1, 1, 40, 24, 3, 2, 1);
+        const auto win = p.windows();
+        const Outcome outcome =
+            run(p, iota(static_cast<size_t>(p.h * p.w)), iota(static_cast<size_t>(win.outH * win.outW)),
+                std::vector<double>(static_cast<size_t>(win.outH * win.outW), 1.0));
+        EXPECT_EQ(outcome.plan,
+                  "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 6 bands a plane, cached "
+                  "stores, threads=3");
+        expectMatchesReference(p, outcome);
+    }
     EXPECT_EQ(runForced(kDisjoint, problem(1, 4, 16, 16, 2, 2, 0)).plan,
               "disjoint rows written once, cached stores, threads=2");
     EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1)).plan,

@@ -29,13 +29,14 @@ struct Stride2Plan final : ImplementationPlan {
     int64_t windows = 0;    // output columns, padded to kStride2WindowPadding
     int64_t rowFloats = 0;  // a padded row: every window's columns and every input column
     int64_t padTop = 0, padLeft = 0;
+    int64_t bands = 1;  // work items per plane: bands of output rows
     bool streaming = false;
     int threads = 1;
 
     std::string describe() const override {
         return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, rows of " +
-               std::to_string(rowFloats) + " floats, " + (streaming ? "streaming" : "cached") +
-               " stores, threads=" + std::to_string(threads);
+               std::to_string(rowFloats) + " floats, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
+               " a plane, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
     }
 };
 
@@ -44,6 +45,33 @@ struct Stride2Plan final : ImplementationPlan {
 constexpr int64_t kPaddedRows = 7;
 
 int64_t roundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// A work item's output rows [ohBegin, ohEnd) of one plane or image, and the gradInput rows it writes,
+// [rowBegin, rowEnd): the top and middle rows of its windows (from row 0 in the first band, to the last
+// row in the last). The row a band shares with the next is the next band's: that band first searches the
+// output row before its own (without writing) for the sums it leaves in that row.
+struct RowBand {
+    int64_t ohBegin = 0, ohEnd = 0, rowBegin = 0, rowEnd = 0;
+
+    static RowBand of(int64_t band, int64_t bands, int64_t outH, int64_t inH, int64_t padTop) {
+        RowBand b;
+        b.ohBegin = outH * band / bands;
+        b.ohEnd = outH * (band + 1) / bands;
+        b.rowBegin = band == 0 ? 0 : std::clamp<int64_t>(2 * b.ohBegin - padTop, 0, inH);
+        b.rowEnd = band == bands - 1 ? inH : std::clamp<int64_t>(2 * b.ohEnd - padTop, 0, inH);
+        return b;
+    }
+    bool owns(int64_t h) const { return h >= rowBegin && h < rowEnd; }
+};
+
+// Bands per plane or image: whole ones when there are enough for every thread (two each), else bands of
+// output rows; and the threads for them.
+void splitIntoBands(int64_t units, int64_t outH, int64_t workPerUnit, int64_t &bands, int &threads) {
+    const int64_t available = std::max<int64_t>(1, operatorThreadCount());
+    bands =
+        std::clamp<int64_t>((2 * available + units - 1) / std::max<int64_t>(units, 1), 1, std::max<int64_t>(outH, 1));
+    threads = plannedThreadCount(saturatingMul(units, bands), workPerUnit / bands);
+}
 
 template <typename T>
 void widenRow(const T *source, float *destination, int64_t count) {
@@ -80,7 +108,9 @@ public:
         float *topSums = sums.data(), *middleSums = topSums + rowFloats, *zeros = middleSums + rowFloats;
         float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
 
-        for (int64_t plane = begin; plane < end; ++plane) {
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t plane = item / plan_.bands;
+            const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
             const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
             const T *inPlane = problem_.input.plane<const T>(n, c);
             const T *outPlane = problem_.output.plane<const T>(n, c);
@@ -97,31 +127,36 @@ public:
                 }
                 return row;
             };
-            int64_t emitted = 0;  // gradInput rows below are written
-            const auto emit = [&](int64_t h, const float *rowSums) {
-                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
-                storeRow(rowSums + plan_.padLeft, gradInPlane, h);
-                emitted = h + 1;
-            };
-            for (int64_t oh = 0; oh < outH_; ++oh) {
+            const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
                 sumFirstMatches3x3Stride2(inputRow(top), inputRow(top + 1), inputRow(top + 2), targets.data(),
                                           gradients.data(), windows, partialEven, partialOdd, topSums, middleSums);
-                if (top >= 0 && top < inH_) emit(top, topSums);
-                if (top + 1 >= 0 && top + 1 < inH_) emit(top + 1, middleSums);
+            };
+            int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
+            const auto emit = [&](int64_t h, const float *rowSums) {
+                if (!band.owns(h)) return;
+                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
+                storeRow(rowSums + plan_.padLeft, gradInPlane, h);
+                emitted = h + 1;
+            };
+            if (band.ohBegin > 0) search(band.ohBegin - 1);
+            for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) {
+                search(oh);
+                emit(2 * oh - plan_.padTop, topSums);
+                emit(2 * oh - plan_.padTop + 1, middleSums);
             }
             // The last output row's bottom row has all its sums now.
             const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
-            if (last >= 0 && last < inH_) {
+            if (band.ohEnd == outH_ && band.owns(last)) {
                 for (int64_t i = 0; i <= windows; ++i) {
                     topSums[2 * i] = partialEven[i];
                     topSums[2 * i + 1] = partialOdd[i];
                 }
                 emit(last, topSums);
             }
-            for (; emitted < inH_; ++emitted) storeRow(zeros, gradInPlane, emitted);
+            for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, gradInPlane, emitted);
         }
     }
 
@@ -137,12 +172,13 @@ private:
 
 struct ChannelsLastStride2Plan final : ImplementationPlan {
     int64_t padTop = 0, padLeft = 0;
+    int64_t bands = 1;  // work items per image: bands of output rows
     bool streaming = false;
     int threads = 1;
 
     std::string describe() const override {
-        return std::string("3x3 stride-2 channels-last rows, images split, ") + (streaming ? "streaming" : "cached") +
-               " stores, threads=" + std::to_string(threads);
+        return "3x3 stride-2 channels-last rows, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
+               " an image, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
     }
 };
 
@@ -169,7 +205,9 @@ public:
         std::vector<float> widened(widen ? static_cast<size_t>(3 * rowElements_ + 2 * outRowElements_) : 0);
         float *partial = sums.data(), *topSums = partial + rowElements_, *middleSums = topSums + rowElements_;
         const float *zeros = middleSums + rowElements_;
-        for (int64_t n = begin; n < end; ++n) {
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t n = item / plan_.bands;
+            const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
             std::fill(partial, partial + rowElements_, 0.0f);
             int64_t held[3] = {-1, -1, -1};
             const auto inputRow = [&](int64_t h) -> const float * {
@@ -196,24 +234,29 @@ public:
                     return destination;
                 }
             };
-            int64_t emitted = 0;
-            const auto emit = [&](int64_t h, const float *rowSums) {
-                for (; emitted < h; ++emitted) storeRow(zeros, n, emitted);
-                storeRow(rowSums, n, h);
-                emitted = h + 1;
-            };
-            for (int64_t oh = 0; oh < outH_; ++oh) {
+            const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
                 sumFirstMatches3x3Stride2AcrossChannels(rows, outputRow(problem_.output, oh, 0),
                                                         outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
                                                         plan_.padLeft, channels_, partial, topSums, middleSums);
-                if (top >= 0 && top < inH_) emit(top, topSums);
-                if (top + 1 >= 0 && top + 1 < inH_) emit(top + 1, middleSums);
+            };
+            int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
+            const auto emit = [&](int64_t h, const float *rowSums) {
+                if (!band.owns(h)) return;
+                for (; emitted < h; ++emitted) storeRow(zeros, n, emitted);
+                storeRow(rowSums, n, h);
+                emitted = h + 1;
+            };
+            if (band.ohBegin > 0) search(band.ohBegin - 1);
+            for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) {
+                search(oh);
+                emit(2 * oh - plan_.padTop, topSums);
+                emit(2 * oh - plan_.padTop + 1, middleSums);
             }
             const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
-            if (last >= 0 && last < inH_) emit(last, partial);
-            for (; emitted < inH_; ++emitted) storeRow(zeros, n, emitted);
+            if (band.ohEnd == outH_) emit(last, partial);
+            for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, n, emitted);
         }
     }
 
@@ -267,9 +310,10 @@ PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
     if (bytes > kScratchBytesPerThread) return PlanOutcome::decline(scratchDeclineText("the padded rows", bytes));
     plan.streaming = streamingStoresPay(problem.gradInput);
     // A plane reads its input and output planes and writes its gradient plane.
-    plan.threads = plannedThreadCount(
-        geometry.planes(),
-        saturatingAdd(saturatingMul<int64_t>(2, geometry.inputPlaneElements()), geometry.outputPlaneElements()));
+    splitIntoBands(
+        geometry.planes(), height.outputSize,
+        saturatingAdd(saturatingMul<int64_t>(2, geometry.inputPlaneElements()), geometry.outputPlaneElements()),
+        plan.bands, plan.threads);
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -278,7 +322,7 @@ RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const Stride2Planes<T> planes(problem, plan);
-        runBlocksOnThreads(plan.threads, problem.geometry.planes(),
+        runBlocksOnThreads(plan.threads, saturatingMul(problem.geometry.planes(), plan.bands),
                            [&](int64_t begin, int64_t end) { planes.run(begin, end); });
         if (plan.streaming) streamingStoreFence();
     });
@@ -312,7 +356,8 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem 
     plan.padLeft = geometry.axes[2].padBegin;
     plan.streaming = streamingStoresPay(problem.gradInput);
     const int64_t imageElements = saturatingMul(geometry.channels, geometry.inputPlaneElements());
-    plan.threads = plannedThreadCount(geometry.batch, saturatingMul<int64_t>(3, imageElements));
+    splitIntoBands(geometry.batch, geometry.axes[1].outputSize, saturatingMul<int64_t>(3, imageElements), plan.bands,
+                   plan.threads);
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -321,7 +366,7 @@ RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &pr
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const ChannelsLastStride2Images<T> images(problem, plan);
-        runBlocksOnThreads(plan.threads, problem.geometry.batch,
+        runBlocksOnThreads(plan.threads, saturatingMul(problem.geometry.batch, plan.bands),
                            [&](int64_t begin, int64_t end) { images.run(begin, end); });
         if (plan.streaming) streamingStoreFence();
     });
