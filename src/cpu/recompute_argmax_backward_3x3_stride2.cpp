@@ -67,9 +67,10 @@ struct RowBand {
 // Bands per plane or image: whole ones when there are enough for every thread (two each), else bands of
 // output rows; and the threads for them.
 void splitIntoBands(int64_t units, int64_t outH, int64_t workPerUnit, int64_t &bands, int &threads) {
-    const int64_t available = std::max<int64_t>(1, operatorThreadCount());
-    bands =
-        std::clamp<int64_t>((2 * available + units - 1) / std::max<int64_t>(units, 1), 1, std::max<int64_t>(outH, 1));
+    const int64_t available = threadsForWork(saturatingMul(std::max<int64_t>(units, 1), workPerUnit));
+    bands = available <= 1 ? 1
+                           : std::clamp<int64_t>((2 * available + units - 1) / std::max<int64_t>(units, 1), 1,
+                                                 std::max<int64_t>(outH, 1));
     threads = plannedThreadCount(saturatingMul(units, bands), workPerUnit / bands);
 }
 
