@@ -75,6 +75,18 @@ void splitIntoBands(int64_t units, int64_t outH, int64_t workPerUnit, int64_t &b
 }
 
 template <typename T>
+void prefetchRow(const T *row, int64_t count) {
+    const char *bytes = reinterpret_cast<const char *>(row);
+    for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
+}
+
+template <typename T>
+void prefetchRowToL2(const T *row, int64_t count) {
+    const char *bytes = reinterpret_cast<const char *>(row);
+    for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b, 0, 2);
+}
+
+template <typename T>
 void widenRow(const T *source, float *destination, int64_t count) {
     if constexpr (std::is_same_v<T, float>) {
         std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
@@ -130,6 +142,15 @@ public:
             };
             const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
+                // The rows of a later output row, requested ahead: the copies would otherwise wait on
+                // memory one cache line at a time.
+                if (oh + kPrefetchOutputRows < outH_) {
+                    const int64_t ahead = top + 2 * kPrefetchOutputRows;
+                    for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
+                        prefetchRow(inPlane + h * inW_, inW_);
+                    prefetchRow(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+                    prefetchRow(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+                }
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
                 sumFirstMatches3x3Stride2(inputRow(top), inputRow(top + 1), inputRow(top + 2), targets.data(),
@@ -162,6 +183,8 @@ public:
     }
 
 private:
+    static constexpr int64_t kPrefetchOutputRows = 2;
+
     void storeRow(const float *rowSums, T *gradInPlane, int64_t h) const {
         storeFloatRow(problem_.gradInput.type, rowSums, gradInPlane + h * inW_, inW_, plan_.streaming);
     }
@@ -237,6 +260,14 @@ public:
             };
             const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
+                // The next output row's new rows, requested into the L2 ahead (a row of W*C values is too
+                // large for the L1): the loads would otherwise wait on memory one cache line at a time.
+                if (oh + 1 < outH_) {
+                    for (int64_t h = std::max<int64_t>(top + 3, 0); h < std::min(top + 5, inH_); ++h)
+                        prefetchRowToL2(problem_.input.at<const T>(n, 0, 0, h, 0), rowElements_);
+                    prefetchRowToL2(problem_.output.at<const T>(n, 0, 0, oh + 1, 0), outRowElements_);
+                    prefetchRowToL2(problem_.gradOutput.at<const T>(n, 0, 0, oh + 1, 0), outRowElements_);
+                }
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
                 sumFirstMatches3x3Stride2AcrossChannels(rows, outputRow(problem_.output, oh, 0),
                                                         outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
