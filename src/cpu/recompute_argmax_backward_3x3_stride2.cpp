@@ -81,12 +81,6 @@ void prefetchRow(const T *row, int64_t count) {
 }
 
 template <typename T>
-void prefetchRowToL2(const T *row, int64_t count) {
-    const char *bytes = reinterpret_cast<const char *>(row);
-    for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b, 0, 2);
-}
-
-template <typename T>
 void widenRow(const T *source, float *destination, int64_t count) {
     if constexpr (std::is_same_v<T, float>) {
         std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
@@ -258,36 +252,42 @@ public:
                     return destination;
                 }
             };
-            const auto search = [&](int64_t oh) {
+            // Sums of an output row's windows: the finished top and middle rows go to `topOut` and
+            // `middleOut` (float32 gradInput rows themselves, or scratch rows).
+            const auto search = [&](int64_t oh, float *topOut, float *middleOut) {
                 const int64_t top = 2 * oh - plan_.padTop;
-                // The next output row's new rows, requested into the L2 ahead (a row of W*C values is too
-                // large for the L1): the loads would otherwise wait on memory one cache line at a time.
-                if (oh + 1 < outH_) {
-                    for (int64_t h = std::max<int64_t>(top + 3, 0); h < std::min(top + 5, inH_); ++h)
-                        prefetchRowToL2(problem_.input.at<const T>(n, 0, 0, h, 0), rowElements_);
-                    prefetchRowToL2(problem_.output.at<const T>(n, 0, 0, oh + 1, 0), outRowElements_);
-                    prefetchRowToL2(problem_.gradOutput.at<const T>(n, 0, 0, oh + 1, 0), outRowElements_);
-                }
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
-                sumFirstMatches3x3Stride2AcrossChannels(rows, outputRow(problem_.output, oh, 0),
-                                                        outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
-                                                        plan_.padLeft, channels_, partial, topSums, middleSums);
+                sumFirstMatches3x3Stride2AcrossChannels(
+                    rows, outputRow(problem_.output, oh, 0), outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
+                    plan_.padLeft, channels_, partial, topOut, middleOut, plan_.streaming && !widen);
             };
             int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
-            const auto emit = [&](int64_t h, const float *rowSums) {
-                if (!band.owns(h)) return;
+            // Whether the band writes row h; the rows between the last written and h are zeros.
+            const auto claim = [&](int64_t h) {
+                if (!band.owns(h)) return false;
                 for (; emitted < h; ++emitted) storeRow(zeros, n, emitted);
-                storeRow(rowSums, n, h);
                 emitted = h + 1;
+                return true;
             };
-            if (band.ohBegin > 0) search(band.ohBegin - 1);
+            // float32 rows are finished in gradInput itself; 16-bit ones in scratch, then rounded once.
+            const auto destination = [&](bool owned, int64_t h, float *scratch) -> float * {
+                if constexpr (!widen) {
+                    if (owned) return problem_.gradInput.at<float>(n, 0, 0, h, 0);
+                }
+                return scratch;
+            };
+            if (band.ohBegin > 0) search(band.ohBegin - 1, topSums, middleSums);
             for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) {
-                search(oh);
-                emit(2 * oh - plan_.padTop, topSums);
-                emit(2 * oh - plan_.padTop + 1, middleSums);
+                const int64_t top = 2 * oh - plan_.padTop;
+                const bool ownTop = claim(top), ownMiddle = claim(top + 1);
+                search(oh, destination(ownTop, top, topSums), destination(ownMiddle, top + 1, middleSums));
+                if constexpr (widen) {
+                    if (ownTop) storeRow(topSums, n, top);
+                    if (ownMiddle) storeRow(middleSums, n, top + 1);
+                }
             }
             const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
-            if (band.ohEnd == outH_) emit(last, partial);
+            if (band.ohEnd == outH_ && claim(last)) storeRow(partial, n, last);
             for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, n, emitted);
         }
     }

@@ -4,6 +4,7 @@
 #include "cpu/simd_first_match_3x3_stride2.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -166,8 +167,8 @@ HWY_INLINE void sumRowAcrossChannels(const Ops &ops, const float *const *rows, c
     const auto finish = [&](int64_t x, V top, V middle, V bottom) {
         if (x < 0 || x >= inputWidth) return;
         const int64_t at = x * channels + c;
-        ops.store(ops.add(ops.load(partial + at), top), topSums + at);
-        ops.store(middle, middleSums + at);
+        ops.storeOut(ops.add(ops.load(partial + at), top), topSums + at);
+        ops.storeOut(middle, middleSums + at);
         ops.store(bottom, partial + at);
     };
     // Columns no window reaches: top keeps the previous sums, the others are +0.
@@ -190,8 +191,8 @@ HWY_INLINE void sumRowAcrossChannels(const Ops &ops, const float *const *rows, c
         // (previous sums + window ow-1's tap 2) + window ow's tap 0, then tap 1 alone.
         if (first >= 0 && first < inputWidth) {
             const int64_t at = first * channels + c;
-            ops.store(ops.add(ops.add(ops.load(partial + at), carry[0]), tap[0][0]), topSums + at);
-            ops.store(ops.add(carry[1], tap[1][0]), middleSums + at);
+            ops.storeOut(ops.add(ops.add(ops.load(partial + at), carry[0]), tap[0][0]), topSums + at);
+            ops.storeOut(ops.add(carry[1], tap[1][0]), middleSums + at);
             ops.store(ops.add(carry[2], tap[2][0]), partial + at);
         }
         finish(first + 1, tap[0][1], tap[1][1], tap[2][1]);
@@ -206,6 +207,7 @@ struct ScalarLanes {
     V zero() const { return 0.0f; }
     V load(const float *at) const { return *at; }
     void store(V v, float *at) const { *at = v; }
+    void storeOut(V v, float *at) const { *at = v; }
     V add(V a, V b) const { return a + b; }
     V take(V value, V wanted, V &remaining) const {
         if (!(value == wanted)) return 0.0f;
@@ -218,10 +220,17 @@ struct ScalarLanes {
 #if HWY_TARGET != HWY_SCALAR
 struct VectorLanes {
     hn::ScalableTag<float> d;
+    bool streaming = false;  // finished rows bypass the caches (aligned vectors)
     using V = hn::Vec<hn::ScalableTag<float>>;
     V zero() const { return hn::Zero(d); }
     V load(const float *at) const { return hn::LoadU(d, at); }
     void store(V v, float *at) const { hn::StoreU(v, d, at); }
+    void storeOut(V v, float *at) const {
+        if (streaming && reinterpret_cast<uintptr_t>(at) % (hn::Lanes(d) * sizeof(float)) == 0)
+            hn::Stream(v, d, at);
+        else
+            hn::StoreU(v, d, at);
+    }
     V add(V a, V b) const { return hn::Add(a, b); }
     V take(V value, V wanted, V &remaining) const {
         const auto hit = hn::Eq(value, wanted);
@@ -234,14 +243,18 @@ struct VectorLanes {
 
 void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
                                              int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
-                                             float *partial, float *topSums, float *middleSums) {
+                                             float *partial, float *topSums, float *middleSums, bool streaming) {
     int64_t c = 0;
 #if HWY_TARGET != HWY_SCALAR
-    const VectorLanes vector;
+    VectorLanes vector;
+    vector.streaming = streaming;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(vector.d));
     for (; c + lanes <= channels; c += lanes)
         sumRowAcrossChannels(vector, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
                              topSums, middleSums);
+#endif
+#if HWY_TARGET == HWY_SCALAR
+    (void)streaming;
 #endif
     for (; c < channels; ++c)
         sumRowAcrossChannels(ScalarLanes{}, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c,
@@ -260,9 +273,9 @@ HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
 
 void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
                                              int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
-                                             float *partial, float *topSums, float *middleSums) {
+                                             float *partial, float *topSums, float *middleSums, bool streaming) {
     HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2AcrossChannels)
-    (rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, partial, topSums, middleSums);
+    (rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, partial, topSums, middleSums, streaming);
 }
 
 void sumFirstMatches3x3Stride2(const float *top, const float *middle, const float *bottom, const float *targets,

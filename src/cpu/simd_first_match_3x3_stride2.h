@@ -30,9 +30,10 @@ void sumFirstMatches3x3Stride2(const float *top, const float *middle, const floa
 // outputWidth positions; window ow's taps are columns 2*ow - padLeft + {0, 1, 2}, those outside
 // [0, inputWidth) never match. partial [in]: the previous output row's sums of this top row (zeros for
 // the first), [out]: this bottom row's; topSums and middleSums [out]: the finished rows. Every column of
-// the three rows is written (rows of inputWidth * channels floats).
+// the three rows is written once (rows of inputWidth * channels floats), so topSums and middleSums may
+// be float32 gradInput rows themselves; with streaming their aligned vectors bypass the caches.
 void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
                                              int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
-                                             float *partial, float *topSums, float *middleSums);
+                                             float *partial, float *topSums, float *middleSums, bool streaming);
 
 }  // namespace poolgrad::cpu
