@@ -2,8 +2,9 @@
 // "k3 s2" pooling, whose windows overlap on both axes. Each input element lies in at most 2x2 windows,
 // and which ones is fixed by the parity of its row and column, so one output row's windows are searched
 // a vector of windows at a time (simd_first_match_3x3_stride2.h) and their gradients summed in registers
-// in output order: each gradInput row is produced whole, once, by the thread that owns its plane, with
-// no zero fill and no read-back (streaming past the caches when gradInput is larger than them).
+// in output order: each gradInput row is produced whole, once, by the thread that owns it (a plane, or a
+// band of its rows), with no zero fill and no read-back (streaming past the caches when gradInput is
+// larger than them). The channels-last entry does the same with a vector of channels per window.
 // Rows are copied into a padded row (16-bit values widened) whose columns outside the input hold NaN:
 // every window is then whole, and a tap outside the input never matches, as no NaN does.
 #include <algorithm>
