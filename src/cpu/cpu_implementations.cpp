@@ -58,13 +58,6 @@ std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
     return cpu::indexScatterSlabsScratchDecline(problem, false);
 }
 
-std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
-    return requireDensePlanes({{"input", &problem.input},
-                               {"output", &problem.output},
-                               {"gradOutput", &problem.gradOutput},
-                               {"gradInput", &problem.gradInput}});
-}
-
 std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &problem) {
     if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
     for (const auto &[role, tensor] :
@@ -72,17 +65,6 @@ std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &proble
           std::pair{"gradInput", &problem.gradInput}})
         if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
     return cpu::indexScatterSlabsScratchDecline(problem, true);
-}
-
-std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &problem) {
-    const PoolGeometry &geometry = problem.geometry;
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return std::string("more than one depth plane");
-    for (const auto &[role, tensor] :
-         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return cpu::recomputeArgmaxChannelsLastScratchDecline(problem);
 }
 
 constexpr std::array implementations{
@@ -96,12 +78,19 @@ constexpr std::array implementations{
         "cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward),
     kernelDecides<acceptAll, cpu::indexScatterBackwardStrided>("cpu_index_scatter_backward_reference",
                                                                PoolTask::IndexScatterBackward),
-    kernelDecides<recomputeDenseDecline, cpu::recomputeArgmaxBackwardDense>("cpu_recompute_argmax_backward_dense",
-                                                                            PoolTask::RecomputeArgmaxBackward),
-    kernelDecides<recomputeChannelsLastDecline, cpu::recomputeArgmaxBackwardChannelsLast>(
-        "cpu_recompute_argmax_backward_channels_last", PoolTask::RecomputeArgmaxBackward),
-    kernelDecides<acceptAll, cpu::recomputeArgmaxBackwardStrided>("cpu_recompute_argmax_backward_reference",
-                                                                  PoolTask::RecomputeArgmaxBackward),
+    Implementation{"cpu_recompute_argmax_backward_3x3_stride2", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackward3x3Stride2, cpu::runRecomputeArgmaxBackward3x3Stride2},
+    Implementation{"cpu_recompute_argmax_backward_channels_last_3x3_stride2", PoolTask::RecomputeArgmaxBackward,
+                   Backend::Cpu, cpu::planRecomputeArgmaxBackwardChannelsLast3x3Stride2,
+                   cpu::runRecomputeArgmaxBackwardChannelsLast3x3Stride2},
+    Implementation{"cpu_recompute_argmax_backward_disjoint", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackwardDisjoint, cpu::runRecomputeArgmaxBackwardDense},
+    Implementation{"cpu_recompute_argmax_backward_dense", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackwardDense, cpu::runRecomputeArgmaxBackwardDense},
+    Implementation{"cpu_recompute_argmax_backward_channels_last", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackwardChannelsLast, cpu::runRecomputeArgmaxBackwardChannelsLast},
+    Implementation{"cpu_recompute_argmax_backward_reference", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackwardReference, cpu::runRecomputeArgmaxBackwardReference},
     kernelDecides<acceptAll, cpu::zeroFillGradInput>("cpu_zero_fill", PoolTask::ZeroFill),
 };
 

@@ -20,18 +20,30 @@ RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem);
 RunResult indexScatterBackwardStrided(const PoolProblem &problem);
 
 // Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of
-// input equal to output; no match drops it. Dense: every operand's planes dense row-major.
-RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem);
-RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem);
+// input equal to output; no match drops it. Each implementation plans in phase 1 (or declines) and runs
+// its plan in phase 2. 3x3 stride 2 on dense planes: vector rows, each gradInput row produced once.
+PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// 3x3 stride 2 on channels-last (NHWC) operands: windows walked left to right, a vector of channels each.
+PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// Disjoint windows on dense planes: each gradInput row written once.
+PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem);
+// Any windows on dense planes.
+PlanOutcome planRecomputeArgmaxBackwardDense(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
 // Channels-last (NHWC) operands, one depth plane: vectorised across channels.
-RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem);
+PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+// Any strides: sums in tiles.
+PlanOutcome planRecomputeArgmaxBackwardReference(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Why an implementation's per-thread scratch would exceed kScratchBytesPerThread (core/scratch_bound.h)
 // for a problem, or nullopt when it fits; the implementation then declines and the reference, whose
 // scratch is bounded for every problem, takes the problem.
 std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem);
 std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
-std::optional<std::string> recomputeArgmaxChannelsLastScratchDecline(const PoolProblem &problem);
 
 // Writes +0 to every element of problem.gradInput.
 RunResult zeroFillGradInput(const PoolProblem &problem);

@@ -1,21 +1,27 @@
-// Recompute-argmax backward (MaxPoolV3Grad): one thread owns a block of (n,c) planes. Each output
-// position, in row-major order, sends its gradient to the FIRST element of its window (scanned d, h, w)
-// equal to the recorded output value after exact widening to float32 (NaN never matches, +0 == -0);
-// without a match the gradient is dropped.
-// Disjoint windows (stride >= kernel, one depth plane): each gradInput row is written exactly once,
-// the zeros fused with the gradients. Overlapping windows: float32 sums in output order starting from
-// +0 (in place for dense float32 planes, else in a per-thread float32 tile of at most kScratchFloats
-// positions), rounded once.
+// Recompute-argmax backward (MaxPoolV3Grad) by planes: one thread owns a block of (n,c) planes. Each
+// output position, in row-major order, sends its gradient to the FIRST element of its window (scanned
+// d, h, w) equal to the recorded output value after exact widening to float32 (NaN never matches,
+// +0 == -0); without a match the gradient is dropped. Three implementations share the plane walk, each
+// with its own plan:
+//  - disjoint (dense planes, stride >= kernel, one depth plane): each gradInput row is written exactly
+//    once, the zeros fused with the gradients;
+//  - dense (dense planes, overlapping windows): float32 sums in output order from +0; for float32 planes
+//    that fit, the first matches of a row's unclipped windows are searched with SIMD across windows and
+//    summed in a cache-resident plane stored once; otherwise sums in place (float32) or in tiles;
+//  - reference (any strides): float32 sums in tiles of at most kScratchFloats positions, rounded once.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/gradient_sum.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
+#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/planned_threads.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -56,15 +62,53 @@ struct Match {
     float value;  // 0 + gradient: the float32 sum of a single contribution (turns -0 into +0)
 };
 
+enum class PlaneStrategy {
+    DisjointRows,   // each gradInput row written once, zeros fused with the gradients
+    SimdRowSearch,  // float32 overlapping: SIMD search of a row's unclipped windows, sums in a scratch plane
+    SumsInPlace,    // dense float32: sums in gradInput itself
+    SumTiles,       // sums of at most kScratchFloats positions at a time, rounded once
+};
+
+const char *strategyText(PlaneStrategy strategy) {
+    switch (strategy) {
+        case PlaneStrategy::DisjointRows:
+            return "disjoint rows written once";
+        case PlaneStrategy::SimdRowSearch:
+            return "simd row search, sums in a scratch plane";
+        case PlaneStrategy::SumsInPlace:
+            return "sums in place";
+        default:
+            return "sums in tiles";
+    }
+}
+
+struct PlanesPlan final : ImplementationPlan {
+    WindowTables windows;
+    PlaneStrategy strategy = PlaneStrategy::SumTiles;
+    CongruentRun run;          // SimdRowSearch: the outputs of a row whose windows are unclipped on W
+    int64_t tileElements = 0;  // SumTiles: positions summed at a time
+    bool streaming = false;    // gradInput much larger than the caches: store past them
+    int threads = 1;
+
+    std::string describe() const override {
+        std::string text = strategyText(strategy);
+        if (strategy == PlaneStrategy::SimdRowSearch)
+            text += " (windows [" + std::to_string(run.begin) + ", " + std::to_string(run.end) + ") of a row)";
+        if (strategy == PlaneStrategy::SumTiles) text += " of " + std::to_string(tileElements) + " positions";
+        return text + ", " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
+    }
+};
+
 template <typename T, bool Dense>
 class RecomputeArgmaxPlanes {
 public:
-    explicit RecomputeArgmaxPlanes(const PoolProblem &problem)
+    RecomputeArgmaxPlanes(const PoolProblem &problem, const PlanesPlan &plan)
         : problem_(problem),
           geometry_(problem.geometry),
-          windowsD_(geometry_.axes[0].allWindows()),
-          windowsH_(geometry_.axes[1].allWindows()),
-          windowsW_(geometry_.axes[2].allWindows()),
+          plan_(plan),
+          windowsD_(plan.windows.axes[0]),
+          windowsH_(plan.windows.axes[1]),
+          windowsW_(plan.windows.axes[2]),
           inD_(geometry_.axes[0].inputSize),
           inH_(geometry_.axes[1].inputSize),
           inW_(geometry_.axes[2].inputSize),
@@ -73,46 +117,31 @@ public:
           in_(problem.input, inH_, inW_),
           out_(problem.output, outH_, outW_),
           grad_(problem.gradOutput, outH_, outW_),
-          gradIn_(problem.gradInput, inH_, inW_),
-          fused_(geometry_.axes[0].outputSize == 1 && windowsD_[0].first == 0 && windowsD_[0].count == inD_ &&
-                 inD_ == 1 && geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
-                 geometry_.axes[1].windowsDisjoint() && geometry_.axes[2].windowsDisjoint() &&
-                 inW_ <= kScratchBytesPerThread / static_cast<int64_t>(sizeof(Match))),  // a row of matches
-          streaming_(streamingStoresPay(problem.gradInput)),
-          searchRowsWithSimd_(accumulateInPlace && inD_ == 1 && geometry_.axes[0].outputSize == 1 &&
-                              geometry_.axes[1].dilation == 1 && geometry_.axes[2].dilation == 1 &&
-                              inH_ * inW_ <= kScratchFloats && outW_ <= kScratchBytesPerThread / 4) {
-        // Windows of one output row that lie wholly inside the input columns: the run the SIMD search takes.
-        const CongruentRun run = largestCongruentRun(windowsW_);
-        if (!run.empty() && run.step == 1) {
-            fullBegin_ = run.begin;
-            fullEnd_ = run.end;
-            runStride_ = run.stride;
-            runCount_ = run.count;
-        }
-    }
+          gradIn_(problem.gradInput, inH_, inW_) {}
 
     void run(int64_t begin, int64_t end) const {
-        // Scratch within the bound (scratch_bound.h): the SIMD row search takes only planes that fit, and
-        // larger 16-bit or strided planes are summed a tile at a time.
+        // Scratch within the bound (scratch_bound.h), as the plan sized it.
         std::vector<float> scratch;
         std::vector<Match> matches;
-        std::vector<int32_t> positions(searchRowsWithSimd_ ? static_cast<size_t>(outW_) : 0);
-        if (!fused_ && (!accumulateInPlace || searchRowsWithSimd_))
-            scratch.resize(static_cast<size_t>(std::min(geometry_.inputPlaneElements(), kScratchFloats)));
+        std::vector<int32_t> positions;
+        if (plan_.strategy == PlaneStrategy::SimdRowSearch) {
+            positions.resize(static_cast<size_t>(outW_));
+            scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+        }
+        if (plan_.strategy == PlaneStrategy::SumTiles) scratch.resize(static_cast<size_t>(plan_.tileElements));
         for (int64_t plane = begin; plane < end; ++plane) {
             const int64_t n = plane / geometry_.channels, c = plane % geometry_.channels;
-            if (fused_) {
-                fusedPlane(n, c, matches);
-                continue;
+            switch (plan_.strategy) {
+                case PlaneStrategy::DisjointRows:
+                    disjointPlane(n, c, matches);
+                    break;
+                case PlaneStrategy::SimdRowSearch:
+                    if constexpr (accumulateInPlace) accumulatePlaneByRows(n, c, positions, scratch);
+                    break;
+                default:
+                    accumulatePlane(n, c, scratch);
+                    break;
             }
-            if constexpr (accumulateInPlace) {
-                if (searchRowsWithSimd_) {
-                    accumulatePlaneByRows(n, c, positions, scratch);
-                    continue;
-                }
-            }
-            accumulatePlane(n, c, scratch);
         }
     }
 
@@ -122,18 +151,20 @@ private:
     // Position (d, h, w) of the first window element equal to target; false when there is none.
     bool findFirst(const T *inPlane, const Target<T> &target, const AxisWindow &wd, const AxisWindow &wh,
                    const AxisWindow &ww, int64_t &md, int64_t &mh, int64_t &mw) const {
-        for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
-            for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
-                const T *row = inPlane + d * in_.sd + h * in_.sh;
-                for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step)
-                    if (target.matches(row[w * in_.sw])) {
-                        md = d;
-                        mh = h;
-                        mw = w;
-                        return true;
-                    }
-            }
-        return false;
+        bool found = false;
+        forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) {
+            if (found) return;
+            const T *row = inPlane + d * in_.sd + h * in_.sh;
+            for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step)
+                if (target.matches(row[w * in_.sw])) {
+                    md = d;
+                    mh = h;
+                    mw = w;
+                    found = true;
+                    return;
+                }
+        });
+        return found;
     }
 
     void writeZeros(T *gradInPlane, int64_t h, int64_t wBegin, int64_t wEnd) const {
@@ -147,7 +178,7 @@ private:
 
     // Disjoint windows: the matches of one window row are found first, then the input rows of that
     // band are written once each, left to right (matches of a row come in increasing w).
-    void fusedPlane(int64_t n, int64_t c, std::vector<Match> &matches) const {
+    void disjointPlane(int64_t n, int64_t c, std::vector<Match> &matches) const {
         const T *inPlane = problem_.input.plane<const T>(n, c);
         const T *outPlane = problem_.output.plane<const T>(n, c);
         const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
@@ -196,10 +227,11 @@ private:
             const float *targets = outPlane + oh * outW_;
             if (oh + kPrefetchRows < outH_) prefetchRows(inPlane, windowsH_[oh + kPrefetchRows]);
             for (int64_t ow = 0; ow < outW_; ++ow) {
-                if (ow == fullBegin_ && fullEnd_ > fullBegin_) {
-                    firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first, runStride_, runCount_,
-                                        targets + ow, positions.data() + ow, fullEnd_ - fullBegin_);
-                    ow = fullEnd_ - 1;
+                const CongruentRun &run = plan_.run;
+                if (ow == run.begin && !run.empty()) {
+                    firstMatchPositions(inPlane, inW_, wh.first, wh.count, windowsW_[ow].first, run.stride, run.count,
+                                        targets + ow, positions.data() + ow, run.end - run.begin);
+                    ow = run.end - 1;
                     continue;
                 }
                 int64_t md, mh, mw;
@@ -213,15 +245,16 @@ private:
             for (int64_t ow = 0; ow < outW_; ++ow)
                 if (positions[ow] >= 0) sums[positions[ow]] = addToSum(sums[positions[ow]], gradRow[ow]);
         }
-        storeFloatRow(ElementType::Float32, sums, problem_.gradInput.plane<float>(n, c), inH_ * inW_, streaming_);
+        storeFloatRow(ElementType::Float32, sums, problem_.gradInput.plane<float>(n, c), inH_ * inW_, plan_.streaming);
     }
 
     // The input rows of a later output row, requested ahead: the search's loads would otherwise wait on
     // memory one cache line at a time.
     static constexpr int64_t kPrefetchRows = 2;
     void prefetchRows(const float *inPlane, const AxisWindow &wh) const {
-        for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
+        forEachWindowRow(AxisWindow{0, 1, 1}, wh, [&](int64_t, int64_t h) {
             for (int64_t w = 0; w < inW_; w += 16) __builtin_prefetch(inPlane + h * inW_ + w);
+        });
     }
 
     // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once. Dense
@@ -234,7 +267,7 @@ private:
         const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
         T *gradInPlane = problem_.gradInput.plane<T>(n, c);
         const int64_t planeElements = geometry_.inputPlaneElements();
-        const int64_t tileElements = accumulateInPlace ? planeElements : static_cast<int64_t>(scratch.size());
+        const int64_t tileElements = accumulateInPlace ? planeElements : plan_.tileElements;
         for (int64_t tileBegin = 0; tileBegin < planeElements; tileBegin += tileElements) {
             const int64_t tileEnd = std::min(planeElements, tileBegin + tileElements);
             // sums[i - tileBegin] is the sum of plane position i (in place there is one tile, from 0).
@@ -270,34 +303,96 @@ private:
 
     const PoolProblem &problem_;
     const PoolGeometry &geometry_;
-    const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
+    const PlanesPlan &plan_;
+    const std::vector<AxisWindow> &windowsD_, &windowsH_, &windowsW_;
     const int64_t inD_, inH_, inW_, outH_, outW_;
     const PlaneOffsets<Dense> in_, out_, grad_, gradIn_;
-    const bool fused_;
-    const bool streaming_;  // gradInput much larger than the caches: store past them
-    const bool searchRowsWithSimd_;
-    // [begin, end): outputs of a row whose windows are congruent on W (not clipped), searched with SIMD.
-    int64_t fullBegin_ = 0, fullEnd_ = 0, runStride_ = 1, runCount_ = 0;
 };
 
 template <bool Dense>
-RunResult recomputeArgmaxBackward(const PoolProblem &problem) {
+RunResult runPlanes(const PoolProblem &problem, const ImplementationPlan &made) {
+    const PlanesPlan &plan = planAs<PlanesPlan>(made);
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
-        const RecomputeArgmaxPlanes<T, Dense> planes(problem);
-        // A plane reads its input and output planes and writes its gradient plane.
-        const int64_t workPerPlane = saturatingAdd(saturatingMul<int64_t>(2, problem.geometry.inputPlaneElements()),
-                                                   problem.geometry.outputPlaneElements());
-        parallelForBlocks(problem.geometry.planes(), workPerPlane,
-                          [&](int64_t begin, int64_t end) { planes.run(begin, end); });
-        streamingStoreFence();
+        const RecomputeArgmaxPlanes<T, Dense> planes(problem, plan);
+        runBlocksOnThreads(plan.threads, problem.geometry.planes(),
+                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        if (plan.streaming) streamingStoreFence();
     });
     return {};
 }
 
+std::optional<std::string> requireDensePlanes(const PoolProblem &problem) {
+    for (const auto &[role, tensor] :
+         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+bool oneDepthPlane(const PoolGeometry &geometry, const WindowTables &windows) {
+    return geometry.axes[0].inputSize == 1 && geometry.axes[0].outputSize == 1 && windows.depth(0).first == 0 &&
+           windows.depth(0).count == 1;
+}
+
+// A plan with the strategy chosen, the window tables and the thread split.
+PlanesPlan planWith(const PoolProblem &problem, WindowTables windows, PlaneStrategy strategy) {
+    PlanesPlan plan;
+    plan.windows = std::move(windows);
+    plan.strategy = strategy;
+    plan.tileElements = std::min(problem.geometry.inputPlaneElements(), kScratchFloats);
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    // A plane reads its input and output planes and writes its gradient plane.
+    const PoolGeometry &geometry = problem.geometry;
+    plan.threads = plannedThreadCount(
+        geometry.planes(),
+        saturatingAdd(saturatingMul<int64_t>(2, geometry.inputPlaneElements()), geometry.outputPlaneElements()));
+    return plan;
+}
+
 }  // namespace
 
-RunResult recomputeArgmaxBackwardDense(const PoolProblem &problem) { return recomputeArgmaxBackward<true>(problem); }
-RunResult recomputeArgmaxBackwardStrided(const PoolProblem &problem) { return recomputeArgmaxBackward<false>(problem); }
+PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = requireDensePlanes(problem)) return PlanOutcome::decline(*reason);
+    const PoolGeometry &geometry = problem.geometry;
+    if (geometry.axes[1].dilation != 1 || geometry.axes[2].dilation != 1)
+        return PlanOutcome::decline("dilated windows");
+    if (!geometry.axes[1].windowsDisjoint() || !geometry.axes[2].windowsDisjoint())
+        return PlanOutcome::decline("windows overlap");
+    // A row of matches (at most one per input column) within the scratch bound.
+    if (geometry.axes[2].inputSize > kScratchBytesPerThread / static_cast<int64_t>(sizeof(Match)))
+        return PlanOutcome::decline(scratchDeclineText("a row of matches", std::nullopt));
+    WindowTables windows = WindowTables::of(geometry);
+    if (!oneDepthPlane(geometry, windows)) return PlanOutcome::decline("more than one depth plane");
+    return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::DisjointRows));
+}
+
+PlanOutcome planRecomputeArgmaxBackwardDense(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = requireDensePlanes(problem)) return PlanOutcome::decline(*reason);
+    const PoolGeometry &geometry = problem.geometry;
+    WindowTables windows = WindowTables::of(geometry);
+    if (problem.input.type != ElementType::Float32)
+        return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::SumTiles));
+    // The SIMD search keeps a float32 plane of sums and a row of match positions (int32 plane indices).
+    const bool searchRows = oneDepthPlane(geometry, windows) && geometry.axes[1].dilation == 1 &&
+                            geometry.axes[2].dilation == 1 && geometry.inputPlaneElements() <= kScratchFloats &&
+                            geometry.axes[2].outputSize <= kScratchBytesPerThread / 4;
+    const CongruentRun run = searchRows ? largestCongruentRun(windows.axes[2]) : CongruentRun{};
+    if (!searchRows) return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::SumsInPlace));
+    PlanesPlan plan = planWith(problem, std::move(windows), PlaneStrategy::SimdRowSearch);
+    if (!run.empty() && run.step == 1) plan.run = run;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+PlanOutcome planRecomputeArgmaxBackwardReference(const PoolProblem &problem) {
+    return PlanOutcome::accept(planWith(problem, WindowTables::of(problem.geometry), PlaneStrategy::SumTiles));
+}
+
+RunResult runRecomputeArgmaxBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlanes<true>(problem, plan);
+}
+RunResult runRecomputeArgmaxBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlanes<false>(problem, plan);
+}
 
 }  // namespace poolgrad::cpu

@@ -10,13 +10,16 @@
 // stays in the cache; each gradInput row is stored once, when no later window can reach it.
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
+#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/planned_threads.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -30,21 +33,36 @@ struct Scratch {
     std::vector<float *> sumRows;
 };
 
+struct ChannelsLastPlan final : ImplementationPlan {
+    WindowTables windows;
+    int64_t windowPositions = 0;  // the most taps a window holds
+    int64_t ringRows = 1;         // rows of sums alive at once: the largest window span
+    int64_t bandsPerImage = 1;    // work items: (image, band of input rows)
+    bool streaming = false;       // gradInput much larger than the caches: store past them
+    int threads = 1;
+
+    std::string describe() const override {
+        return "ring of " + std::to_string(ringRows) + " rows of sums, " + std::to_string(bandsPerImage) +
+               " bands an image, " + (streaming ? "streaming" : "cached") +
+               " stores, threads=" + std::to_string(threads);
+    }
+};
+
 template <typename T>
 class ChannelsLastRecompute {
 public:
-    explicit ChannelsLastRecompute(const PoolProblem &problem)
+    ChannelsLastRecompute(const PoolProblem &problem, const ChannelsLastPlan &plan)
         : problem_(problem),
-          windowsH_(problem.geometry.axes[1].allWindows()),
-          windowsW_(problem.geometry.axes[2].allWindows()),
+          windowsH_(plan.windows.axes[1]),
+          windowsW_(plan.windows.axes[2]),
           channels_(problem.geometry.channels),
           inH_(problem.geometry.axes[1].inputSize),
           inW_(problem.geometry.axes[2].inputSize),
           outH_(problem.geometry.axes[1].outputSize),
           outW_(problem.geometry.axes[2].outputSize),
-          windowPositions_(largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
-          ringRows_(std::max<int64_t>(1, largestWindowSpan(windowsH_))),
-          streaming_(streamingStoresPay(problem.gradInput)) {}
+          windowPositions_(plan.windowPositions),
+          ringRows_(plan.ringRows),
+          streaming_(plan.streaming) {}
 
     int64_t rows() const { return inH_; }
 
@@ -81,14 +99,13 @@ public:
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 const AxisWindow ww = windowsW_[ow];
                 int64_t positions = 0;
-                for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
+                forEachWindowTap(AxisWindow{0, 1, 1}, wh, ww, [&](int64_t, int64_t h, int64_t w) {
                     const bool ownRow = h >= rowBegin && h < rowEnd;
-                    for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
-                        scratch.inputRows[positions] =
-                            rowAsFloat(problem_.input.at<const T>(n, 0, 0, h, w), scratch, 2 + positions);
-                        scratch.sumRows[positions] = ownRow ? ringRow(h) + w * channels_ : nullptr;
-                    }
-                }
+                    scratch.inputRows[positions] =
+                        rowAsFloat(problem_.input.at<const T>(n, 0, 0, h, w), scratch, 2 + positions);
+                    scratch.sumRows[positions] = ownRow ? ringRow(h) + w * channels_ : nullptr;
+                    ++positions;
+                });
                 accumulateFirstMatches(scratch.inputRows.data(), scratch.sumRows.data(), positions,
                                        rowAsFloat(problem_.output.at<const T>(n, 0, 0, oh, ow), scratch, 0),
                                        rowAsFloat(problem_.gradOutput.at<const T>(n, 0, 0, oh, ow), scratch, 1),
@@ -97,8 +114,6 @@ public:
         }
         storeRowsBelow(rowEnd);
     }
-
-    bool streaming() const { return streaming_; }
 
 private:
     static constexpr bool widen = !std::is_same_v<T, float>;
@@ -116,7 +131,7 @@ private:
     }
 
     const PoolProblem &problem_;
-    const std::vector<AxisWindow> windowsH_, windowsW_;
+    const std::vector<AxisWindow> &windowsH_, &windowsW_;
     const int64_t channels_, inH_, inW_, outH_, outW_, windowPositions_;
     const int64_t ringRows_;  // rows of sums alive at once: the largest window span
     const bool streaming_;    // gradInput much larger than the caches: store past them
@@ -124,45 +139,58 @@ private:
 
 }  // namespace
 
-std::optional<std::string> recomputeArgmaxChannelsLastScratchDecline(const PoolProblem &problem) {
+PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
-    const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows(), windowsW = geometry.axes[2].allWindows();
+    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
+        return PlanOutcome::decline("more than one depth plane");
+    for (const auto &[role, tensor] :
+         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->channelsLastDense())
+            return PlanOutcome::decline(std::string(role) + " is not dense channels-last");
+    ChannelsLastPlan plan;
+    plan.windows = WindowTables::of(geometry);
+    const std::vector<AxisWindow> &windowsH = plan.windows.axes[1], &windowsW = plan.windows.axes[2];
     // The Scratch of runBand: a ring of rows of sums and a row of zeros (W*C floats each), the C values of
     // every window position and two more rows as float32, two pointers per window position.
-    const int64_t positions = largestWindowCount(windowsH) * largestWindowCount(windowsW);  // <= a plane
-    const int64_t ringRows = std::max<int64_t>(1, largestWindowSpan(windowsH));
+    plan.windowPositions = largestWindowCount(windowsH) * largestWindowCount(windowsW);  // <= a plane
+    plan.ringRows = std::max<int64_t>(1, largestWindowSpan(windowsH));
     const std::optional<int64_t> row = checkedMul(geometry.axes[2].inputSize, geometry.channels);
-    const std::optional<int64_t> rowFloats = row ? checkedMul(*row, ringRows + 1) : std::nullopt;
-    const std::optional<int64_t> convertedFloats = checkedMul(positions + 2, geometry.channels);
+    const std::optional<int64_t> rowFloats = row ? checkedMul(*row, plan.ringRows + 1) : std::nullopt;
+    const std::optional<int64_t> convertedFloats = checkedMul(plan.windowPositions + 2, geometry.channels);
     const std::optional<int64_t> floats =
         rowFloats && convertedFloats ? checkedAdd(*rowFloats, *convertedFloats) : std::nullopt;
     const std::optional<int64_t> floatBytes = floats ? checkedMul<int64_t>(*floats, 4) : std::nullopt;
-    const std::optional<int64_t> bytes = floatBytes ? checkedAdd(*floatBytes, positions * 16) : std::nullopt;
-    if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("the ring of rows of sums", bytes);
-    return std::nullopt;
+    const std::optional<int64_t> bytes = floatBytes ? checkedAdd(*floatBytes, plan.windowPositions * 16) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("the ring of rows of sums", bytes));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    // Whole images when there are enough of them for every thread; otherwise bands of rows.
+    const int64_t rows = geometry.axes[1].inputSize;
+    const int64_t threads = std::max<int64_t>(1, operatorThreadCount());
+    plan.bandsPerImage = std::clamp<int64_t>((2 * threads + geometry.batch - 1) / geometry.batch, 1, rows);
+    const int64_t items = geometry.batch * plan.bandsPerImage;
+    const int64_t workPerItem = std::max<int64_t>(
+        1, saturatingMul(saturatingMul<int64_t>(2, geometry.planes()), geometry.inputPlaneElements()) /
+               std::max<int64_t>(items, 1));
+    plan.threads = plannedThreadCount(items, workPerItem);
+    return PlanOutcome::accept(std::move(plan));
 }
 
-RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) {
+RunResult runRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &made) {
+    const ChannelsLastPlan &plan = planAs<ChannelsLastPlan>(made);
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
-        const ChannelsLastRecompute<T> kernel(problem);
-        const PoolGeometry &geometry = problem.geometry;
-        const int64_t rows = kernel.rows();
-        // Whole images when there are enough of them for every thread; otherwise bands of rows.
-        const int64_t threads = std::max<int64_t>(1, operatorThreadCount());
-        const int64_t bandsPerImage = std::clamp<int64_t>((2 * threads + geometry.batch - 1) / geometry.batch, 1, rows);
-        const int64_t items = geometry.batch * bandsPerImage;
-        const int64_t workPerItem = std::max<int64_t>(
-            1, saturatingMul(saturatingMul<int64_t>(2, geometry.planes()), geometry.inputPlaneElements()) /
-                   std::max<int64_t>(items, 1));
-        parallelForBlocks(items, workPerItem, [&](int64_t begin, int64_t end) {
+        const ChannelsLastRecompute<T> kernel(problem, plan);
+        const int64_t rows = kernel.rows(), bands = plan.bandsPerImage;
+        runBlocksOnThreads(plan.threads, problem.geometry.batch * bands, [&](int64_t begin, int64_t end) {
             Scratch scratch;
             for (int64_t item = begin; item < end; ++item) {
-                const int64_t n = item / bandsPerImage, band = item % bandsPerImage;
-                kernel.runBand(n, rows * band / bandsPerImage, rows * (band + 1) / bandsPerImage, scratch);
+                const int64_t n = item / bands, band = item % bands;
+                kernel.runBand(n, rows * band / bands, rows * (band + 1) / bands, scratch);
             }
         });
-        if (kernel.streaming()) streamingStoreFence();
+        if (plan.streaming) streamingStoreFence();
     });
     return {};
 }

@@ -1,0 +1,289 @@
+// Highway implementation of sumFirstMatches3x3Stride2, compiled for every target Highway supports.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_first_match_3x3_stride2.cpp"
+#include "cpu/simd_first_match_3x3_stride2.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+// Lane 0 from the last lane of `previous`, lane i from lane i-1 of `current`: window i-1's contribution
+// to the column it shares with window i.
+template <class D>
+HWY_INLINE hn::Vec<D> shiftUpOneLane(D d, hn::Vec<D> current, hn::Vec<D> previous) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    (void)d;
+    return hn::Vec<D>{_mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(current.raw), _mm512_castps_si512(previous.raw), 15))};
+#elif HWY_TARGET == HWY_AVX2
+    (void)d;
+    const __m256 straddle = _mm256_permute2f128_ps(previous.raw, current.raw, 0x21);
+    return hn::Vec<D>{
+        _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(current.raw), _mm256_castps_si256(straddle), 12))};
+#else
+    const size_t lanes = hn::Lanes(d);
+    HWY_ALIGN float both[2 * HWY_MAX_BYTES / sizeof(float)];
+    hn::StoreU(previous, d, both);
+    hn::StoreU(current, d, both + lanes);
+    return hn::LoadU(d, both + lanes - 1);
+#endif
+}
+
+// Stores even[i] at destination[2i] and odd[i] at destination[2i+1].
+template <class D>
+HWY_INLINE void storeInterleaved(D d, hn::Vec<D> even, hn::Vec<D> odd, float *HWY_RESTRICT destination) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // Two two-source permutes; Highway's generic version takes three shuffles more.
+    const __m512i lowerIndices = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i upperIndices = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    hn::StoreU(hn::Vec<D>{_mm512_permutex2var_ps(even.raw, lowerIndices, odd.raw)}, d, destination);
+    hn::StoreU(hn::Vec<D>{_mm512_permutex2var_ps(even.raw, upperIndices, odd.raw)}, d, destination + 16);
+#else
+    hn::StoreInterleaved2(even, odd, d, destination);
+#endif
+}
+
+template <class D>
+HWY_INLINE float lastLane(D d, hn::Vec<D> v) {
+    HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
+    hn::StoreU(v, d, lanes);
+    return lanes[hn::Lanes(d) - 1];
+}
+#endif
+
+#if HWY_TARGET == HWY_SCALAR
+// One window at a time, the same sums in the same order.
+void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_RESTRICT middle,
+                               const float *HWY_RESTRICT bottom, const float *HWY_RESTRICT targets,
+                               const float *HWY_RESTRICT gradients, int64_t windows, float *HWY_RESTRICT partialEven,
+                               float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topSums,
+                               float *HWY_RESTRICT middleSums) {
+    float carry[3] = {0.0f, 0.0f, 0.0f};
+    const float *rows[3] = {top, middle, bottom};
+    for (int64_t i = 0; i <= windows; ++i) {
+        float tap[3][3] = {};
+        if (i < windows) {
+            float remaining = 0.0f + gradients[i];
+            for (int r = 0; r < 3; ++r)
+                for (int j = 0; j < 3; ++j)
+                    if (rows[r][2 * i + j] == targets[i]) {
+                        tap[r][j] = remaining;
+                        remaining = 0.0f;
+                    }
+        }
+        topSums[2 * i] = (partialEven[i] + carry[0]) + tap[0][0];
+        topSums[2 * i + 1] = partialOdd[i] + tap[0][1];
+        middleSums[2 * i] = carry[1] + tap[1][0];
+        middleSums[2 * i + 1] = 0.0f + tap[1][1];
+        partialEven[i] = carry[2] + tap[2][0];
+        partialOdd[i] = 0.0f + tap[2][1];
+        for (int r = 0; r < 3; ++r) carry[r] = tap[r][2];
+    }
+}
+#else
+void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_RESTRICT middle,
+                               const float *HWY_RESTRICT bottom, const float *HWY_RESTRICT targets,
+                               const float *HWY_RESTRICT gradients, int64_t windows, float *HWY_RESTRICT partialEven,
+                               float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topSums,
+                               float *HWY_RESTRICT middleSums) {
+    const hn::ScalableTag<float> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto zero = hn::Zero(d);
+    // Tap 2 of a vector's last window lies in the next vector's first column: carried across.
+    auto carryTop = zero, carryMiddle = zero, carryBottom = zero;
+    for (int64_t s = 0; s < windows; s += lanes) {
+        const auto wanted = hn::LoadU(d, targets + s);
+        // What is left of each window's gradient: all of it until a tap matches, +0 after. 0 + g turns
+        // -0 into +0 as the float32 sum from +0 would, so no sum below can become -0 and adding the +0
+        // of an unmatched tap never changes a sum.
+        auto remaining = hn::Add(zero, hn::LoadU(d, gradients + s));
+        const auto take = [&](hn::Vec<decltype(d)> values) {
+            const auto hit = hn::Eq(values, wanted);
+            const auto contribution = hn::IfThenElseZero(hit, remaining);
+            remaining = hn::IfThenZeroElse(hit, remaining);
+            return contribution;
+        };
+        struct RowContributions {
+            hn::Vec<decltype(d)> tap0, tap1, tap2;
+        };
+        const auto searchRow = [&](const float *row) {
+            const float *at = row + 2 * s;
+            hn::Vec<decltype(d)> even, odd;
+            hn::LoadInterleaved2(d, at, even, odd);
+            const auto nextEven = hn::ConcatEven(d, hn::LoadU(d, at + 2 + lanes), hn::LoadU(d, at + 2));
+            RowContributions c;
+            c.tap0 = take(even);
+            c.tap1 = take(odd);
+            c.tap2 = take(nextEven);
+            return c;
+        };
+        const RowContributions t = searchRow(top);
+        const RowContributions m = searchRow(middle);
+        const RowContributions b = searchRow(bottom);
+
+        const auto topShifted = shiftUpOneLane(d, t.tap2, carryTop);
+        const auto middleShifted = shiftUpOneLane(d, m.tap2, carryMiddle);
+        const auto bottomShifted = shiftUpOneLane(d, b.tap2, carryBottom);
+        carryTop = t.tap2;
+        carryMiddle = m.tap2;
+        carryBottom = b.tap2;
+
+        const auto topEven = hn::Add(hn::Add(hn::LoadU(d, partialEven + s), topShifted), t.tap0);
+        const auto topOdd = hn::Add(hn::LoadU(d, partialOdd + s), t.tap1);
+        storeInterleaved(d, topEven, topOdd, topSums + 2 * s);
+        storeInterleaved(d, hn::Add(middleShifted, m.tap0), m.tap1, middleSums + 2 * s);
+        hn::StoreU(hn::Add(bottomShifted, b.tap0), d, partialEven + s);
+        hn::StoreU(b.tap1, d, partialOdd + s);
+    }
+    // Column 2*windows: only the last window's tap 2 reaches it.
+    topSums[2 * windows] = partialEven[windows] + lastLane(d, carryTop);
+    topSums[2 * windows + 1] = partialOdd[windows];
+    middleSums[2 * windows] = 0.0f + lastLane(d, carryMiddle);
+    middleSums[2 * windows + 1] = 0.0f;
+    partialEven[windows] = 0.0f + lastLane(d, carryBottom);
+    partialOdd[windows] = 0.0f;
+}
+#endif
+
+// The channels-last rows: one lane group of channels, `V` either a Highway vector or a float (the
+// channels past the last whole vector). Windows go left to right; carry[r] holds window ow-1's tap-2
+// contribution of row r, which column 2ow - padLeft shares with window ow's tap 0.
+template <class Ops>
+HWY_INLINE void sumRowAcrossChannels(const Ops &ops, const float *const *rows, const float *targets,
+                                     const float *gradients, int64_t outputWidth, int64_t inputWidth, int64_t padLeft,
+                                     int64_t channels, int64_t c, float *partial, float *topSums, float *middleSums) {
+    using V = typename Ops::V;
+    const V zero = ops.zero();
+    V carry[3] = {zero, zero, zero};
+    // Sums of column x (x inside the input) of the three rows: top adds to the previous output row's sums.
+    const auto finish = [&](int64_t x, V top, V middle, V bottom) {
+        if (x < 0 || x >= inputWidth) return;
+        const int64_t at = x * channels + c;
+        ops.storeOut(ops.add(ops.load(partial + at), top), topSums + at);
+        ops.storeOut(middle, middleSums + at);
+        ops.store(bottom, partial + at);
+    };
+    // Columns no window reaches: top keeps the previous sums, the others are +0.
+    const auto unreached = [&](int64_t x) { finish(x, zero, zero, zero); };
+    for (int64_t x = 0; x < std::min(-padLeft, inputWidth); ++x) unreached(x);
+    for (int64_t ow = 0; ow < outputWidth; ++ow) {
+        const V wanted = ops.load(targets + ow * channels + c);
+        V remaining = ops.add(zero, ops.load(gradients + ow * channels + c));
+        V tap[3][3];
+        const int64_t first = 2 * ow - padLeft;
+        for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 3; ++j) {
+                const int64_t x = first + j;
+                if (rows[r] == nullptr || x < 0 || x >= inputWidth) {
+                    tap[r][j] = zero;
+                    continue;
+                }
+                tap[r][j] = ops.take(ops.load(rows[r] + x * channels + c), wanted, remaining);
+            }
+        // (previous sums + window ow-1's tap 2) + window ow's tap 0, then tap 1 alone.
+        if (first >= 0 && first < inputWidth) {
+            const int64_t at = first * channels + c;
+            ops.storeOut(ops.add(ops.add(ops.load(partial + at), carry[0]), tap[0][0]), topSums + at);
+            ops.storeOut(ops.add(carry[1], tap[1][0]), middleSums + at);
+            ops.store(ops.add(carry[2], tap[2][0]), partial + at);
+        }
+        finish(first + 1, tap[0][1], tap[1][1], tap[2][1]);
+        for (int r = 0; r < 3; ++r) carry[r] = tap[r][2];
+    }
+    finish(2 * outputWidth - padLeft, carry[0], carry[1], carry[2]);
+    for (int64_t x = std::max<int64_t>(0, 2 * outputWidth - padLeft + 1); x < inputWidth; ++x) unreached(x);
+}
+
+struct ScalarLanes {
+    using V = float;
+    V zero() const { return 0.0f; }
+    V load(const float *at) const { return *at; }
+    void store(V v, float *at) const { *at = v; }
+    void storeOut(V v, float *at) const { *at = v; }
+    V add(V a, V b) const { return a + b; }
+    V take(V value, V wanted, V &remaining) const {
+        if (!(value == wanted)) return 0.0f;
+        const V contribution = remaining;
+        remaining = 0.0f;
+        return contribution;
+    }
+};
+
+#if HWY_TARGET != HWY_SCALAR
+struct VectorLanes {
+    hn::ScalableTag<float> d;
+    bool streaming = false;  // finished rows bypass the caches (aligned vectors)
+    using V = hn::Vec<hn::ScalableTag<float>>;
+    V zero() const { return hn::Zero(d); }
+    V load(const float *at) const { return hn::LoadU(d, at); }
+    void store(V v, float *at) const { hn::StoreU(v, d, at); }
+    void storeOut(V v, float *at) const {
+        if (streaming && reinterpret_cast<uintptr_t>(at) % (hn::Lanes(d) * sizeof(float)) == 0)
+            hn::Stream(v, d, at);
+        else
+            hn::StoreU(v, d, at);
+    }
+    V add(V a, V b) const { return hn::Add(a, b); }
+    V take(V value, V wanted, V &remaining) const {
+        const auto hit = hn::Eq(value, wanted);
+        const V contribution = hn::IfThenElseZero(hit, remaining);
+        remaining = hn::IfThenZeroElse(hit, remaining);
+        return contribution;
+    }
+};
+#endif
+
+void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
+                                             int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
+                                             float *partial, float *topSums, float *middleSums, bool streaming) {
+    int64_t c = 0;
+#if HWY_TARGET != HWY_SCALAR
+    VectorLanes vector;
+    vector.streaming = streaming;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(vector.d));
+    for (; c + lanes <= channels; c += lanes)
+        sumRowAcrossChannels(vector, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
+                             topSums, middleSums);
+#endif
+#if HWY_TARGET == HWY_SCALAR
+    (void)streaming;
+#endif
+    for (; c < channels; ++c)
+        sumRowAcrossChannels(ScalarLanes{}, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c,
+                             partial, topSums, middleSums);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(SumFirstMatches3x3Stride2);
+HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
+
+void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
+                                             int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
+                                             float *partial, float *topSums, float *middleSums, bool streaming) {
+    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2AcrossChannels)
+    (rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, partial, topSums, middleSums, streaming);
+}
+
+void sumFirstMatches3x3Stride2(const float *top, const float *middle, const float *bottom, const float *targets,
+                               const float *gradients, int64_t windows, float *partialEven, float *partialOdd,
+                               float *topSums, float *middleSums) {
+    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2)
+    (top, middle, bottom, targets, gradients, windows, partialEven, partialOdd, topSums, middleSums);
+}
+
+}  // namespace poolgrad::cpu
+#endif

@@ -1,0 +1,451 @@
+// aclnnMaxPoolV3Grad's implementations one by one, through the public API only: the plan each makes in
+// phase 1 (poolgradGetLastRunReport().plan, exact texts at a fixed thread count), exact small cases of
+// the 3x3 stride-2 vector rows (first match wins, output-ordered float32 sums, NaN and missing matches
+// dropped, -0 == +0), and random differential cases against the independent naive reference
+// (tests/reference/naive_max_pool_v3.*) with every implementation forced on problems its plan accepts,
+// at 1, 2 and 3 threads, over float32 and float16 (the operator's dtypes: no bfloat16), NCHW and NHWC,
+// overlapping and disjoint windows, clipped edges and widths that are not multiples of a vector.
+// Outputs are poisoned before every run; the report must name the forced implementation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_max_pool_v3.h"
+#include "support/max_pool_v3_run.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using max_pool_v3_test::V3Attributes;
+using test_support::TestTensor;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const char *const k3x3Stride2 = "cpu_recompute_argmax_backward_3x3_stride2";
+const char *const kChannelsLast3x3Stride2 = "cpu_recompute_argmax_backward_channels_last_3x3_stride2";
+const char *const kDisjoint = "cpu_recompute_argmax_backward_disjoint";
+const char *const kDense = "cpu_recompute_argmax_backward_dense";
+const char *const kChannelsLast = "cpu_recompute_argmax_backward_channels_last";
+const char *const kReference = "cpu_recompute_argmax_backward_reference";
+
+// Threads and the forced implementation for one test; restored after it.
+class ForcedRun {
+public:
+    ForcedRun(const char *implementation, int threads) {
+        EXPECT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
+        EXPECT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+        EXPECT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);  // split even small problems
+    }
+    ~ForcedRun() {
+        poolgradForceImplementation(nullptr);
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+    }
+};
+
+struct Problem {
+    aclDataType type = ACL_FLOAT;
+    bool nhwc = false;
+    int64_t n = 1, c = 1, h = 1, w = 1;
+    reference::MaxPoolV3Params params;
+
+    reference::MaxPoolV3Windows windows() const { return reference::maxPoolV3Windows(h, w, params); }
+    V3Attributes attributes() const {
+        V3Attributes a;
+        const auto &p = params;
+        a.ksize =
+            nhwc ? std::vector<int64_t>{1, p.kernelH, p.kernelW, 1} : std::vector<int64_t>{1, 1, p.kernelH, p.kernelW};
+        a.strides =
+            nhwc ? std::vector<int64_t>{1, p.strideH, p.strideW, 1} : std::vector<int64_t>{1, 1, p.strideH, p.strideW};
+        a.paddingMode = "CALCULATED";
+        a.pads = std::vector<int64_t>(p.pads.begin(), p.pads.end());
+        a.dataFormat = nhwc ? "NHWC" : "NCHW";
+        a.ceilMode = p.ceilMode;
+        return a;
+    }
+    std::string describe() const {
+        const auto &p = params;
+        return std::string(type == ACL_FLOAT ? "fp32" : "fp16") + (nhwc ? " NHWC" : " NCHW") + " n" +
+               std::to_string(n) + "c" + std::to_string(c) + "h" + std::to_string(h) + "w" + std::to_string(w) + " k" +
+               std::to_string(p.kernelH) + "x" + std::to_string(p.kernelW) + " s" + std::to_string(p.strideH) + "x" +
+               std::to_string(p.strideW) + " pads[" + std::to_string(p.pads[0]) + "," + std::to_string(p.pads[1]) +
+               "," + std::to_string(p.pads[2]) + "," + std::to_string(p.pads[3]) + "] ceil" +
+               std::to_string(p.ceilMode);
+    }
+};
+
+struct Outcome {
+    aclnnStatus phaseOne = -1, phaseTwo = -1;
+    std::string implementation, plan, fallback;
+    std::vector<uint64_t> bits;  // outGrad, logical (N,C,H,W) order
+    std::vector<float> expectedSums;
+};
+
+// Runs the problem on the given logical values (outGrad poisoned first) and reports what ran.
+Outcome run(const Problem &p, const std::vector<double> &input, const std::vector<double> &output,
+            const std::vector<double> &grad) {
+    const reference::MaxPoolV3Windows win = p.windows();
+    const auto inShape = max_pool_v3_test::layoutShape(p.nhwc, p.n, p.c, p.h, p.w);
+    const auto outShape = max_pool_v3_test::layoutShape(p.nhwc, p.n, p.c, win.outH, win.outW);
+    TestTensor origInput(inShape, p.type), origOutput(outShape, p.type), gradTensor(outShape, p.type),
+        outGrad(inShape, p.type);
+    max_pool_v3_test::storeLogical(origInput, p.nhwc, p.n, p.c, p.h, p.w, input);
+    max_pool_v3_test::storeLogical(origOutput, p.nhwc, p.n, p.c, win.outH, win.outW, output);
+    max_pool_v3_test::storeLogical(gradTensor, p.nhwc, p.n, p.c, win.outH, win.outW, grad);
+    outGrad.poison();
+    Outcome outcome;
+    const max_pool_v3_test::V3Status status =
+        max_pool_v3_test::runMaxPoolV3Grad(origInput, origOutput, gradTensor, p.attributes(), outGrad);
+    outcome.phaseOne = status.phaseOne;
+    outcome.phaseTwo = status.phaseTwo;
+    poolgradRunReport report{};
+    EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    outcome.implementation = report.implementation ? report.implementation : "";
+    outcome.plan = report.plan ? report.plan : "";
+    outcome.fallback = report.fallback ? report.fallback : "";
+    outcome.bits = max_pool_v3_test::loadLogicalBits(outGrad, p.nhwc, p.n, p.c, p.h, p.w);
+    EXPECT_EQ(outGrad.bytesOutsideViewChanged(), 0);
+    outcome.expectedSums = reference::maxPoolV3GradSums(
+        max_pool_v3_test::loadLogical(origInput, p.nhwc, p.n, p.c, p.h, p.w),
+        max_pool_v3_test::loadLogical(origOutput, p.nhwc, p.n, p.c, win.outH, win.outW),
+        max_pool_v3_test::loadLogical(gradTensor, p.nhwc, p.n, p.c, win.outH, win.outW), p.n, p.c, p.h, p.w, p.params);
+    return outcome;
+}
+
+// Every element bit for bit against the reference's float32 sums rounded once (any NaN for a NaN sum).
+void expectMatchesReference(const Problem &p, const Outcome &outcome) {
+    ASSERT_EQ(outcome.bits.size(), outcome.expectedSums.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < outcome.bits.size() && mismatches < 5; ++i) {
+        const float sum = outcome.expectedSums[i];
+        const bool ok = std::isnan(sum) ? max_pool_v3_test::bitsAreNan(p.type, outcome.bits[i])
+                                        : outcome.bits[i] == max_pool_v3_test::bitsIn(p.type, sum);
+        if (!ok) {
+            ++mismatches;
+            ADD_FAILURE() << "outGrad logical element " << i << ": bits 0x" << std::hex << outcome.bits[i]
+                          << ", expected float sum " << std::dec << sum;
+        }
+    }
+}
+
+Problem problem(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s, int64_t pad,
+                aclDataType type = ACL_FLOAT, bool nhwc = false) {
+    Problem p;
+    p.type = type;
+    p.nhwc = nhwc;
+    p.n = n;
+    p.c = c;
+    p.h = h;
+    p.w = w;
+    p.params.kernelH = p.params.kernelW = k;
+    p.params.strideH = p.params.strideW = s;
+    p.params.pads = {pad, pad, pad, pad};
+    return p;
+}
+
+std::vector<double> iota(size_t count) {
+    std::vector<double> values(count);
+    for (size_t i = 0; i < count; ++i) values[i] = static_cast<double>(i % 7);
+    return values;
+}
+
+// ------------------------------------------------------------------------------------ plans
+
+Outcome runForced(const char *implementation, const Problem &p) {
+    const ForcedRun forced(implementation, 2);
+    const auto win = p.windows();
+    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+    Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 1.0));
+    EXPECT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.implementation, implementation);
+    EXPECT_EQ(outcome.fallback, "");
+    expectMatchesReference(p, outcome);
+    return outcome;
+}
+
+TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
+    EXPECT_EQ(runForced(k3x3Stride2, problem(1, 4, 16, 16, 3, 2, 1)).plan,
+              "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 1 band a plane, cached stores, threads=2");
+    EXPECT_EQ(runForced(kChannelsLast3x3Stride2, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
+              "3x3 stride-2 channels-last rows, 2 bands an image, cached stores, threads=2");
+    // One plane for three threads: bands of output rows (ceil(2*3/1) = 6, and threads=3).
+    {
+        const ForcedRun forced(k3x3Stride2, 3);
+        const Problem p = problem(1, 1, 40, 24, 3, 2, 1);
+        const auto win = p.windows();
+        const Outcome outcome =
+            run(p, iota(static_cast<size_t>(p.h * p.w)), iota(static_cast<size_t>(win.outH * win.outW)),
+                std::vector<double>(static_cast<size_t>(win.outH * win.outW), 1.0));
+        EXPECT_EQ(outcome.plan,
+                  "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 6 bands a plane, cached "
+                  "stores, threads=3");
+        expectMatchesReference(p, outcome);
+    }
+    EXPECT_EQ(runForced(kDisjoint, problem(1, 4, 16, 16, 2, 2, 0)).plan,
+              "disjoint rows written once, cached stores, threads=2");
+    EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1)).plan,
+              "simd row search, sums in a scratch plane (windows [1, 15) of a row), cached stores, threads=2");
+    EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1, ACL_FLOAT16)).plan,
+              "sums in tiles of 256 positions, cached stores, threads=2");
+    EXPECT_EQ(runForced(kChannelsLast, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
+              "ring of 3 rows of sums, 2 bands an image, cached stores, threads=2");
+    EXPECT_EQ(runForced(kReference, problem(1, 4, 16, 16, 3, 2, 1)).plan,
+              "sums in tiles of 256 positions, cached stores, threads=2");
+}
+
+TEST(MaxPoolV3GradPlans, The3x3Stride2RowsAreChosenForK3S2) {
+    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
+    const Problem p = problem(2, 3, 9, 21, 3, 2, 1);
+    const auto win = p.windows();
+    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
+    EXPECT_EQ(outcome.implementation, k3x3Stride2);
+    expectMatchesReference(p, outcome);
+}
+
+TEST(MaxPoolV3GradPlans, TheChannelsLast3x3Stride2RowsAreChosenForNhwcK3S2) {
+    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
+    const Problem p = problem(2, 19, 9, 21, 3, 2, 1, ACL_FLOAT16, true);
+    const auto win = p.windows();
+    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
+    EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
+    expectMatchesReference(p, outcome);
+}
+
+// gradInput over 4 MiB: the finished rows are stored past the caches (streaming stores), and still right.
+TEST(MaxPoolV3GradPlans, LargeOutputsStreamTheirRows) {
+    for (const bool nhwc : {false, true}) {
+        const char *implementation = nhwc ? kChannelsLast3x3Stride2 : k3x3Stride2;
+        SCOPED_TRACE(implementation);
+        const ForcedRun forced(implementation, 2);
+        const Problem p = problem(1, 33, 181, 181, 3, 2, 1, ACL_FLOAT, nhwc);  // 4.3 MB of float32
+        const auto win = p.windows();
+        std::mt19937 rng(7);
+        std::vector<double> input(static_cast<size_t>(p.c * p.h * p.w)),
+            output(static_cast<size_t>(p.c * win.outH * win.outW));
+        for (double &v : input) v = static_cast<double>(std::uniform_int_distribution<int>(-3, 3)(rng));
+        for (double &v : output) v = static_cast<double>(std::uniform_int_distribution<int>(0, 3)(rng));
+        const Outcome outcome = run(p, input, output, std::vector<double>(output.size(), 0.25));
+        EXPECT_EQ(outcome.implementation, implementation);
+        EXPECT_NE(outcome.plan.find("streaming stores"), std::string::npos) << outcome.plan;
+        expectMatchesReference(p, outcome);
+    }
+}
+
+TEST(MaxPoolV3GradPlans, The3x3Stride2RowsDeclineOtherWindows) {
+    const ForcedRun forced(k3x3Stride2, 1);
+    for (const Problem &p :
+         {problem(1, 1, 8, 8, 3, 1, 1), problem(1, 1, 8, 8, 2, 2, 0), problem(1, 1, 8, 8, 3, 3, 0)}) {
+        SCOPED_TRACE(p.describe());
+        const auto win = p.windows();
+        const size_t in = static_cast<size_t>(p.h * p.w), out = static_cast<size_t>(win.outH * win.outW);
+        const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 1.0));
+        EXPECT_EQ(outcome.phaseOne, 561003);
+        EXPECT_NE(std::string(aclGetRecentErrMsg()).find("windows are not 3x3 at stride 2"), std::string::npos)
+            << aclGetRecentErrMsg();
+    }
+}
+
+// ------------------------------------------------------------------------------------ exact cases
+
+// A 5x5 plane, 3x3 windows at stride 2 without padding: 2x2 windows, all four holding (2,2).
+std::vector<double> peakAtCentre(double peak) {
+    std::vector<double> input(25, 1.0);
+    input[12] = peak;
+    return input;
+}
+
+// The exact cases run on both 3x3 stride-2 implementations (one channel: NCHW and NHWC hold the same bytes).
+class MaxPoolV3Grad3x3Stride2 : public testing::TestWithParam<bool> {
+protected:
+    Outcome runExact(const std::vector<double> &input, const std::vector<double> &output,
+                     const std::vector<double> &grad) {
+        const char *implementation = GetParam() ? kChannelsLast3x3Stride2 : k3x3Stride2;
+        const ForcedRun forced(implementation, 1);
+        Outcome outcome = run(problem(1, 1, 5, 5, 3, 2, 0, ACL_FLOAT, GetParam()), input, output, grad);
+        EXPECT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(outcome.implementation, implementation);
+        return outcome;
+    }
+};
+
+std::vector<uint64_t> floatBits(const std::vector<float> &values) {
+    std::vector<uint64_t> bits;
+    for (float v : values) bits.push_back(max_pool_v3_test::bitsIn(ACL_FLOAT, v));
+    return bits;
+}
+
+TEST_P(MaxPoolV3Grad3x3Stride2, SharedElementSumsInOutputOrder) {
+    // ((0 + 1e8) + 1) + -1e8 + 1 in float32 is 1; any other order gives 0 or 2.
+    const Outcome outcome = runExact(peakAtCentre(5), {5, 5, 5, 5}, {1e8, 1, -1e8, 1});
+    std::vector<float> expected(25, 0.0f);
+    expected[12] = 1.0f;
+    EXPECT_EQ(outcome.bits, floatBits(expected));
+}
+
+TEST_P(MaxPoolV3Grad3x3Stride2, FirstMatchInScanOrderWins) {
+    // Every element ties: each window's gradient goes to its top-left element.
+    const Outcome outcome = runExact(std::vector<double>(25, 3.0), {3, 3, 3, 3}, {1, 2, 4, 8});
+    std::vector<float> expected(25, 0.0f);
+    expected[0] = 1;
+    expected[2] = 2;
+    expected[10] = 4;
+    expected[12] = 8;
+    EXPECT_EQ(outcome.bits, floatBits(expected));
+}
+
+TEST_P(MaxPoolV3Grad3x3Stride2, NanTargetsAndMissingMatchesAreDroppedZerosMatch) {
+    std::vector<double> input(25, 1.0);
+    input[7] = -0.0;  // row 1, column 2: in windows (0,0) and (0,1)
+    input[24] = kNaN;
+    // (0,0): +0 matches the -0 at (1,2); (0,1): NaN target, dropped; (1,0): 9 is nowhere, dropped; (1,1): the
+    // 1 at (2,2) comes before the NaN at (4,4).
+    const Outcome outcome = runExact(input, {0.0, kNaN, 9, 1}, {-0.0, 5, 6, 7});
+    std::vector<float> expected(25, 0.0f);
+    expected[7] = 0.0f;  // 0 + -0 is +0
+    expected[12] = 7.0f;
+    EXPECT_EQ(outcome.bits, floatBits(expected));
+}
+
+TEST_P(MaxPoolV3Grad3x3Stride2, NegativeZeroGradientGivesPositiveZero) {
+    const Outcome outcome = runExact(std::vector<double>(25, 2.0), {2, 2, 2, 2}, {-0.0, -0.0, -0.0, -0.0});
+    EXPECT_EQ(outcome.bits, floatBits(std::vector<float>(25, 0.0f)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, MaxPoolV3Grad3x3Stride2, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool> &info) { return info.param ? "Nhwc" : "Nchw"; });
+
+// ------------------------------------------------------------------------------------ random differential
+
+int64_t uniform(std::mt19937 &rng, int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+double randomValue(std::mt19937 &rng, bool specials) {
+    if (specials) switch (uniform(rng, 0, 9)) {
+            case 0:
+                return kNaN;
+            case 1:
+                return std::numeric_limits<double>::infinity();
+            case 2:
+                return -0.0;
+            case 3:
+                return 0.0;
+            default:
+                break;
+        }
+    return static_cast<double>(uniform(rng, -3, 3));  // many ties
+}
+
+// Logical values for a problem: origOutput the true forward or perturbed (window elements, values
+// nowhere, NaN, zeros), gradients that need rounding in float16.
+void randomOperands(std::mt19937 &rng, const Problem &p, std::vector<double> &input, std::vector<double> &output,
+                    std::vector<double> &grad) {
+    const auto win = p.windows();
+    const bool specials = uniform(rng, 0, 2) == 0;
+    input.resize(static_cast<size_t>(p.n * p.c * p.h * p.w));
+    for (double &v : input) v = randomValue(rng, specials);
+    std::vector<float> asFloat(input.begin(), input.end());
+    if (p.type == ACL_FLOAT16)
+        for (float &v : asFloat) v = static_cast<float>(v);  // small integers and specials are exact in fp16
+    const std::vector<float> forward = reference::maxPoolV3Forward(asFloat, p.n, p.c, p.h, p.w, p.params);
+    output.assign(forward.begin(), forward.end());
+    if (uniform(rng, 0, 1))
+        for (double &v : output) switch (uniform(rng, 0, 5)) {
+                case 0:
+                    v = kNaN;
+                    break;
+                case 1:
+                    v = static_cast<double>(uniform(rng, -4, 4));
+                    break;
+                case 2:
+                    v = uniform(rng, 0, 1) ? 0.0 : -0.0;
+                    break;
+                default:
+                    break;
+            }
+    grad.resize(output.size());
+    for (double &g : grad) g = static_cast<double>(uniform(rng, -2048, 2048)) / 64.0;
+    if (specials) grad[static_cast<size_t>(uniform(rng, 0, int64_t(grad.size()) - 1))] = kNaN;
+    (void)win;
+}
+
+struct Family {
+    const char *implementation;
+    bool nhwc;
+    // Draws kernel, stride and padding for a problem the implementation accepts.
+    void (*windows)(std::mt19937 &rng, reference::MaxPoolV3Params &params);
+};
+
+void stride2Windows(std::mt19937 &rng, reference::MaxPoolV3Params &p) {
+    p.kernelH = p.kernelW = 3;
+    p.strideH = p.strideW = 2;
+    for (int64_t &pad : p.pads) pad = uniform(rng, 0, 4) == 0 ? uniform(rng, 2, 4) : uniform(rng, 0, 1);
+    p.ceilMode = uniform(rng, 0, 1);
+}
+
+void disjointWindows(std::mt19937 &rng, reference::MaxPoolV3Params &p) {
+    p.kernelH = uniform(rng, 1, 3);
+    p.kernelW = uniform(rng, 1, 3);
+    p.strideH = uniform(rng, p.kernelH, p.kernelH + 2);
+    p.strideW = uniform(rng, p.kernelW, p.kernelW + 2);
+    for (int64_t &pad : p.pads) pad = uniform(rng, 0, 1);
+    p.ceilMode = uniform(rng, 0, 1);
+}
+
+void anyWindows(std::mt19937 &rng, reference::MaxPoolV3Params &p) {
+    p.kernelH = uniform(rng, 1, 4);
+    p.kernelW = uniform(rng, 1, 4);
+    p.strideH = uniform(rng, 1, 3);
+    p.strideW = uniform(rng, 1, 3);
+    for (int64_t &pad : p.pads) pad = uniform(rng, 0, 1);
+    p.ceilMode = uniform(rng, 0, 1);
+}
+
+TEST(MaxPoolV3GradImplementationsDifferential, ForcedImplementationsMatchTheReference) {
+    const Family families[] = {{k3x3Stride2, false, stride2Windows}, {kChannelsLast3x3Stride2, true, stride2Windows},
+                               {kDisjoint, false, disjointWindows},  {kDense, false, anyWindows},
+                               {kDense, false, stride2Windows},      {kChannelsLast, true, anyWindows},
+                               {kReference, false, anyWindows},      {kReference, true, stride2Windows}};
+    std::mt19937 rng(20261201);
+    for (const Family &family : families) {
+        for (int threads = 1; threads <= 3; ++threads) {
+            const ForcedRun forced(family.implementation, threads);
+            for (int i = 0; i < 25; ++i) {
+                Problem p;
+                p.type = uniform(rng, 0, 1) ? ACL_FLOAT : ACL_FLOAT16;
+                p.nhwc = family.nhwc;
+                p.n = uniform(rng, 1, 2);
+                p.c = uniform(rng, 1, family.nhwc ? 20 : 3);
+                // Widths around and past a vector of windows (16 lanes: 33+ columns) and odd ones.
+                p.h = uniform(rng, 1, 20);
+                p.w = uniform(rng, 1, i % 2 ? 80 : 12);
+                family.windows(rng, p.params);
+                const auto win = p.windows();
+                if (win.outH < 1 || win.outW < 1) continue;
+                SCOPED_TRACE(std::string(family.implementation) + " threads " + std::to_string(threads) + ": " +
+                             p.describe());
+                std::vector<double> input, output, grad;
+                randomOperands(rng, p, input, output, grad);
+                const Outcome outcome = run(p, input, output, grad);
+                ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+                ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+                EXPECT_EQ(outcome.implementation, family.implementation);
+                expectMatchesReference(p, outcome);
+                if (testing::Test::HasFailure()) return;
+            }
+        }
+    }
+}
+
+}  // namespace
