@@ -927,8 +927,13 @@ TEST(MaxPoolV3GradImplementations, EveryImplementationMatchesTheReference) {
                 const aclnnStatus status = runAndCompare(rc, pc);
                 if (status == kNoKernel) {
                     ++declined;
-                    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not dense"), std::string::npos)
-                        << aclGetRecentErrMsg();
+                    // The forced implementation states its own reason (layout, or geometry for the
+                    // 3x3 stride-2 and disjoint-window entries).
+                    const std::string message = aclGetRecentErrMsg();
+                    const size_t reason = message.find(name + ": ");
+                    ASSERT_NE(reason, std::string::npos) << message;
+                    EXPECT_NE(message.compare(reason + name.size() + 2, 28, "not the forced implementation"), 0)
+                        << message;
                     EXPECT_EQ(pc.outGrad.bytesOutsideViewChanged(), 0);
                 } else {
                     EXPECT_EQ(status, 0) << aclGetRecentErrMsg();
@@ -937,7 +942,9 @@ TEST(MaxPoolV3GradImplementations, EveryImplementationMatchesTheReference) {
                 if (testing::Test::HasFailure()) break;
             }
         }
-        EXPECT_GT(accepted, 0);
+        // The 3x3 stride-2 entries take one geometry that random cases seldom have; their forced random
+        // runs are in max_pool_v3_grad_plans_test.cpp.
+        if (name.find("3x3_stride2") == std::string::npos) EXPECT_GT(accepted, 0);
         if (name.find("reference") != std::string::npos) EXPECT_EQ(declined, 0);
         if (name.find("dense") != std::string::npos) EXPECT_GT(declined, 0);
     }
