@@ -1,7 +1,7 @@
-// Helpers shared by the differential tests of the adaptive and 2-D max-pooling operators
-// (tests/adaptive_max_pool_test.cpp, tests/max_pool2d_wrappers_test.cpp): seeds, random operands in
-// every storage layout, random element bits (tie-heavy, NaN/Inf/-0, plain), bit-exact comparisons,
-// the implementation list of include/poolgrad/poolgrad.h, and a two-phase runner.
+// Helpers shared by the differential tests of every operator family (support/differential_driver.h runs
+// them): seeds, random operands in every storage layout, random element bits (tie-heavy, NaN/Inf/-0, plain),
+// gradients and hand-written indices, bit-exact comparisons, the implementation list of
+// include/poolgrad/poolgrad.h, and a two-phase runner.
 // Header-only; it uses only public headers and the independent conversions of float_bits.h.
 #pragma once
 
@@ -180,6 +180,60 @@ inline std::vector<uint32_t> randomElements(Rng &rng, int64_t count, aclDataType
     return bits;
 }
 
+// Gradients of a backward case.
+enum class GradMode { Plain, SmallIntegers, WithSpecials, Large };
+
+inline const char *gradModeName(GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain: return "plain gradOutput";
+        case GradMode::SmallIntegers: return "small-integer gradOutput";
+        case GradMode::WithSpecials: return "gradOutput with NaN/Inf/-0";
+        case GradMode::Large: return "large gradOutput (overflow)";
+    }
+    return "?";
+}
+
+inline uint32_t randomGradient(Rng &rng, aclDataType type, GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain:
+            return toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), type);
+        case GradMode::SmallIntegers: return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
+        case GradMode::WithSpecials: return randomElement(rng, type, DataMode::Special);
+        case GradMode::Large: {
+            const double magnitude = type == ACL_FLOAT16 ? 60000.0 : 3.0e38;
+            const double value = std::uniform_real_distribution<double>(magnitude / 4, magnitude)(rng);
+            return toBits(static_cast<float>(chance(rng, 0.8) ? value : -value), type);
+        }
+    }
+    return 0;
+}
+
+// Hand-written indices into planes of `planeIn` elements: a few hot positions (many collisions), -1
+// (contributes nothing) and uniform ones.
+inline std::vector<int64_t> collidingIndices(Rng &rng, int64_t count, int64_t planeIn) {
+    std::vector<int64_t> hot(static_cast<size_t>(uniform(rng, 1, 3)));
+    for (auto &h : hot) h = uniform(rng, 0, planeIn - 1);
+    std::vector<int64_t> indices(static_cast<size_t>(count));
+    for (auto &index : indices)
+        index = chance(rng, 0.15)  ? -1
+                : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(hot.size()) - 1))]
+                                   : uniform(rng, 0, planeIn - 1);
+    return indices;
+}
+
+// What an argmax forward writes to `out`: the bits of each output's selected input element (NaN payloads
+// included), -inf where the window is empty (index -1). Indices are per plane of planeIn input elements.
+inline std::vector<uint32_t> selectedBits(const std::vector<uint32_t> &input, const std::vector<int64_t> &indices,
+                                          int64_t planeIn, int64_t planeOut, aclDataType type) {
+    std::vector<uint32_t> bits(indices.size());
+    for (size_t q = 0; q < indices.size(); ++q) {
+        const int64_t index = indices[q];
+        bits[q] = index < 0 ? toBits(-std::numeric_limits<float>::infinity(), type)
+                            : input[static_cast<size_t>(static_cast<int64_t>(q) / planeOut * planeIn + index)];
+    }
+    return bits;
+}
+
 // ------------------------------------------------------------------------------------------------ operands
 
 struct Operand {
@@ -187,14 +241,18 @@ struct Operand {
     std::string description;
 };
 
-// An operand of view shape `shape` in a random storage layout: contiguous, channels-last (the channel
-// axis `channelAxis` stored innermost), or padded strides with gaps and an element offset. `contiguous`
-// forces the first (so that whole problems reach the dense fast paths too).
+// Storage layouts of a test operand. Padded: every stride at least the dense one, random gaps;
+// PlaneGapped: dense (n,c) planes with a gap after every plane (what a dense-plane kernel accepts). Both have
+// an element offset and slack after the last element, so that a write past any plane lands in watched storage.
+enum class Layout { Contiguous, ChannelsLast, Padded, PlaneGapped };
+constexpr int kLayoutCount = 4;
+
+// An operand of view shape `shape` stored as `layout`; `channelAxis` is the axis channels-last stores innermost
+// and the one whose planes PlaneGapped separates.
 inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int channelAxis, aclDataType type,
-                           aclFormat format, bool contiguous = false) {
-    const int layout = contiguous ? 0 : static_cast<int>(uniform(rng, 0, 2));
-    if (layout == 0) return {TestTensor(shape, type, format), "contiguous"};
-    if (layout == 1) {
+                           aclFormat format, Layout layout) {
+    if (layout == Layout::Contiguous) return {TestTensor(shape, type, format), "contiguous"};
+    if (layout == Layout::ChannelsLast) {
         std::vector<int> order;
         for (int i = 0; i < static_cast<int>(shape.size()); ++i)
             if (i != channelAxis) order.push_back(i);
@@ -204,14 +262,26 @@ inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int chan
         return {std::move(tensor), text};
     }
     std::vector<int64_t> strides(shape.size());
-    int64_t running = chance(rng, 0.7) ? 1 : 2;
+    int64_t running = layout == Layout::Padded && chance(rng, 0.3) ? 2 : 1;
     for (size_t i = shape.size(); i-- > 0;) {
         strides[i] = running;
-        running = running * std::max<int64_t>(shape[i], 1) + (chance(rng, 0.5) ? 0 : uniform(rng, 1, 3));
+        running *= std::max<int64_t>(shape[i], 1);
+        if (layout == Layout::Padded)
+            running += chance(rng, 0.5) ? 0 : uniform(rng, 1, 3);
+        else if (i == static_cast<size_t>(channelAxis) + 1)
+            running += uniform(rng, 1, 5);
     }
     const int64_t offset = uniform(rng, 1, 9), slack = uniform(rng, 0, 4);
-    std::string text = "padded strides " + listText(strides) + " offset " + std::to_string(offset);
+    std::string text = std::string(layout == Layout::Padded ? "padded" : "plane-gapped") + " strides " +
+                       listText(strides) + " offset " + std::to_string(offset);
     return {TestTensor(shape, strides, offset, type, format, slack), text};
+}
+
+// The same in a random layout; `contiguous` forces the first (so that whole problems reach the dense fast paths).
+inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int channelAxis, aclDataType type,
+                           aclFormat format, bool contiguous = false) {
+    const Layout layout = contiguous ? Layout::Contiguous : static_cast<Layout>(uniform(rng, 0, kLayoutCount - 1));
+    return makeOperand(rng, shape, channelAxis, type, format, layout);
 }
 
 inline void storeBits(TestTensor &tensor, const std::vector<uint32_t> &bits) {
@@ -293,6 +363,7 @@ struct LibraryControlsGuard {
     ~LibraryControlsGuard() {
         poolgradForceImplementation(nullptr);
         poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
     }
 };
 
@@ -311,24 +382,13 @@ inline std::vector<std::string> implementationChoices(const std::string &task) {
 
 constexpr const char *kForwardTask = "argmax-forward";
 constexpr const char *kBackwardTask = "index-scatter-backward";
+constexpr const char *kRecomputeTask = "recompute-argmax-backward";
 
 inline bool isReference(const std::string &name) { return name.find("reference") != std::string::npos; }
 
 inline std::string implementationTrace(const std::string &name) {
     return "implementation " + (name.empty() ? std::string("<default>") : name);
 }
-
-// How many cases each implementation accepted (printed, so that a silently declining fast path shows).
-struct AcceptanceLog {
-    std::map<std::string, int> accepted;
-    int cases = 0;
-    void print(const char *test) const {
-        std::cout << "[ info     ] " << test << ": " << cases << " cases;";
-        for (const auto &[name, count] : accepted)
-            std::cout << " " << (name.empty() ? "<default>" : name) << "=" << count;
-        std::cout << std::endl;
-    }
-};
 
 // ------------------------------------------------------------------------------------------------ two-phase runs
 
