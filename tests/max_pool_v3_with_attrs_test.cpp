@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_max_pool_v3.h"
+#include "support/differential_driver.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 
@@ -25,7 +26,6 @@ namespace {
 using max_pool_v3_test::expectBits;
 using max_pool_v3_test::expectSuccess;
 using max_pool_v3_test::filled;
-using max_pool_v3_test::freshSeed;
 using max_pool_v3_test::seedsWith;
 using max_pool_v3_test::seedTrace;
 using max_pool_v3_test::Storage;
@@ -36,7 +36,9 @@ using test_support::TestTensor;
 
 constexpr aclnnStatus kNullptr = 161001;
 constexpr aclnnStatus kInvalid = 161002;
-constexpr aclnnStatus kNoKernel = 561003;
+// Every non-reference implementation accepts at least this share of the random cases (measured:
+// channels-last 23-27%, dense 57-63%; a third of the lowest as margin).
+constexpr double kMinimumShare = 0.07;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
@@ -371,32 +373,54 @@ std::vector<double> randomInput(std::mt19937 &rng, int64_t count, bool specials)
     return values;
 }
 
-// Runs the forward; on success compares y with the reference. Returns phase 1's status.
-aclnnStatus runForwardCase(const ForwardCase &fc, std::mt19937 &rng) {
-    TestTensor x = max_pool_v3_test::makeOperand(max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.h, fc.w),
-                                                 fc.type, fc.storage[0], rng);
-    TestTensor y = max_pool_v3_test::makeOperand(
-        max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.outH, fc.outW), fc.type, fc.storage[1], rng);
-    max_pool_v3_test::storeLogical(x, fc.nhwc, fc.n, fc.c, fc.h, fc.w, randomInput(rng, fc.n * fc.c * fc.h * fc.w, fc.specials));
-    const std::vector<float> stored = max_pool_v3_test::loadLogical(x, fc.nhwc, fc.n, fc.c, fc.h, fc.w);
-    const std::vector<float> expected = reference::maxPoolV3Forward(stored, fc.n, fc.c, fc.h, fc.w, fc.params);
-    const V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, fc.attributes(), y);
-    if (status.phaseOne != 0) {
-        EXPECT_EQ(y.bytesOutsideViewChanged(), 0);
-        return status.phaseOne;
-    }
-    EXPECT_EQ(status.phaseTwo, 0) << status.message;
-    const std::vector<uint64_t> bits = max_pool_v3_test::loadLogicalBits(y, fc.nhwc, fc.n, fc.c, fc.outH, fc.outW);
-    for (size_t i = 0; i < bits.size(); ++i) {
-        if (std::isnan(expected[i]))
-            EXPECT_TRUE(max_pool_v3_test::bitsAreNan(fc.type, bits[i])) << "y logical element " << i;
-        else
-            EXPECT_EQ(bits[i], max_pool_v3_test::bitsIn(fc.type, expected[i]))
-                << "y logical element " << i << " expected " << expected[i];
-    }
-    EXPECT_EQ(y.bytesOutsideViewChanged(), 0);
-    EXPECT_EQ(x.bytesOutsideViewChanged(), 0);
-    return 0;
+// The operands of a case in their layouts, x holding random data, and the reference's y.
+struct PreparedForward {
+    TestTensor x, y;
+    std::vector<float> expected;
+};
+
+PreparedForward prepareForward(const ForwardCase &fc, std::mt19937 &rng) {
+    PreparedForward pf{max_pool_v3_test::makeOperand(max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.h, fc.w),
+                                                     fc.type, fc.storage[0], rng),
+                       max_pool_v3_test::makeOperand(
+                           max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.outH, fc.outW), fc.type,
+                           fc.storage[1], rng),
+                       {}};
+    max_pool_v3_test::storeLogical(pf.x, fc.nhwc, fc.n, fc.c, fc.h, fc.w,
+                                   randomInput(rng, fc.n * fc.c * fc.h * fc.w, fc.specials));
+    const std::vector<float> stored = max_pool_v3_test::loadLogical(pf.x, fc.nhwc, fc.n, fc.c, fc.h, fc.w);
+    pf.expected = reference::maxPoolV3Forward(stored, fc.n, fc.c, fc.h, fc.w, fc.params);
+    return pf;
+}
+
+// The case as one call of the differential driver.
+pool_diff::OperatorCall forwardCall(const ForwardCase &fc, PreparedForward &pf) {
+    pool_diff::OperatorCall call;
+    call.task = pool_diff::kForwardTask;
+    call.trace = fc.describe();
+    call.outputs = {{&pf.y, "y"}};
+    call.inputs = {{&pf.x, "x"}};
+    call.run = [&fc, &pf] {
+        const V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(pf.x, fc.attributes(), pf.y);
+        pool_diff::TwoPhase result;
+        result.phaseOne = status.phaseOne;
+        result.phaseTwo = status.phaseTwo;
+        result.executorReturned = status.executorReturned;
+        result.message = status.message;
+        return result;
+    };
+    call.check = [&fc, &pf](const pool_diff::TwoPhase &) {
+        const std::vector<uint64_t> bits =
+            max_pool_v3_test::loadLogicalBits(pf.y, fc.nhwc, fc.n, fc.c, fc.outH, fc.outW);
+        for (size_t i = 0; i < bits.size(); ++i) {
+            if (std::isnan(pf.expected[i]))
+                EXPECT_TRUE(max_pool_v3_test::bitsAreNan(fc.type, bits[i])) << "y logical element " << i;
+            else
+                EXPECT_EQ(bits[i], max_pool_v3_test::bitsIn(fc.type, pf.expected[i]))
+                    << "y logical element " << i << " expected " << pf.expected[i];
+        }
+    };
+    return call;
 }
 
 TEST(MaxPoolV3WithAttrsDifferential, MatchesTheNaiveReference) {
@@ -404,58 +428,43 @@ TEST(MaxPoolV3WithAttrsDifferential, MatchesTheNaiveReference) {
         SCOPED_TRACE(seedTrace(seed));
         std::mt19937 rng(static_cast<uint32_t>(seed * 2654435761u));
         for (int i = 0; i < 300; ++i) {
+            SCOPED_TRACE("case " + std::to_string(i));
             const ForwardCase fc = randomForwardCase(rng, i % 3 == 0);
-            SCOPED_TRACE("case " + std::to_string(i) + ": " + fc.describe());
-            EXPECT_EQ(runForwardCase(fc, rng), 0) << aclGetRecentErrMsg();
+            PreparedForward pf = prepareForward(fc, rng);
+            pool_diff::OperatorCall call = forwardCall(fc, pf);
+            SCOPED_TRACE(call.trace);
+            pool_diff::runChoice(call, "");
             if (testing::Test::HasFailure()) return;
         }
     }
 }
 
 TEST(MaxPoolV3WithAttrsImplementations, EveryForwardImplementationMatchesTheReference) {
-    std::vector<std::string> names;
-    for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
-        if (std::string(poolgradImplementationTask(i)) == "argmax-forward") names.push_back(poolgradImplementationName(i));
-    }
-    ASSERT_FALSE(names.empty());
-    for (const std::string &name : names) {
-        SCOPED_TRACE("implementation " + name);
-        ASSERT_EQ(poolgradForceImplementation(name.c_str()), ACL_SUCCESS);
-        int declined = 0, accepted = 0;
-        std::mt19937 rng(static_cast<uint32_t>(freshSeed()));
-        SCOPED_TRACE(seedTrace(freshSeed()));
+    pool_diff::DifferentialDriver driver("MaxPoolV3WithAttrs");
+    for (uint64_t seed : seedsWith({7})) {
+        SCOPED_TRACE(seedTrace(seed));
+        std::mt19937 rng(static_cast<uint32_t>(seed));
         for (int i = 0; i < 80; ++i) {
-            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0);
-            SCOPED_TRACE("case " + std::to_string(i) + ": " + fc.describe());
-            const aclnnStatus status = runForwardCase(fc, rng);
-            if (status == kNoKernel) {
-                ++declined;
-            } else {
-                EXPECT_EQ(status, 0) << aclGetRecentErrMsg();
-                ++accepted;
-            }
-            if (testing::Test::HasFailure()) break;
+            SCOPED_TRACE("case " + std::to_string(i));
+            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0);  // half contiguous NCHW
+            PreparedForward pf = prepareForward(fc, rng);
+            pool_diff::OperatorCall call = forwardCall(fc, pf);
+            if (!driver.run(call)) return;
         }
-        if (name.find("reference") != std::string::npos) EXPECT_EQ(declined, 0);
-        EXPECT_GT(accepted, 0) << "half the cases are contiguous NCHW";
     }
-    EXPECT_EQ(poolgradForceImplementation(nullptr), ACL_SUCCESS);
+    driver.expectAcceptance(kMinimumShare);
 }
 
 TEST(MaxPoolV3WithAttrsThreads, ThreadCountsGiveIdenticalResults) {
-    ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);  // split even these small problems
+    pool_diff::DifferentialDriver driver("MaxPoolV3WithAttrs threads");
     std::mt19937 rng(99);
     for (int i = 0; i < 24; ++i) {
+        SCOPED_TRACE("case " + std::to_string(i));
         const ForwardCase fc = randomForwardCase(rng, i % 2 == 0, 14);
-        SCOPED_TRACE("case " + std::to_string(i) + ": " + fc.describe());
-        for (int threads : {1, 2, 3}) {
-            ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
-            std::mt19937 caseRng(static_cast<uint32_t>(i));  // same data for every thread count
-            EXPECT_EQ(runForwardCase(fc, caseRng), 0) << aclGetRecentErrMsg();
-        }
+        PreparedForward pf = prepareForward(fc, rng);
+        pool_diff::OperatorCall call = forwardCall(fc, pf);
+        if (!driver.run(call, {1, 2, 3})) return;
     }
-    EXPECT_EQ(poolgradSetNumThreads(0), ACL_SUCCESS);
-    EXPECT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
 }
 
 // ----------------------------------------------------------------------------- forward then grad

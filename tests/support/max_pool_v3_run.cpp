@@ -11,6 +11,7 @@
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "support/float_bits.h"
+#include "support/max_pool3d_run.h"
 
 namespace max_pool_v3_test {
 namespace {
@@ -18,16 +19,17 @@ namespace {
 using test_support::IntArray;
 using test_support::TestTensor;
 
-aclnnStatus phaseTwo(aclnnStatus (*run)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t workspaceSize,
-                     aclOpExecutor *executor) {
-    void *workspace = nullptr;
-    if (workspaceSize > 0 && aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
-        return -2;
-    const aclnnStatus status = run(workspace, workspaceSize, executor, nullptr);
-    const aclError synchronised = aclrtSynchronizeStream(nullptr);
-    if (workspace != nullptr) aclrtFree(workspace);
-    if (status == 0 && synchronised != ACL_SUCCESS) return -3;
-    return status;
+// Phase 2 (with a workspace) after a phase 1 that returned `executor`, and the messages of whichever failed.
+V3Status finish(V3Status result, aclOpExecutor *executor,
+                aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream)) {
+    result.executorReturned = executor != nullptr;
+    if (result.phaseOne != 0) {
+        result.message = aclGetRecentErrMsg();
+        return result;
+    }
+    result.phaseTwo = test_support::runPhaseTwo(phaseTwo, result.workspaceSize, executor);
+    result.message = aclGetRecentErrMsg();
+    return result;
 }
 
 }  // namespace
@@ -43,13 +45,7 @@ V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutpu
         origInput, origOutput, grad, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
         attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, outGrad, &result.workspaceSize,
         &executor);
-    if (result.phaseOne != 0) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    result.phaseTwo = phaseTwo(aclnnMaxPoolV3Grad, result.workspaceSize, executor);
-    result.message = aclGetRecentErrMsg();
-    return result;
+    return finish(result, executor, aclnnMaxPoolV3Grad);
 }
 
 V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attributes, aclTensor *y) {
@@ -61,13 +57,7 @@ V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attribute
     result.phaseOne = aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
         x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
         attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, &result.workspaceSize, &executor);
-    if (result.phaseOne != 0) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    result.phaseTwo = phaseTwo(aclnnMaxPoolV3WithAttrs, result.workspaceSize, executor);
-    result.message = aclGetRecentErrMsg();
-    return result;
+    return finish(result, executor, aclnnMaxPoolV3WithAttrs);
 }
 
 const char *storageName(Storage storage) {

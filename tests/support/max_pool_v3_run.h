@@ -30,6 +30,7 @@ struct V3Status {
     aclnnStatus phaseOne = -1;
     aclnnStatus phaseTwo = -1;  // -1 when phase 2 was not reached
     uint64_t workspaceSize = 0;
+    bool executorReturned = false;
     std::string message;  // aclGetRecentErrMsg() after phase 1 (when it failed) or phase 2
 };
 
