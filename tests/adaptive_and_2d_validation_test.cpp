@@ -51,24 +51,27 @@ enum class Op {
 
 const char *opName(Op op) {
     switch (op) {
-        case Op::Adaptive3d: return "AdaptiveMaxPool3d";
-        case Op::Adaptive2d: return "AdaptiveMaxPool2d";
-        case Op::Adaptive3dBackward: return "AdaptiveMaxPool3dBackward";
-        case Op::Adaptive2dBackward: return "AdaptiveMaxPool2dBackward";
-        case Op::Indices2d: return "MaxPool2dWithIndices";
-        case Op::Mask2d: return "MaxPool2dWithMask";
-        case Op::Indices2dBackward: return "MaxPool2dWithIndicesBackward";
-        case Op::Mask2dBackward: return "MaxPool2dWithMaskBackward";
+        case Op::Adaptive3d:
+            return "AdaptiveMaxPool3d";
+        case Op::Adaptive2d:
+            return "AdaptiveMaxPool2d";
+        case Op::Adaptive3dBackward:
+            return "AdaptiveMaxPool3dBackward";
+        case Op::Adaptive2dBackward:
+            return "AdaptiveMaxPool2dBackward";
+        case Op::Indices2d:
+            return "MaxPool2dWithIndices";
+        case Op::Mask2d:
+            return "MaxPool2dWithMask";
+        case Op::Indices2dBackward:
+            return "MaxPool2dWithIndicesBackward";
+        case Op::Mask2dBackward:
+            return "MaxPool2dWithMaskBackward";
     }
     return "?";
 }
 
-struct Spec {
-    std::vector<int64_t> shape;
-    aclDataType type = ACL_FLOAT;
-    aclFormat format = ACL_FORMAT_ND;
-    std::vector<int64_t> strides = {};  // empty: contiguous
-};
+using Spec = test_support::TensorSpec;
 
 // One call: tensors and lists by argument name; names in `nulls` are passed as nullptr (this includes
 // "workspaceSize" and "executor").
@@ -88,94 +91,79 @@ struct Case {
 };
 
 // Owns the operands of a Case, calls phase 1, and can run phase 2 with the executor it got.
-class Invocation {
+class Invocation : public test_support::PhaseOneCall {
 public:
     explicit Invocation(const Case &c) : case_(c) {
         for (const auto &[name, spec] : c.tensors)
-            tensors_[name] = spec.strides.empty()
-                                 ? std::make_unique<TestTensor>(spec.shape, spec.type, spec.format)
-                                 : std::make_unique<TestTensor>(spec.shape, spec.strides, 0, spec.type, spec.format);
+            tensors_[name] = std::make_unique<TestTensor>(test_support::makeTensor(spec));
         for (const auto &[name, values] : c.lists) lists_[name] = std::make_unique<IntArray>(values);
+        workspaceSizeArg = c.nulls.count("workspaceSize") == 0;
+        executorArg = c.nulls.count("executor") == 0;
     }
-    ~Invocation() {
-        if (outcome_.status == ACLNN_SUCCESS && outcome_.executor != nullptr && !ran_)
-            aclDestroyAclOpExecutor(outcome_.executor);
-    }
-    Invocation(const Invocation &) = delete;
-    Invocation &operator=(const Invocation &) = delete;
 
     TestTensor &tensor(const std::string &name) { return *tensors_.at(name); }
 
     PhaseOneOutcome phaseOne() {
-        outcome_ = PhaseOneOutcome{};
-        outcome_.executor = test_support::garbageExecutor();
-        uint64_t *ws = case_.nulls.count("workspaceSize") ? nullptr : &outcome_.workspaceSize;
-        aclOpExecutor **ex = case_.nulls.count("executor") ? nullptr : &outcome_.executor;
-        const bool ceil = case_.ceilMode;
-        switch (case_.op) {
-            case Op::Adaptive3d:
-                outcome_.status = aclnnAdaptiveMaxPool3dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
-                                                                         t("indicesOut"), ws, ex);
-                break;
-            case Op::Adaptive2d:
-                outcome_.status = aclnnAdaptiveMaxPool2dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
-                                                                         t("indicesOut"), ws, ex);
-                break;
-            case Op::Adaptive3dBackward:
-                outcome_.status = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(t("gradOutput"), t("self"),
-                                                                                 t("indices"), t("gradInput"), ws, ex);
-                break;
-            case Op::Adaptive2dBackward:
-                outcome_.status = aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(t("gradOutput"), t("self"),
-                                                                                 t("indices"), t("gradInput"), ws, ex);
-                break;
-            case Op::Indices2d:
-                outcome_.status =
-                    aclnnMaxPool2dWithIndicesGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
-                                                              l("dilation"), ceil, t("out"), t("indices"), ws, ex);
-                break;
-            case Op::Mask2d:
-                outcome_.status =
-                    aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
-                                                           l("dilation"), ceil, t("out"), t("indices"), ws, ex);
-                break;
-            case Op::Indices2dBackward:
-                outcome_.status = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
-                    ceil, t("gradInput"), ws, ex);
-                break;
-            case Op::Mask2dBackward:
-                outcome_.status = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
-                    ceil, t("gradInput"), ws, ex);
-                break;
-        }
-        outcome_.message = aclGetRecentErrMsg();
-        return outcome_;
+        return callPhaseOne([this](uint64_t *ws, aclOpExecutor **ex) { return callOperator(ws, ex); });
     }
 
     // Phase 2 with the executor of a successful phaseOne(), then a stream sync.
     aclnnStatus run() {
-        ran_ = true;
-        aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream) = nullptr;
         switch (case_.op) {
-            case Op::Adaptive3d: phaseTwo = aclnnAdaptiveMaxPool3d; break;
-            case Op::Adaptive2d: phaseTwo = aclnnAdaptiveMaxPool2d; break;
-            case Op::Adaptive3dBackward: phaseTwo = aclnnAdaptiveMaxPool3dBackward; break;
-            case Op::Adaptive2dBackward: phaseTwo = aclnnAdaptiveMaxPool2dBackward; break;
-            case Op::Indices2d: phaseTwo = aclnnMaxPool2dWithIndices; break;
-            case Op::Mask2d: phaseTwo = aclnnMaxPool2dWithMask; break;
-            case Op::Indices2dBackward: phaseTwo = aclnnMaxPool2dWithIndicesBackward; break;
-            case Op::Mask2dBackward: phaseTwo = aclnnMaxPool2dWithMaskBackward; break;
+            case Op::Adaptive3d:
+                return callPhaseTwo(aclnnAdaptiveMaxPool3d);
+            case Op::Adaptive2d:
+                return callPhaseTwo(aclnnAdaptiveMaxPool2d);
+            case Op::Adaptive3dBackward:
+                return callPhaseTwo(aclnnAdaptiveMaxPool3dBackward);
+            case Op::Adaptive2dBackward:
+                return callPhaseTwo(aclnnAdaptiveMaxPool2dBackward);
+            case Op::Indices2d:
+                return callPhaseTwo(aclnnMaxPool2dWithIndices);
+            case Op::Mask2d:
+                return callPhaseTwo(aclnnMaxPool2dWithMask);
+            case Op::Indices2dBackward:
+                return callPhaseTwo(aclnnMaxPool2dWithIndicesBackward);
+            case Op::Mask2dBackward:
+                return callPhaseTwo(aclnnMaxPool2dWithMaskBackward);
         }
-        test_support::DeviceBuffer workspace(outcome_.workspaceSize > 0 ? outcome_.workspaceSize : 1);
-        const aclnnStatus status = phaseTwo(outcome_.workspaceSize > 0 ? workspace.get() : nullptr,
-                                            outcome_.workspaceSize, outcome_.executor, nullptr);
-        aclrtSynchronizeStream(nullptr);
-        return status;
+        return -1;
     }
 
 private:
+    aclnnStatus callOperator(uint64_t *ws, aclOpExecutor **ex) {
+        const bool ceil = case_.ceilMode;
+        switch (case_.op) {
+            case Op::Adaptive3d:
+                return aclnnAdaptiveMaxPool3dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
+                                                              t("indicesOut"), ws, ex);
+            case Op::Adaptive2d:
+                return aclnnAdaptiveMaxPool2dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
+                                                              t("indicesOut"), ws, ex);
+            case Op::Adaptive3dBackward:
+                return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      t("gradInput"), ws, ex);
+            case Op::Adaptive2dBackward:
+                return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      t("gradInput"), ws, ex);
+            case Op::Indices2d:
+                return aclnnMaxPool2dWithIndicesGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                                 l("dilation"), ceil, t("out"), t("indices"), ws, ex);
+            case Op::Mask2d:
+                return aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                              l("dilation"), ceil, t("out"), t("indices"), ws, ex);
+            case Op::Indices2dBackward:
+                return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                         l("kernelSize"), l("stride"), l("padding"),
+                                                                         l("dilation"), ceil, t("gradInput"), ws, ex);
+            case Op::Mask2dBackward:
+                return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      l("kernelSize"), l("stride"), l("padding"),
+                                                                      l("dilation"), ceil, t("gradInput"), ws, ex);
+        }
+        return -1;
+    }
+
     aclTensor *t(const std::string &name) {
         if (case_.nulls.count(name) || !tensors_.count(name)) return nullptr;
         return tensors_.at(name)->get();
@@ -188,8 +176,6 @@ private:
     Case case_;
     std::map<std::string, std::unique_ptr<TestTensor>> tensors_;
     std::map<std::string, std::unique_ptr<IntArray>> lists_;
-    PhaseOneOutcome outcome_;
-    bool ran_ = false;
 };
 
 PhaseOneOutcome phaseOne(const Case &c) {
@@ -271,13 +257,17 @@ Case pool2dBackward(Op op) {
 Case validCase(Op op) {
     switch (op) {
         case Op::Adaptive3d:
-        case Op::Adaptive2d: return adaptiveForward(op);
+        case Op::Adaptive2d:
+            return adaptiveForward(op);
         case Op::Adaptive3dBackward:
-        case Op::Adaptive2dBackward: return adaptiveBackward(op);
+        case Op::Adaptive2dBackward:
+            return adaptiveBackward(op);
         case Op::Indices2d:
-        case Op::Mask2d: return pool2dForward(op);
+        case Op::Mask2d:
+            return pool2dForward(op);
         case Op::Indices2dBackward:
-        case Op::Mask2dBackward: return pool2dBackward(op);
+        case Op::Mask2dBackward:
+            return pool2dBackward(op);
     }
     return {};
 }

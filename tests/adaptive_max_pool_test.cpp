@@ -33,16 +33,16 @@
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_adaptive_pooling.h"
-#include "support/phase_one_check.h"
 #include "support/differential_driver.h"
+#include "support/phase_one_check.h"
 #include "support/test_tensor.h"
 
 namespace {
 
 using namespace pool_diff;
 
-// Every non-reference implementation accepts at least this share of the random cases (measured, adaptive: channels-last 21-23%, dense 50%
-// of the cases; a third of the lowest as margin).
+// Every non-reference implementation accepts at least this share of the random cases (measured, adaptive: channels-last
+// 21-23%, dense 50% of the cases; a third of the lowest as margin).
 constexpr double kMinimumShareAdaptive = 0.07;
 namespace ref = reference::adaptive;
 using test_support::IntArray;
@@ -406,8 +406,8 @@ ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
     OperatorCall call;
     call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) +
-                 "; self " + o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
+    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
+                 o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
     call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
     call.inputs = {{&o.self.tensor, "self"}};
     call.run = [&c, &o] {
@@ -516,8 +516,7 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
         return runBackward(c.problem.twoD, o.gradOutput.tensor, o.self.tensor, o.indices.tensor, o.gradInput.tensor);
     };
     call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(
-            bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
+        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
     };
     return call;
 }

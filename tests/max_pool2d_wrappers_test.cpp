@@ -35,8 +35,8 @@ namespace {
 
 using namespace pool_diff;
 
-// Every non-reference implementation accepts at least this share of the random cases (measured, 2-D: channels-last 23-28%, dense 50-61%
-// of the cases; a third of the lowest as margin).
+// Every non-reference implementation accepts at least this share of the random cases (measured, 2-D: channels-last
+// 23-28%, dense 50-61% of the cases; a third of the lowest as margin).
 constexpr double kMinimumShare2d = 0.08;
 using test_support::IntArray;
 using test_support::TestTensor;
@@ -456,8 +456,9 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         while (reference::pooledSize(smallest, params.kernel[a], params.stride[a], params.padding[a],
                                      params.dilation[a], params.ceilMode) < 1)
             ++smallest;
-        p.in[2 + a] = sizes.minExtra == 0 && chance(rng, 0.15) ? smallest
-                                                                 : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
+        p.in[2 + a] = sizes.minExtra == 0 && chance(rng, 0.15)
+                          ? smallest
+                          : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -532,8 +533,8 @@ testing::AssertionResult maskIndicesMatch(const TestTensor &mask, const std::vec
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
     OperatorCall call;
     call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) +
-                 "; self " + o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
+    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
+                 o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
     call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
     call.inputs = {{&o.self.tensor, "self"}};
     call.run = [&c, &o] {
@@ -644,8 +645,7 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
                            o.gradInput.tensor);
     };
     call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(
-            bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
+        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
     };
     return call;
 }
@@ -687,8 +687,8 @@ TEST(MaxPool2dDifferential, BackwardOfTheLibraryForwardMatchesReference) {
             runBackward(p.mask(), gradOutput.tensor, fo.self.tensor, fo.indices.tensor, p.lists, gradInput.tensor);
         ASSERT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
         ASSERT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
-        EXPECT_TRUE(bitsMatch(gradInput.tensor, expectedGradInput(p, grads, f.expectedIndices), p.type, true,
-                              "gradInput"));
+        EXPECT_TRUE(
+            bitsMatch(gradInput.tensor, expectedGradInput(p, grads, f.expectedIndices), p.type, true, "gradInput"));
         EXPECT_EQ(gradInput.tensor.bytesOutsideViewChanged(), 0);
         if (testing::Test::HasFailure()) return;
     }

@@ -34,8 +34,8 @@ namespace {
 
 using namespace pool_diff;
 
-// Every non-reference implementation accepts at least this share of the random cases (measured, 3-D: channels-last forward 15%, backward 18%; dense 33%
-// of the cases; a third of the lowest as margin).
+// Every non-reference implementation accepts at least this share of the random cases (measured, 3-D: channels-last
+// forward 15%, backward 18%; dense 33% of the cases; a third of the lowest as margin).
 constexpr double kMinimumShare3d = 0.05;
 using reference::Shape5;
 using test_support::MaxPool3dLists;
@@ -210,8 +210,8 @@ TwoPhase asTwoPhase(const TwoPhaseStatus &status) {
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
     OperatorCall call;
     call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", data " + dataModeName(c.mode) + "; self " + o.self.description +
-                 "; out " + o.out.description + "; indices " + o.indices.description;
+    call.trace = c.problem.describe() + ", data " + dataModeName(c.mode) + "; self " + o.self.description + "; out " +
+                 o.out.description + "; indices " + o.indices.description;
     call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
     call.inputs = {{&o.self.tensor, "self"}};
     call.run = [&c, &o] {
@@ -249,8 +249,8 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
         }
     }
     driver.expectAcceptance(kMinimumShare3d);
-    std::cout << "[ info     ] forward: " << emptyWindows << " empty windows in " << casesWithEmptyWindows
-              << " cases; " << casesWithUnitAxis << " cases with a spatial axis of size 1" << std::endl;
+    std::cout << "[ info     ] forward: " << emptyWindows << " empty windows in " << casesWithEmptyWindows << " cases; "
+              << casesWithUnitAxis << " cases with a spatial axis of size 1" << std::endl;
 }
 
 // ------------------------------------------------------------------------------------------------ backward
@@ -300,10 +300,9 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
     const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_NCHW};
     const aclFormat format = formats[uniform(rng, 0, 3)], indexFormat = formats[uniform(rng, 0, 3)];
     const Problem &p = c.problem;
-    BackwardOperands operands{operand(rng, p, p.outputShape, p.type, format),
-                              operand(rng, p, p.inputShape, p.type, format),
-                              operand(rng, p, p.outputShape, p.indexType, indexFormat),
-                              operand(rng, p, p.inputShape, p.type, format)};
+    BackwardOperands operands{
+        operand(rng, p, p.outputShape, p.type, format), operand(rng, p, p.inputShape, p.type, format),
+        operand(rng, p, p.outputShape, p.indexType, indexFormat), operand(rng, p, p.inputShape, p.type, format)};
     storeBits(operands.gradOutput.tensor, c.gradOutputBits);
     storeIndices(operands.indices.tensor, c.indices);
     // self stays poisoned: its data is never read (SPEC §3.6).
@@ -316,8 +315,7 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
     call.trace = c.problem.describe() + ", " +
                  (c.handWritten ? "colliding hand-written indices with -1" : "indices from forward") + ", " +
                  gradModeName(c.gradMode) + "; gradOutput " + o.gradOutput.description + "; self " +
-                 o.self.description + "; indices " + o.indices.description + "; gradInput " +
-                 o.gradInput.description;
+                 o.self.description + "; indices " + o.indices.description + "; gradInput " + o.gradInput.description;
     call.outputs = {{&o.gradInput.tensor, "gradInput"}};
     call.inputs = {{&o.gradOutput.tensor, "gradOutput"}, {&o.indices.tensor, "indices"}, {&o.self.tensor, "self"}};
     call.run = [&c, &o] {
@@ -325,8 +323,7 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
             o.gradOutput.tensor, o.self.tensor, o.indices.tensor, c.problem.lists, o.gradInput.tensor));
     };
     call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true,
-                              "gradInput"));
+        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
     };
     return call;
 }
@@ -448,10 +445,12 @@ TEST(MaxPool3dEmptyTensors, ForwardWithEmptySelfSucceedsAndWritesNothing) {
             TestTensor self(shapes.self, type);
             // Strided outputs with slack, so that a stray write anywhere in the storage is seen.
             std::vector<int64_t> strides(shapes.out.size(), 1);
-            for (size_t i = strides.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * std::max<int64_t>(shapes.out[i + 1], 1) + 1;
+            for (size_t i = strides.size() - 1; i-- > 0;)
+                strides[i] = strides[i + 1] * std::max<int64_t>(shapes.out[i + 1], 1) + 1;
             TestTensor out(shapes.out, strides, 3, type, ACL_FORMAT_ND, 8);
             TestTensor indices(shapes.out, strides, 2, ACL_INT64, ACL_FORMAT_ND, 8);
-            const TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, {{2}, {}, {0}, {1}, false}, out, indices);
+            const TwoPhaseStatus status =
+                test_support::runMaxPool3dWithArgmax(self, {{2}, {}, {0}, {1}, false}, out, indices);
             EXPECT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
             EXPECT_EQ(status.workspaceSize, 0u);
             EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
@@ -467,9 +466,8 @@ TEST(MaxPool3dEmptyTensors, BackwardWithEmptyGradOutputZeroFillsGradInput) {
     struct Shapes {
         std::vector<int64_t> gradOutput, self;
     };
-    const std::vector<Shapes> cases{{{1, 2, 0, 2, 2}, {1, 2, 4, 4, 4}},
-                                    {{2, 3, 2, 0, 1}, {2, 3, 5, 4, 3}},
-                                    {{3, 0, 1, 1}, {3, 3, 3, 3}}};
+    const std::vector<Shapes> cases{
+        {{1, 2, 0, 2, 2}, {1, 2, 4, 4, 4}}, {{2, 3, 2, 0, 1}, {2, 3, 5, 4, 3}}, {{3, 0, 1, 1}, {3, 3, 3, 3}}};
     for (const Shapes &shapes : cases) {
         for (aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
             for (int layout = 0; layout < kLayoutCount; ++layout) {  // every gradInput layout
@@ -497,9 +495,8 @@ TEST(MaxPool3dEmptyTensors, BackwardWithEmptySelfSucceedsAndWritesNothing) {
     struct Shapes {
         std::vector<int64_t> gradOutput, self;
     };
-    const std::vector<Shapes> cases{{{1, 0, 2, 2, 2}, {1, 0, 4, 4, 4}},
-                                    {{1, 2, 1, 2, 2}, {1, 2, 0, 4, 4}},
-                                    {{0, 1, 1, 1}, {0, 3, 3, 3}}};
+    const std::vector<Shapes> cases{
+        {{1, 0, 2, 2, 2}, {1, 0, 4, 4, 4}}, {{1, 2, 1, 2, 2}, {1, 2, 0, 4, 4}}, {{0, 1, 1, 1}, {0, 3, 3, 3}}};
     for (const Shapes &shapes : cases) {
         SCOPED_TRACE("gradOutput " + listText(shapes.gradOutput) + " self " + listText(shapes.self));
         TestTensor gradOutput(shapes.gradOutput, ACL_FLOAT), indices(shapes.gradOutput, ACL_INT64);
@@ -578,11 +575,11 @@ TEST(MaxPool3dRepeatableExecutor, BackwardRereadsCurrentGradOutputAndIndicesOnEv
             padding(c.problem.lists.padding), dilation(c.problem.lists.dilation);
         uint64_t workspaceSize = 0;
         aclOpExecutor *executor = nullptr;
-        ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
-                      operands.gradOutput.tensor, operands.self.tensor, operands.indices.tensor, kernel, stride,
-                      padding, dilation, c.problem.lists.ceilMode, operands.gradInput.tensor, &workspaceSize,
-                      &executor),
-                  0)
+        ASSERT_EQ(
+            aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+                operands.gradOutput.tensor, operands.self.tensor, operands.indices.tensor, kernel, stride, padding,
+                dilation, c.problem.lists.ceilMode, operands.gradInput.tensor, &workspaceSize, &executor),
+            0)
             << aclGetRecentErrMsg();
         ASSERT_NE(executor, nullptr);
         ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), 0) << aclGetRecentErrMsg();
@@ -590,8 +587,7 @@ TEST(MaxPool3dRepeatableExecutor, BackwardRereadsCurrentGradOutputAndIndicesOnEv
         for (int run = 0; run < 3; ++run) {
             SCOPED_TRACE("run " + std::to_string(run));
             if (run > 0) {  // new gradients (never all zero) and new indices in the same storage
-                for (auto &bits : c.gradOutputBits)
-                    bits = toBits(static_cast<float>(uniform(rng, 1, 9)), type);
+                for (auto &bits : c.gradOutputBits) bits = toBits(static_cast<float>(uniform(rng, 1, 9)), type);
                 for (auto &index : c.indices) index = uniform(rng, 0, c.problem.planeIn() - 1);
                 computeBackwardExpectation(c);
                 storeBits(operands.gradOutput.tensor, c.gradOutputBits);

@@ -94,8 +94,8 @@ TEST_P(MaxPoolV3GradWorkedExamples, WE16SameNhwcTwoChannels) {
 }
 
 TEST_P(MaxPoolV3GradWorkedExamples, WE17CalculatedOverlapFloor) {
-    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW",
-                                  false, false};
+    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1},
+                                  "NCHW",       false,        false};
     checkGrad({{1, 1, 4, 4},
                {1, 1, 2, 2},
                {1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13},
@@ -107,8 +107,8 @@ TEST_P(MaxPoolV3GradWorkedExamples, WE17CalculatedOverlapFloor) {
 }
 
 TEST_P(MaxPoolV3GradWorkedExamples, WE17CalculatedOverlapCeil) {
-    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW",
-                                  false, true};
+    const V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1},
+                                  "NCHW",       false,        true};
     checkGrad({{1, 1, 4, 4},
                {1, 1, 3, 3},
                {1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13},
@@ -168,7 +168,7 @@ TEST(MaxPoolV3GradSemantics, PaddingNeverReceivesAndWindowsInPaddingSendNothing)
     // pads >= kernel are allowed: with pad_top 3 and a 2x2 kernel the first output row lies wholly in
     // padding, so its gradients are dropped. H = 2: Ho = floor((2 + 3 + 0 - 2) / 1) + 1 = 4.
     const V3Attributes attributes{{1, 1, 2, 1}, {1, 1, 1, 1}, "CALCULATED", std::vector<int64_t>{3, 0, 0, 0},
-                                  "NCHW", false, false};
+                                  "NCHW",       false,        false};
     // Windows (rows): o=0 -> {-3,-2}: none; o=1 -> {-2,-1}: none; o=2 -> {-1,0}: {0}; o=3 -> {0,1}.
     checkGrad({{1, 1, 2, 1}, {1, 1, 4, 1}, {5, 6}, {5, 5, 5, 6}, {1, 2, 4, 8}, attributes, {4, 8}}, ACL_FLOAT);
 }
@@ -203,8 +203,8 @@ TEST(MaxPoolV3GradSemantics, RepeatableExecutorRereadsData) {
     IntArray ksize({1, 1, 2, 2}), strides({1, 1, 2, 2});
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    ASSERT_EQ(aclnnMaxPoolV3GradGetWorkspaceSize(origInput, origOutput, grad, ksize, strides, "VALID", nullptr,
-                                                 nullptr, false, false, outGrad, &workspaceSize, &executor),
+    ASSERT_EQ(aclnnMaxPoolV3GradGetWorkspaceSize(origInput, origOutput, grad, ksize, strides, "VALID", nullptr, nullptr,
+                                                 false, false, outGrad, &workspaceSize, &executor),
               0);
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), 0);
     ASSERT_EQ(aclnnMaxPoolV3Grad(nullptr, 0, executor, nullptr), 0);
@@ -242,10 +242,10 @@ aclOpExecutor *garbageExecutor() { return reinterpret_cast<aclOpExecutor *>(uint
 
 PhaseOne callPhaseOne(const GradCall &c) {
     PhaseOne result{-1, kGarbageWorkspace, garbageExecutor(), ""};
-    result.status = aclnnMaxPoolV3GradGetWorkspaceSize(
-        c.origInput, c.origOutput, c.grad, c.ksize, c.strides, c.paddingMode, c.pads, c.dataFormat, c.globalPooling,
-        c.ceilMode, c.outGrad, c.nullWorkspaceSize ? nullptr : &result.workspaceSize,
-        c.nullExecutor ? nullptr : &result.executor);
+    result.status = aclnnMaxPoolV3GradGetWorkspaceSize(c.origInput, c.origOutput, c.grad, c.ksize, c.strides,
+                                                       c.paddingMode, c.pads, c.dataFormat, c.globalPooling, c.ceilMode,
+                                                       c.outGrad, c.nullWorkspaceSize ? nullptr : &result.workspaceSize,
+                                                       c.nullExecutor ? nullptr : &result.executor);
     result.message = aclGetRecentErrMsg();
     if (result.status == 0 && result.executor != nullptr && result.executor != garbageExecutor())
         aclDestroyAclOpExecutor(result.executor);
@@ -259,7 +259,8 @@ void expectRejected(const GradCall &c, aclnnStatus code, std::initializer_list<c
     if (!c.nullWorkspaceSize) EXPECT_EQ(result.workspaceSize, 0u) << "workspaceSize not cleared";
     if (!c.nullExecutor) EXPECT_EQ(result.executor, nullptr) << "executor not cleared";
     for (const char *word : mentions)
-        EXPECT_NE(result.message.find(word), std::string::npos) << "message \"" << result.message << "\" lacks \"" << word << "\"";
+        EXPECT_NE(result.message.find(word), std::string::npos)
+            << "message \"" << result.message << "\" lacks \"" << word << "\"";
 }
 
 void expectAccepted(const GradCall &c) {
@@ -302,12 +303,24 @@ TEST_F(V3GradValidation, Row1NullPointers) {
     for (int i = 0; i < 6; ++i) {
         GradCall c = call();
         switch (i) {
-            case 0: c.origInput = nullptr; break;
-            case 1: c.origOutput = nullptr; break;
-            case 2: c.grad = nullptr; break;
-            case 3: c.ksize = nullptr; break;
-            case 4: c.strides = nullptr; break;
-            case 5: c.outGrad = nullptr; break;
+            case 0:
+                c.origInput = nullptr;
+                break;
+            case 1:
+                c.origOutput = nullptr;
+                break;
+            case 2:
+                c.grad = nullptr;
+                break;
+            case 3:
+                c.ksize = nullptr;
+                break;
+            case 4:
+                c.strides = nullptr;
+                break;
+            case 5:
+                c.outGrad = nullptr;
+                break;
         }
         SCOPED_TRACE(names[i]);
         expectRejected(c, kNullptr, {names[i]});
@@ -542,8 +555,10 @@ TEST_F(V3GradValidation, Row13EmptyInputIsANoOp) {
     // Empty tensors may have no data at all.
     const int64_t inputShape[4] = {1, 2, 0, 4}, outputShape[4] = {1, 2, 0, 2};
     aclTensor *nullInput = aclCreateTensor(inputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, inputShape, 4, nullptr);
-    aclTensor *nullOutput = aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
-    aclTensor *nullGrad = aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
+    aclTensor *nullOutput =
+        aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
+    aclTensor *nullGrad =
+        aclCreateTensor(outputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, outputShape, 4, nullptr);
     aclTensor *nullOut = aclCreateTensor(inputShape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, inputShape, 4, nullptr);
     expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(
         nullInput, nullOutput, nullGrad, {{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, nullptr, false, false},
@@ -561,7 +576,12 @@ TEST_F(V3GradValidation, Row13NoOutputPositionWritesZeros) {
             std::mt19937 rng(7);
             TestTensor out = max_pool_v3_test::makeOperand(inShape, type, Storage::PermutedGapped, rng);
             const V3Attributes attributes{nhwc ? std::vector<int64_t>{1, 3, 3, 1} : std::vector<int64_t>{1, 1, 3, 3},
-                                          {1, 1, 1, 1}, "VALID", std::nullopt, nhwc ? "NHWC" : "NCHW", false, false};
+                                          {1, 1, 1, 1},
+                                          "VALID",
+                                          std::nullopt,
+                                          nhwc ? "NHWC" : "NCHW",
+                                          false,
+                                          false};
             expectSuccess(max_pool_v3_test::runMaxPoolV3Grad(input, output, g, attributes, out));
             expectBits(out, std::vector<double>(12, 0.0), "outGrad");
         }
@@ -668,7 +688,7 @@ struct RandomCase {
         a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
         a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
                         : params.mode == reference::V3PaddingMode::Valid ? "VALID"
-                                                                          : "CALCULATED";
+                                                                         : "CALCULATED";
         a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
         a.dataFormat = nhwc ? "NHWC" : "NCHW";
         a.ceilMode = params.ceilMode;
@@ -678,12 +698,14 @@ struct RandomCase {
     std::string describe() const {
         std::ostringstream text;
         const V3Attributes a = attributes();
-        text << (type == ACL_FLOAT ? "fp32" : type == ACL_FLOAT16 ? "fp16" : "bf16") << ' ' << a.dataFormat << " n" << n
-             << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x" << params.kernelW << " s"
-             << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads[" << params.pads[0] << ','
-             << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil" << params.ceilMode
-             << " out" << outH << "x" << outW << (trueForward ? " forward-output" : " perturbed-output")
-             << (specials ? " specials" : "") << " storage";
+        text << (type == ACL_FLOAT     ? "fp32"
+                 : type == ACL_FLOAT16 ? "fp16"
+                                       : "bf16")
+             << ' ' << a.dataFormat << " n" << n << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x"
+             << params.kernelW << " s" << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads["
+             << params.pads[0] << ',' << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil"
+             << params.ceilMode << " out" << outH << "x" << outW
+             << (trueForward ? " forward-output" : " perturbed-output") << (specials ? " specials" : "") << " storage";
         for (Storage s : storage) text << ' ' << max_pool_v3_test::storageName(s);
         return text.str();
     }
@@ -738,12 +760,18 @@ RandomCase randomCase(std::mt19937 &rng, const CaseLimits &limits) {
 double randomValue(std::mt19937 &rng, bool specials) {
     if (specials) {
         switch (uniform(rng, 0, 9)) {
-            case 0: return kNaN;
-            case 1: return kInf;
-            case 2: return -kInf;
-            case 3: return -0.0;
-            case 4: return 0.0;
-            default: break;
+            case 0:
+                return kNaN;
+            case 1:
+                return kInf;
+            case 2:
+                return -kInf;
+            case 3:
+                return -0.0;
+            case 4:
+                return 0.0;
+            default:
+                break;
         }
     }
     return static_cast<double>(uniform(rng, -3, 3));  // small integers: many ties
@@ -791,12 +819,13 @@ PreparedCase prepare(const RandomCase &rc, std::mt19937 &rng) {
             for (int64_t ow = 0; ow < rc.outW; ++ow, ++q) {
                 double value = forward[static_cast<size_t>(q)];
                 if (!rc.trueForward) {
-                    const auto rows = reference::maxPoolV3Taps(oh, rc.params.strideH, windows.padTop,
-                                                               rc.params.kernelH, rc.h);
-                    const auto cols = reference::maxPoolV3Taps(ow, rc.params.strideW, windows.padLeft,
-                                                               rc.params.kernelW, rc.w);
+                    const auto rows =
+                        reference::maxPoolV3Taps(oh, rc.params.strideH, windows.padTop, rc.params.kernelH, rc.h);
+                    const auto cols =
+                        reference::maxPoolV3Taps(ow, rc.params.strideW, windows.padLeft, rc.params.kernelW, rc.w);
                     switch (uniform(rng, 0, 5)) {
-                        case 0: break;
+                        case 0:
+                            break;
                         case 1:
                         case 2:
                             if (!rows.empty() && !cols.empty()) {
@@ -805,9 +834,15 @@ PreparedCase prepare(const RandomCase &rc, std::mt19937 &rng) {
                                 value = storedInput[static_cast<size_t>((plane * rc.h + hh) * rc.w + ww)];
                             }
                             break;
-                        case 3: value = static_cast<double>(uniform(rng, -4, 4)); break;
-                        case 4: value = kNaN; break;
-                        default: value = uniform(rng, 0, 1) ? 0.0 : -0.0; break;
+                        case 3:
+                            value = static_cast<double>(uniform(rng, -4, 4));
+                            break;
+                        case 4:
+                            value = kNaN;
+                            break;
+                        default:
+                            value = uniform(rng, 0, 1) ? 0.0 : -0.0;
+                            break;
                     }
                 }
                 output[static_cast<size_t>(q)] = value;
@@ -820,8 +855,7 @@ PreparedCase prepare(const RandomCase &rc, std::mt19937 &rng) {
 
     pc.expectedSums = reference::maxPoolV3GradSums(
         storedInput, max_pool_v3_test::loadLogical(pc.origOutput, nhwc, rc.n, rc.c, rc.outH, rc.outW),
-        max_pool_v3_test::loadLogical(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW), rc.n, rc.c, rc.h, rc.w,
-        rc.params);
+        max_pool_v3_test::loadLogical(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW), rc.n, rc.c, rc.h, rc.w, rc.params);
     pc.inputBits = {max_pool_v3_test::loadLogicalBits(pc.origInput, nhwc, rc.n, rc.c, rc.h, rc.w),
                     max_pool_v3_test::loadLogicalBits(pc.origOutput, nhwc, rc.n, rc.c, rc.outH, rc.outW),
                     max_pool_v3_test::loadLogicalBits(pc.grad, nhwc, rc.n, rc.c, rc.outH, rc.outW)};

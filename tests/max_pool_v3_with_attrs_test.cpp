@@ -60,8 +60,8 @@ TEST_P(MaxPoolV3WithAttrsExamples, WE16SameNhwc) {
 
 TEST_P(MaxPoolV3WithAttrsExamples, WE17CalculatedFloorAndCeil) {
     const std::vector<double> x{1, 2, 3, 4, 8, 7, 6, 5, 9, 10, 11, 12, 16, 15, 14, 13};
-    V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW",
-                            false, false};
+    V3Attributes attributes{{1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1},
+                            "NCHW",       false,        false};
     checkForward({1, 1, 4, 4}, x, attributes, {1, 1, 2, 2}, {8, 7, 16, 15}, GetParam());
     attributes.ceilMode = true;
     checkForward({1, 1, 4, 4}, x, attributes, {1, 1, 3, 3}, {8, 7, 5, 16, 15, 13, 16, 15, 13}, GetParam());
@@ -69,24 +69,25 @@ TEST_P(MaxPoolV3WithAttrsExamples, WE17CalculatedFloorAndCeil) {
 
 TEST_P(MaxPoolV3WithAttrsExamples, WE18OverlappingValid) {
     checkForward({1, 1, 3, 3}, {1, 2, 3, 4, 9, 5, 6, 7, 8},
-                 {{1, 1, 2, 2}, {1, 1, 1, 1}, "VALID", std::nullopt, nullptr, false, false}, {1, 1, 2, 2},
-                 {9, 9, 9, 9}, GetParam());
+                 {{1, 1, 2, 2}, {1, 1, 1, 1}, "VALID", std::nullopt, nullptr, false, false}, {1, 1, 2, 2}, {9, 9, 9, 9},
+                 GetParam());
 }
 
 TEST_P(MaxPoolV3WithAttrsExamples, GlobalPoolingTakesTheWholePlane) {
     // ksize / strides / pads values are not used (they must still be well-formed).
     const std::vector<double> x{1, -2, 3, 7, 5, -6, 0, 2, 4, -9, -8, -7, -6, -5, -4, -3, -2, -1};
-    checkForward({1, 2, 3, 3}, x, {{1, 1, 2, 2}, {1, 1, 5, 5}, nullptr, std::vector<int64_t>{3, 3, 3, 3}, "NCHW", true, false},
+    checkForward({1, 2, 3, 3}, x,
+                 {{1, 1, 2, 2}, {1, 1, 5, 5}, nullptr, std::vector<int64_t>{3, 3, 3, 3}, "NCHW", true, false},
                  {1, 2, 1, 1}, {7, -1}, GetParam());
     // The same memory as NHWC (1,3,3,2): channel 0 = even positions, channel 1 = odd positions.
-    checkForward({1, 3, 3, 2}, x, {{1, 1, 1, 1}, {1, 1, 1, 1}, "SAME", std::nullopt, "NHWC", true, false},
-                 {1, 1, 1, 2}, {5, 7}, GetParam());
+    checkForward({1, 3, 3, 2}, x, {{1, 1, 1, 1}, {1, 1, 1, 1}, "SAME", std::nullopt, "NHWC", true, false}, {1, 1, 1, 2},
+                 {5, 7}, GetParam());
 }
 
 TEST_P(MaxPoolV3WithAttrsExamples, NanPropagatesAndEmptyWindowsGiveMinusInfinity) {
     checkForward({1, 1, 2, 4}, {1, kNaN, 5, 2, 3, 4, kInf, 8},
-                 {{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, "NCHW", false, false}, {1, 1, 1, 2},
-                 {kNaN, kInf}, GetParam());
+                 {{1, 1, 2, 2}, {1, 1, 2, 2}, "VALID", std::nullopt, "NCHW", false, false}, {1, 1, 1, 2}, {kNaN, kInf},
+                 GetParam());
     // pad_left 3 >= kernel 2: the first output column's window lies in the padding.
     checkForward({1, 1, 1, 2}, {4, -3},
                  {{1, 1, 1, 2}, {1, 1, 1, 2}, "CALCULATED", std::vector<int64_t>{0, 0, 3, 0}, "NCHW", false, false},
@@ -190,7 +191,8 @@ TEST_F(V3ForwardValidation, Rule2DataTypes) {
 }
 
 TEST_F(V3ForwardValidation, Rule3RanksAndFormats) {
-    TestTensor x3({2, 4, 4}, ACL_FLOAT), y5({1, 2, 1, 2, 2}, ACL_FLOAT), xPrivate({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NC1HWC0),
+    TestTensor x3({2, 4, 4}, ACL_FLOAT), y5({1, 2, 1, 2, 2}, ACL_FLOAT),
+        xPrivate({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NC1HWC0),
         yUndefined({1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_UNDEFINED);
     ForwardCall c = call();
     c.x = x3;
@@ -303,7 +305,7 @@ struct ForwardCase {
         a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
         a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
                         : params.mode == reference::V3PaddingMode::Valid ? "VALID"
-                                                                          : "CALCULATED";
+                                                                         : "CALCULATED";
         a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
         a.dataFormat = nhwc ? "NHWC" : "NCHW";
         a.ceilMode = params.ceilMode;
@@ -314,12 +316,14 @@ struct ForwardCase {
     std::string describe() const {
         std::ostringstream text;
         const V3Attributes a = attributes();
-        text << (type == ACL_FLOAT ? "fp32" : type == ACL_FLOAT16 ? "fp16" : "bf16") << ' ' << a.dataFormat << " n" << n
-             << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x" << params.kernelW << " s"
-             << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads[" << params.pads[0] << ','
-             << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil" << params.ceilMode
-             << " global" << params.globalPooling << " out" << outH << "x" << outW << (specials ? " specials" : "")
-             << " storage " << max_pool_v3_test::storageName(storage[0]) << ' '
+        text << (type == ACL_FLOAT     ? "fp32"
+                 : type == ACL_FLOAT16 ? "fp16"
+                                       : "bf16")
+             << ' ' << a.dataFormat << " n" << n << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x"
+             << params.kernelW << " s" << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads["
+             << params.pads[0] << ',' << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil"
+             << params.ceilMode << " global" << params.globalPooling << " out" << outH << "x" << outW
+             << (specials ? " specials" : "") << " storage " << max_pool_v3_test::storageName(storage[0]) << ' '
              << max_pool_v3_test::storageName(storage[1]);
         return text.str();
     }
@@ -350,7 +354,8 @@ ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t ma
         fc.outH = windows.outH;
         fc.outW = windows.outW;
         if (fc.outH < 1 || fc.outW < 1) continue;
-        for (Storage &s : fc.storage) s = contiguousNchw ? Storage::Contiguous : static_cast<Storage>(uniform(rng, 0, 3));
+        for (Storage &s : fc.storage)
+            s = contiguousNchw ? Storage::Contiguous : static_cast<Storage>(uniform(rng, 0, 3));
         fc.specials = uniform(rng, 0, 3) == 0;
         return fc;
     }
@@ -362,11 +367,20 @@ std::vector<double> randomInput(std::mt19937 &rng, int64_t count, bool specials)
         v = static_cast<double>(uniform(rng, -20, 20)) / 4.0;
         if (specials) {
             switch (uniform(rng, 0, 11)) {
-                case 0: v = kNaN; break;
-                case 1: v = kInf; break;
-                case 2: v = -kInf; break;
-                case 3: v = -0.0; break;
-                default: break;
+                case 0:
+                    v = kNaN;
+                    break;
+                case 1:
+                    v = kInf;
+                    break;
+                case 2:
+                    v = -kInf;
+                    break;
+                case 3:
+                    v = -0.0;
+                    break;
+                default:
+                    break;
             }
         }
     }
@@ -380,12 +394,12 @@ struct PreparedForward {
 };
 
 PreparedForward prepareForward(const ForwardCase &fc, std::mt19937 &rng) {
-    PreparedForward pf{max_pool_v3_test::makeOperand(max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.h, fc.w),
-                                                     fc.type, fc.storage[0], rng),
-                       max_pool_v3_test::makeOperand(
-                           max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.outH, fc.outW), fc.type,
-                           fc.storage[1], rng),
-                       {}};
+    PreparedForward pf{
+        max_pool_v3_test::makeOperand(max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.h, fc.w), fc.type,
+                                      fc.storage[0], rng),
+        max_pool_v3_test::makeOperand(max_pool_v3_test::layoutShape(fc.nhwc, fc.n, fc.c, fc.outH, fc.outW), fc.type,
+                                      fc.storage[1], rng),
+        {}};
     max_pool_v3_test::storeLogical(pf.x, fc.nhwc, fc.n, fc.c, fc.h, fc.w,
                                    randomInput(rng, fc.n * fc.c * fc.h * fc.w, fc.specials));
     const std::vector<float> stored = max_pool_v3_test::loadLogical(pf.x, fc.nhwc, fc.n, fc.c, fc.h, fc.w);

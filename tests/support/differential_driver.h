@@ -27,13 +27,13 @@ struct Watched {
 
 // One operator call of a random case, ready to run.
 struct OperatorCall {
-    std::string task;                              // poolgradImplementationTask of the implementations to force
-    std::string trace;                             // the problem and its operands' layouts, shown with a failure
-    std::vector<Watched> outputs;                  // poisoned before every run
-    std::vector<Watched> inputs;                   // must not change, inside or outside their views
-    std::function<TwoPhase()> run;                 // phase 1, phase 2, synchronise
-    std::function<void(const TwoPhase &)> check;   // after a successful run: the outputs against the reference
-    std::string declineMentions;                   // non-empty: a decline's message must contain it
+    std::string task;                             // poolgradImplementationTask of the implementations to force
+    std::string trace;                            // the problem and its operands' layouts, shown with a failure
+    std::vector<Watched> outputs;                 // poisoned before every run
+    std::vector<Watched> inputs;                  // must not change, inside or outside their views
+    std::function<TwoPhase()> run;                // phase 1, phase 2, synchronise
+    std::function<void(const TwoPhase &)> check;  // after a successful run: the outputs against the reference
+    std::string declineMentions;                  // non-empty: a decline's message must contain it
 };
 
 // One run of `call` with implementation `name` ("" = the default choice): outputs poisoned, the status and

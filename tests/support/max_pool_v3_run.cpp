@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -42,9 +42,9 @@ V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutpu
     V3Status result;
     aclOpExecutor *executor = nullptr;
     result.phaseOne = aclnnMaxPoolV3GradGetWorkspaceSize(
-        origInput, origOutput, grad, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
-        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, outGrad, &result.workspaceSize,
-        &executor);
+        origInput, origOutput, grad, ksize, strides, attributes.paddingMode,
+        pads ? static_cast<aclIntArray *>(*pads) : nullptr, attributes.dataFormat, attributes.globalPooling,
+        attributes.ceilMode, outGrad, &result.workspaceSize, &executor);
     return finish(result, executor, aclnnMaxPoolV3Grad);
 }
 
@@ -62,10 +62,14 @@ V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attribute
 
 const char *storageName(Storage storage) {
     switch (storage) {
-        case Storage::Contiguous: return "contiguous";
-        case Storage::Permuted: return "permuted";
-        case Storage::Gapped: return "gapped";
-        case Storage::PermutedGapped: return "permuted+gapped";
+        case Storage::Contiguous:
+            return "contiguous";
+        case Storage::Permuted:
+            return "permuted";
+        case Storage::Gapped:
+            return "gapped";
+        case Storage::PermutedGapped:
+            return "permuted+gapped";
     }
     return "?";
 }
@@ -82,7 +86,8 @@ TestTensor makeOperand(const std::vector<int64_t> &shape, aclDataType type, Stor
     int64_t running = 1;
     for (size_t k = order.size(); k-- > 0;) {
         strides[order[k]] = running;
-        running *= std::max<int64_t>(shape[order[k]], 1) + (gaps ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : 0);
+        running *=
+            std::max<int64_t>(shape[order[k]], 1) + (gaps ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : 0);
     }
     const int64_t offset = gaps ? std::uniform_int_distribution<int64_t>(1, 5)(rng) : 0;
     return TestTensor(shape, strides, offset, type, format, gaps ? 3 : 0);
@@ -117,32 +122,40 @@ std::vector<float> loadLogical(const TestTensor &tensor, bool nhwc, int64_t n, i
     return values;
 }
 
-std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h,
-                                      int64_t w) {
+std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     std::vector<uint64_t> bits;
     bits.reserve(static_cast<size_t>(n * c * h * w));
     for (int64_t ni = 0; ni < n; ++ni)
         for (int64_t ci = 0; ci < c; ++ci)
             for (int64_t hi = 0; hi < h; ++hi)
-                for (int64_t wi = 0; wi < w; ++wi) bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
+                for (int64_t wi = 0; wi < w; ++wi)
+                    bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
     return bits;
 }
 
 uint64_t bitsIn(aclDataType type, float value) {
     switch (type) {
-        case ACL_FLOAT: return test_support::bitsFromFloat(value);
-        case ACL_FLOAT16: return test_support::halfFromFloat(value);
-        case ACL_BF16: return test_support::bfloat16FromFloat(value);
-        default: throw std::invalid_argument("bitsIn: dtype");
+        case ACL_FLOAT:
+            return test_support::bitsFromFloat(value);
+        case ACL_FLOAT16:
+            return test_support::halfFromFloat(value);
+        case ACL_BF16:
+            return test_support::bfloat16FromFloat(value);
+        default:
+            throw std::invalid_argument("bitsIn: dtype");
     }
 }
 
 bool bitsAreNan(aclDataType type, uint64_t bits) {
     switch (type) {
-        case ACL_FLOAT: return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
-        case ACL_FLOAT16: return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
-        case ACL_BF16: return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
-        default: return false;
+        case ACL_FLOAT:
+            return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
+        case ACL_FLOAT16:
+            return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
+        case ACL_BF16:
+            return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
+        default:
+            return false;
     }
 }
 

@@ -71,8 +71,7 @@ uint64_t bitsIn(aclDataType type, float value);
 bool bitsAreNan(aclDataType type, uint64_t bits);
 
 // Shared by the MaxPoolV3 test files.
-test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type,
-                                const std::vector<double> &values);
+test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type, const std::vector<double> &values);
 // Every element bit for bit (so -0 != +0); a NaN expectation needs some NaN; nothing outside the view.
 void expectBits(const test_support::TestTensor &tensor, const std::vector<double> &expected, const char *what);
 void expectSuccess(const V3Status &status);

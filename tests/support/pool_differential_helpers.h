@@ -68,24 +68,37 @@ inline bool chance(Rng &rng, double probability) {
 
 inline const char *typeName(aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return "FLOAT";
-        case ACL_FLOAT16: return "FLOAT16";
-        case ACL_BF16: return "BF16";
-        case ACL_INT32: return "INT32";
-        case ACL_INT64: return "INT64";
-        case ACL_INT8: return "INT8";
-        default: return "?";
+        case ACL_FLOAT:
+            return "FLOAT";
+        case ACL_FLOAT16:
+            return "FLOAT16";
+        case ACL_BF16:
+            return "BF16";
+        case ACL_INT32:
+            return "INT32";
+        case ACL_INT64:
+            return "INT64";
+        case ACL_INT8:
+            return "INT8";
+        default:
+            return "?";
     }
 }
 
 inline const char *formatName(aclFormat format) {
     switch (format) {
-        case ACL_FORMAT_ND: return "ND";
-        case ACL_FORMAT_NCHW: return "NCHW";
-        case ACL_FORMAT_NHWC: return "NHWC";
-        case ACL_FORMAT_NCDHW: return "NCDHW";
-        case ACL_FORMAT_NDHWC: return "NDHWC";
-        default: return "?";
+        case ACL_FORMAT_ND:
+            return "ND";
+        case ACL_FORMAT_NCHW:
+            return "NCHW";
+        case ACL_FORMAT_NHWC:
+            return "NHWC";
+        case ACL_FORMAT_NCDHW:
+            return "NCDHW";
+        case ACL_FORMAT_NDHWC:
+            return "NDHWC";
+        default:
+            return "?";
     }
 }
 
@@ -108,20 +121,30 @@ inline std::string hex(uint64_t bits) {
 // Bits of `value` rounded once (round-to-nearest-even, overflow -> Inf) to a floating dtype.
 inline uint32_t toBits(float value, aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return test_support::bitsFromFloat(value);
-        case ACL_FLOAT16: return test_support::halfFromFloat(value);
-        case ACL_BF16: return test_support::bfloat16FromFloat(value);
-        default: ADD_FAILURE() << "toBits: not a floating dtype"; return 0;
+        case ACL_FLOAT:
+            return test_support::bitsFromFloat(value);
+        case ACL_FLOAT16:
+            return test_support::halfFromFloat(value);
+        case ACL_BF16:
+            return test_support::bfloat16FromFloat(value);
+        default:
+            ADD_FAILURE() << "toBits: not a floating dtype";
+            return 0;
     }
 }
 
 // The exact float value of element bits.
 inline float fromBits(uint32_t bits, aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return test_support::floatFromBits(bits);
-        case ACL_FLOAT16: return test_support::floatFromHalf(static_cast<uint16_t>(bits));
-        case ACL_BF16: return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
-        default: ADD_FAILURE() << "fromBits: not a floating dtype"; return 0;
+        case ACL_FLOAT:
+            return test_support::floatFromBits(bits);
+        case ACL_FLOAT16:
+            return test_support::floatFromHalf(static_cast<uint16_t>(bits));
+        case ACL_BF16:
+            return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
+        default:
+            ADD_FAILURE() << "fromBits: not a floating dtype";
+            return 0;
     }
 }
 
@@ -185,10 +208,14 @@ enum class GradMode { Plain, SmallIntegers, WithSpecials, Large };
 
 inline const char *gradModeName(GradMode mode) {
     switch (mode) {
-        case GradMode::Plain: return "plain gradOutput";
-        case GradMode::SmallIntegers: return "small-integer gradOutput";
-        case GradMode::WithSpecials: return "gradOutput with NaN/Inf/-0";
-        case GradMode::Large: return "large gradOutput (overflow)";
+        case GradMode::Plain:
+            return "plain gradOutput";
+        case GradMode::SmallIntegers:
+            return "small-integer gradOutput";
+        case GradMode::WithSpecials:
+            return "gradOutput with NaN/Inf/-0";
+        case GradMode::Large:
+            return "large gradOutput (overflow)";
     }
     return "?";
 }
@@ -197,8 +224,10 @@ inline uint32_t randomGradient(Rng &rng, aclDataType type, GradMode mode) {
     switch (mode) {
         case GradMode::Plain:
             return toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), type);
-        case GradMode::SmallIntegers: return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
-        case GradMode::WithSpecials: return randomElement(rng, type, DataMode::Special);
+        case GradMode::SmallIntegers:
+            return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
+        case GradMode::WithSpecials:
+            return randomElement(rng, type, DataMode::Special);
         case GradMode::Large: {
             const double magnitude = type == ACL_FLOAT16 ? 60000.0 : 3.0e38;
             const double value = std::uniform_real_distribution<double>(magnitude / 4, magnitude)(rng);
