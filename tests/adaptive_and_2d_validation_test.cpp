@@ -183,6 +183,22 @@ PhaseOneOutcome phaseOne(const Case &c) {
     return invocation.phaseOne();
 }
 
+// An empty-tensor call: accepted with workspace 0, and phase 2 succeeds.
+void expectEmptyCallSucceeds(Invocation &invocation) {
+    const PhaseOneOutcome outcome = invocation.phaseOne();
+    ASSERT_TRUE(IsAccepted(outcome));
+    EXPECT_EQ(outcome.workspaceSize, 0u);
+    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+}
+
+// A backward with an empty gradOutput: succeeds and writes +0.0 over all of gradInput.
+void expectZeroFilledGradInput(const Case &c) {
+    Invocation invocation(c);
+    expectEmptyCallSucceeds(invocation);
+    TestTensor &gradInput = invocation.tensor("gradInput");
+    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+}
+
 // ================================================================================================ valid cases
 
 bool isTwoD(Op op) { return op != Op::Adaptive3d && op != Op::Adaptive3dBackward; }
@@ -680,10 +696,7 @@ TEST_P(AdaptiveForwardValidation, Row8EmptySelfIsSuccessWithWorkspaceZeroAndWrit
     c["self"].shape[0] = 0;  // N = 0 (3-D op 4-D form / 2-D op 3-D form: C = 0 is dim 0 as well)
     c["outputOut"].shape[0] = c["indicesOut"].shape[0] = 0;
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
     EXPECT_EQ(invocation.tensor("outputOut").bytesOutsideViewChanged(), 0);
     EXPECT_EQ(invocation.tensor("indicesOut").bytesOutsideViewChanged(), 0);
 }
@@ -855,23 +868,14 @@ TEST_P(AdaptiveBackwardValidation, Row8EmptyInputsAreSuccessAndZeroFillGradInput
     // gradOutput/indices empty (a spatial 0) with a non-empty self: success, workspace 0, gradInput := +0.0.
     Case c = valid();
     c["gradOutput"].shape.back() = c["indices"].shape.back() = 0;
-    Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    ASSERT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    TestTensor &gradInput = invocation.tensor("gradInput");
-    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+    expectZeroFilledGradInput(c);
 }
 
 TEST_P(AdaptiveBackwardValidation, Row8EmptySelfIsSuccess) {
     Case c = valid();
     c.all([](Spec &s) { s.shape[0] = 0; });
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
     EXPECT_EQ(invocation.tensor("gradInput").bytesOutsideViewChanged(), 0);
 }
 
@@ -1107,23 +1111,14 @@ TEST_P(MaxPool2dBackwardValidation, EmptyGradOutputIsSuccessAndZeroFillsGradInpu
     Case c = valid();
     c["gradOutput"].shape[3] = 0;  // (2,3,3,0): empty; the spatial check comes after the empty shortcut (§4 #9/#10)
     c["indices"].shape = mask() ? maskShapeFor({2, 3}, 4, 3, 0) : std::vector<int64_t>{2, 3, 3, 0};
-    Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    ASSERT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    TestTensor &gradInput = invocation.tensor("gradInput");
-    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+    expectZeroFilledGradInput(c);
 }
 
 TEST_P(MaxPool2dBackwardValidation, EmptySelfIsSuccess) {
     Case c = valid();
     c.all([](Spec &s) { s.shape[0] = 0; });
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, MaxPool2dBackwardValidation, ::testing::Values(Op::Indices2dBackward, Op::Mask2dBackward),

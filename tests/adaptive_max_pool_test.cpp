@@ -404,20 +404,13 @@ ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
 }
 
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
-    OperatorCall call;
-    call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
-                 o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
-    call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
-    call.inputs = {{&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return runForward(c.problem.twoD, o.self.tensor, c.problem.outputSizeList, o.out.tensor, o.indices.tensor);
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
-        EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
-    };
-    return call;
+    return argmaxForwardCall(
+        c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format), o.self, o.out,
+        o.indices, c.problem.type, c.expectedBits,
+        [&c, &o] { return indicesMatch(o.indices.tensor, c.expectedIndices); },
+        [&c, &o] {
+            return runForward(c.problem.twoD, o.self.tensor, c.problem.outputSizeList, o.out.tensor, o.indices.tensor);
+        });
 }
 
 TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) {
@@ -503,22 +496,13 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
 }
 
 OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
-    OperatorCall call;
-    call.task = kBackwardTask;
-    call.trace = c.problem.describe() + ", " +
-                 (c.handWritten ? "colliding random indices with -1" : "indices from forward") + ", " +
-                 gradModeName(c.gradMode) + ", format " + formatName(o.format) + "; gradOutput " +
-                 o.gradOutput.description + "; self " + o.self.description + "; indices " + o.indices.description +
-                 "; gradInput " + o.gradInput.description;
-    call.outputs = {{&o.gradInput.tensor, "gradInput"}};
-    call.inputs = {{&o.gradOutput.tensor, "gradOutput"}, {&o.indices.tensor, "indices"}, {&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return runBackward(c.problem.twoD, o.gradOutput.tensor, o.self.tensor, o.indices.tensor, o.gradInput.tensor);
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
-    };
-    return call;
+    return indexBackwardCall(c.problem.describe() + ", " +
+                                 (c.handWritten ? "colliding random indices with -1" : "indices from forward") + ", " +
+                                 gradModeName(c.gradMode) + ", format " + formatName(o.format),
+                             o.gradOutput, o.self, o.indices, o.gradInput, c.problem.type, c.expectedBits, [&c, &o] {
+                                 return runBackward(c.problem.twoD, o.gradOutput.tensor, o.self.tensor,
+                                                    o.indices.tensor, o.gradInput.tensor);
+                             });
 }
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {

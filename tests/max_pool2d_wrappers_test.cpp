@@ -531,23 +531,17 @@ testing::AssertionResult maskIndicesMatch(const TestTensor &mask, const std::vec
 }
 
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
-    OperatorCall call;
-    call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format) + "; self " +
-                 o.self.description + "; out " + o.out.description + "; indices " + o.indices.description;
-    call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
-    call.inputs = {{&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return runForward(c.problem.mask(), o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
-        if (!c.problem.mask())
-            EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expectedIndices));
-        else if (c.problem.kernelElements() > 1)
-            EXPECT_TRUE(maskIndicesMatch(o.indices.tensor, c.expectedIndices));
-    };
-    return call;
+    return argmaxForwardCall(
+        c.problem.describe() + ", " + dataModeName(c.mode) + ", format " + formatName(o.format), o.self, o.out,
+        o.indices, c.problem.type, c.expectedBits,
+        [&c, &o] {
+            if (!c.problem.mask()) return indicesMatch(o.indices.tensor, c.expectedIndices);
+            if (c.problem.kernelElements() > 1) return maskIndicesMatch(o.indices.tensor, c.expectedIndices);
+            return testing::AssertionSuccess() << "a 1x1 kernel's mask carries nothing";
+        },
+        [&c, &o] {
+            return runForward(c.problem.mask(), o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
+        });
 }
 
 TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
@@ -632,22 +626,12 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
 }
 
 OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
-    OperatorCall call;
-    call.task = kBackwardTask;
-    call.trace = c.problem.describe() +
-                 (c.handWritten ? ", colliding hand-written indices" : ", indices of the forward") + "; gradOutput " +
-                 o.gradOutput.description + "; self " + o.self.description + "; indices " + o.indices.description +
-                 "; gradInput " + o.gradInput.description;
-    call.outputs = {{&o.gradInput.tensor, "gradInput"}};
-    call.inputs = {{&o.gradOutput.tensor, "gradOutput"}, {&o.indices.tensor, "indices"}, {&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return runBackward(c.problem.mask(), o.gradOutput.tensor, o.self.tensor, o.indices.tensor, c.problem.lists,
-                           o.gradInput.tensor);
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
-    };
-    return call;
+    return indexBackwardCall(
+        c.problem.describe() + (c.handWritten ? ", colliding hand-written indices" : ", indices of the forward"),
+        o.gradOutput, o.self, o.indices, o.gradInput, c.problem.type, c.expectedBits, [&c, &o] {
+            return runBackward(c.problem.mask(), o.gradOutput.tensor, o.self.tensor, o.indices.tensor, c.problem.lists,
+                               o.gradInput.tensor);
+        });
 }
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {

@@ -197,32 +197,13 @@ ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
     return operands;
 }
 
-TwoPhase asTwoPhase(const TwoPhaseStatus &status) {
-    TwoPhase result;
-    result.phaseOne = status.phaseOne;
-    result.phaseTwo = status.phaseTwo;
-    result.workspaceSize = status.workspaceSize;
-    result.executorReturned = status.executorReturned;
-    result.message = status.phaseOne != 0 || status.phaseTwo != 0 ? aclGetRecentErrMsg() : "";
-    return result;
-}
-
 OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
-    OperatorCall call;
-    call.task = kForwardTask;
-    call.trace = c.problem.describe() + ", data " + dataModeName(c.mode) + "; self " + o.self.description + "; out " +
-                 o.out.description + "; indices " + o.indices.description;
-    call.outputs = {{&o.out.tensor, "out"}, {&o.indices.tensor, "indices"}};
-    call.inputs = {{&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return asTwoPhase(
-            test_support::runMaxPool3dWithArgmax(o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor));
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.out.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/false, "out"));
-        EXPECT_TRUE(indicesMatch(o.indices.tensor, c.expected.indices));
-    };
-    return call;
+    return argmaxForwardCall(
+        c.problem.describe() + ", data " + dataModeName(c.mode), o.self, o.out, o.indices, c.problem.type,
+        c.expectedBits, [&c, &o] { return indicesMatch(o.indices.tensor, c.expected.indices); },
+        [&c, &o] {
+            return test_support::runMaxPool3dWithArgmax(o.self.tensor, c.problem.lists, o.out.tensor, o.indices.tensor);
+        });
 }
 
 TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
@@ -310,22 +291,14 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
 }
 
 OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
-    OperatorCall call;
-    call.task = kBackwardTask;
-    call.trace = c.problem.describe() + ", " +
-                 (c.handWritten ? "colliding hand-written indices with -1" : "indices from forward") + ", " +
-                 gradModeName(c.gradMode) + "; gradOutput " + o.gradOutput.description + "; self " +
-                 o.self.description + "; indices " + o.indices.description + "; gradInput " + o.gradInput.description;
-    call.outputs = {{&o.gradInput.tensor, "gradInput"}};
-    call.inputs = {{&o.gradOutput.tensor, "gradOutput"}, {&o.indices.tensor, "indices"}, {&o.self.tensor, "self"}};
-    call.run = [&c, &o] {
-        return asTwoPhase(test_support::runMaxPool3dWithArgmaxBackward(
-            o.gradOutput.tensor, o.self.tensor, o.indices.tensor, c.problem.lists, o.gradInput.tensor));
-    };
-    call.check = [&c, &o](const TwoPhase &) {
-        EXPECT_TRUE(bitsMatch(o.gradInput.tensor, c.expectedBits, c.problem.type, /*nanMatchesNan=*/true, "gradInput"));
-    };
-    return call;
+    return indexBackwardCall(c.problem.describe() + ", " +
+                                 (c.handWritten ? "colliding hand-written indices with -1" : "indices from forward") +
+                                 ", " + gradModeName(c.gradMode),
+                             o.gradOutput, o.self, o.indices, o.gradInput, c.problem.type, c.expectedBits, [&c, &o] {
+                                 return test_support::runMaxPool3dWithArgmaxBackward(o.gradOutput.tensor, o.self.tensor,
+                                                                                     o.indices.tensor, c.problem.lists,
+                                                                                     o.gradInput.tensor);
+                             });
 }
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {

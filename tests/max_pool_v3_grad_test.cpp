@@ -681,19 +681,7 @@ struct RandomCase {
     bool specials = false;    // NaN / Inf / -0 in the data
     int64_t outH = 0, outW = 0;
 
-    V3Attributes attributes() const {
-        V3Attributes a;
-        const int64_t kh = params.kernelH, kw = params.kernelW, sh = params.strideH, sw = params.strideW;
-        a.ksize = nhwc ? std::vector<int64_t>{1, kh, kw, 1} : std::vector<int64_t>{1, 1, kh, kw};
-        a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
-        a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
-                        : params.mode == reference::V3PaddingMode::Valid ? "VALID"
-                                                                         : "CALCULATED";
-        a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
-        a.dataFormat = nhwc ? "NHWC" : "NCHW";
-        a.ceilMode = params.ceilMode;
-        return a;
-    }
+    V3Attributes attributes() const { return max_pool_v3_test::attributesFor(params, nhwc); }
 
     std::string describe() const {
         std::ostringstream text;
@@ -862,16 +850,6 @@ PreparedCase prepare(const RandomCase &rc, std::mt19937 &rng) {
     return pc;
 }
 
-pool_diff::TwoPhase asTwoPhase(const V3Status &status) {
-    pool_diff::TwoPhase result;
-    result.phaseOne = status.phaseOne;
-    result.phaseTwo = status.phaseTwo;
-    result.workspaceSize = status.workspaceSize;
-    result.executorReturned = status.executorReturned;
-    result.message = status.message;
-    return result;
-}
-
 // The case as one call of the differential driver: outGrad against the reference's float32 sums.
 pool_diff::OperatorCall gradCall(const RandomCase &rc, PreparedCase &pc) {
     pool_diff::OperatorCall call;
@@ -881,8 +859,7 @@ pool_diff::OperatorCall gradCall(const RandomCase &rc, PreparedCase &pc) {
     call.inputs = {{&pc.origInput, "origInput"}, {&pc.origOutput, "origOutput"}, {&pc.grad, "grad"}};
     call.declineMentions = "not dense";
     call.run = [&rc, &pc] {
-        return asTwoPhase(
-            max_pool_v3_test::runMaxPoolV3Grad(pc.origInput, pc.origOutput, pc.grad, rc.attributes(), pc.outGrad));
+        return max_pool_v3_test::runMaxPoolV3Grad(pc.origInput, pc.origOutput, pc.grad, rc.attributes(), pc.outGrad);
     };
     call.check = [&rc, &pc](const pool_diff::TwoPhase &status) {
         EXPECT_EQ(status.workspaceSize, 0u);

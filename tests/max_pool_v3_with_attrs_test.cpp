@@ -298,20 +298,7 @@ struct ForwardCase {
     Storage storage[2] = {Storage::Contiguous, Storage::Contiguous};
     bool specials = false;
 
-    V3Attributes attributes() const {
-        V3Attributes a;
-        const int64_t kh = params.kernelH, kw = params.kernelW, sh = params.strideH, sw = params.strideW;
-        a.ksize = nhwc ? std::vector<int64_t>{1, kh, kw, 1} : std::vector<int64_t>{1, 1, kh, kw};
-        a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
-        a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
-                        : params.mode == reference::V3PaddingMode::Valid ? "VALID"
-                                                                         : "CALCULATED";
-        a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
-        a.dataFormat = nhwc ? "NHWC" : "NCHW";
-        a.ceilMode = params.ceilMode;
-        a.globalPooling = params.globalPooling;
-        return a;
-    }
+    V3Attributes attributes() const { return max_pool_v3_test::attributesFor(params, nhwc); }
 
     std::string describe() const {
         std::ostringstream text;
@@ -414,15 +401,7 @@ pool_diff::OperatorCall forwardCall(const ForwardCase &fc, PreparedForward &pf) 
     call.trace = fc.describe();
     call.outputs = {{&pf.y, "y"}};
     call.inputs = {{&pf.x, "x"}};
-    call.run = [&fc, &pf] {
-        const V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(pf.x, fc.attributes(), pf.y);
-        pool_diff::TwoPhase result;
-        result.phaseOne = status.phaseOne;
-        result.phaseTwo = status.phaseTwo;
-        result.executorReturned = status.executorReturned;
-        result.message = status.message;
-        return result;
-    };
+    call.run = [&fc, &pf] { return max_pool_v3_test::runMaxPoolV3WithAttrs(pf.x, fc.attributes(), pf.y); };
     call.check = [&fc, &pf](const pool_diff::TwoPhase &) {
         const std::vector<uint64_t> bits =
             max_pool_v3_test::loadLogicalBits(pf.y, fc.nhwc, fc.n, fc.c, fc.outH, fc.outW);

@@ -37,6 +37,39 @@ bool runChoice(OperatorCall &call, const std::string &name) {
     return !declined;
 }
 
+OperatorCall argmaxForwardCall(const std::string &problem, Operand &self, Operand &out, Operand &indices,
+                               aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<testing::AssertionResult()> checkIndices, std::function<TwoPhase()> run) {
+    OperatorCall call;
+    call.task = kForwardTask;
+    call.trace =
+        problem + "; self " + self.description + "; out " + out.description + "; indices " + indices.description;
+    call.outputs = {{&out.tensor, "out"}, {&indices.tensor, "indices"}};
+    call.inputs = {{&self.tensor, "self"}};
+    call.run = std::move(run);
+    call.check = [&out, type, &expectedBits, checkIndices = std::move(checkIndices)](const TwoPhase &) {
+        EXPECT_TRUE(bitsMatch(out.tensor, expectedBits, type, /*nanMatchesNan=*/false, "out"));
+        EXPECT_TRUE(checkIndices());
+    };
+    return call;
+}
+
+OperatorCall indexBackwardCall(const std::string &problem, Operand &gradOutput, Operand &self, Operand &indices,
+                               Operand &gradInput, aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<TwoPhase()> run) {
+    OperatorCall call;
+    call.task = kBackwardTask;
+    call.trace = problem + "; gradOutput " + gradOutput.description + "; self " + self.description + "; indices " +
+                 indices.description + "; gradInput " + gradInput.description;
+    call.outputs = {{&gradInput.tensor, "gradInput"}};
+    call.inputs = {{&gradOutput.tensor, "gradOutput"}, {&indices.tensor, "indices"}, {&self.tensor, "self"}};
+    call.run = std::move(run);
+    call.check = [&gradInput, type, &expectedBits](const TwoPhase &) {
+        EXPECT_TRUE(bitsMatch(gradInput.tensor, expectedBits, type, /*nanMatchesNan=*/true, "gradInput"));
+    };
+    return call;
+}
+
 DifferentialDriver::~DifferentialDriver() {
     poolgradForceImplementation(nullptr);
     poolgradSetNumThreads(0);

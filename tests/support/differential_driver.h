@@ -41,6 +41,19 @@ struct OperatorCall {
 // declined (561003, no executor, a message, outputs still poisoned).
 bool runChoice(OperatorCall &call, const std::string &name);
 
+// The forward of the argmax families (3-D, adaptive, 2-D): out must hold `expectedBits` (each selected
+// element's own bits), `checkIndices` judges the indices output, self must not change. `problem` describes the
+// case; the operands' layouts are added to the trace.
+OperatorCall argmaxForwardCall(const std::string &problem, Operand &self, Operand &out, Operand &indices,
+                               aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<testing::AssertionResult()> checkIndices, std::function<TwoPhase()> run);
+
+// The index backward of the same families: gradInput must hold `expectedBits` (any NaN for a NaN), its
+// three inputs must not change.
+OperatorCall indexBackwardCall(const std::string &problem, Operand &gradOutput, Operand &self, Operand &indices,
+                               Operand &gradInput, aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<TwoPhase()> run);
+
 struct Acceptance {
     int offered = 0;
     int accepted = 0;

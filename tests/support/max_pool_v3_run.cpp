@@ -11,7 +11,6 @@
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "support/float_bits.h"
-#include "support/max_pool3d_run.h"
 
 namespace max_pool_v3_test {
 namespace {
@@ -19,45 +18,49 @@ namespace {
 using test_support::IntArray;
 using test_support::TestTensor;
 
-// Phase 2 (with a workspace) after a phase 1 that returned `executor`, and the messages of whichever failed.
-V3Status finish(V3Status result, aclOpExecutor *executor,
-                aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream)) {
-    result.executorReturned = executor != nullptr;
-    if (result.phaseOne != 0) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    result.phaseTwo = test_support::runPhaseTwo(phaseTwo, result.workspaceSize, executor);
-    result.message = aclGetRecentErrMsg();
-    return result;
-}
-
 }  // namespace
+
+V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc) {
+    V3Attributes a;
+    const int64_t kh = params.kernelH, kw = params.kernelW, sh = params.strideH, sw = params.strideW;
+    a.ksize = nhwc ? std::vector<int64_t>{1, kh, kw, 1} : std::vector<int64_t>{1, 1, kh, kw};
+    a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
+    a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
+                    : params.mode == reference::V3PaddingMode::Valid ? "VALID"
+                                                                     : "CALCULATED";
+    a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
+    a.dataFormat = nhwc ? "NHWC" : "NCHW";
+    a.ceilMode = params.ceilMode;
+    a.globalPooling = params.globalPooling;
+    return a;
+}
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                           const V3Attributes &attributes, aclTensor *outGrad) {
     IntArray ksize(attributes.ksize), strides(attributes.strides);
     std::optional<IntArray> pads;
     if (attributes.pads) pads.emplace(*attributes.pads);
-    V3Status result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = aclnnMaxPoolV3GradGetWorkspaceSize(
-        origInput, origOutput, grad, ksize, strides, attributes.paddingMode,
-        pads ? static_cast<aclIntArray *>(*pads) : nullptr, attributes.dataFormat, attributes.globalPooling,
-        attributes.ceilMode, outGrad, &result.workspaceSize, &executor);
-    return finish(result, executor, aclnnMaxPoolV3Grad);
+    return test_support::runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3GradGetWorkspaceSize(
+                origInput, origOutput, grad, ksize, strides, attributes.paddingMode,
+                pads ? static_cast<aclIntArray *>(*pads) : nullptr, attributes.dataFormat, attributes.globalPooling,
+                attributes.ceilMode, outGrad, workspaceSize, executor);
+        },
+        aclnnMaxPoolV3Grad);
 }
 
 V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attributes, aclTensor *y) {
     IntArray ksize(attributes.ksize), strides(attributes.strides);
     std::optional<IntArray> pads;
     if (attributes.pads) pads.emplace(*attributes.pads);
-    V3Status result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
-        x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
-        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, &result.workspaceSize, &executor);
-    return finish(result, executor, aclnnMaxPoolV3WithAttrs);
+    return test_support::runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
+                x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
+                attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, workspaceSize, executor);
+        },
+        aclnnMaxPoolV3WithAttrs);
 }
 
 const char *storageName(Storage storage) {

@@ -11,7 +11,9 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "reference/naive_max_pool_v3.h"
 #include "support/test_tensor.h"
+#include "support/two_phase_run.h"
 
 namespace max_pool_v3_test {
 
@@ -26,13 +28,11 @@ struct V3Attributes {
     bool ceilMode = false;
 };
 
-struct V3Status {
-    aclnnStatus phaseOne = -1;
-    aclnnStatus phaseTwo = -1;  // -1 when phase 2 was not reached
-    uint64_t workspaceSize = 0;
-    bool executorReturned = false;
-    std::string message;  // aclGetRecentErrMsg() after phase 1 (when it failed) or phase 2
-};
+using V3Status = test_support::TwoPhaseStatus;
+
+// The attributes that pass `params` (the naive reference's description of a problem) to the operators:
+// ksize and strides of length 4 in the data format's order, pads of length 4, the data format's name.
+V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc);
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                           const V3Attributes &attributes, aclTensor *outGrad);

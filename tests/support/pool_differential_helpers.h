@@ -25,6 +25,7 @@
 #include "poolgrad/poolgrad.h"
 #include "support/float_bits.h"
 #include "support/test_tensor.h"
+#include "support/two_phase_run.h"
 
 namespace pool_diff {
 
@@ -421,39 +422,7 @@ inline std::string implementationTrace(const std::string &name) {
 
 // ------------------------------------------------------------------------------------------------ two-phase runs
 
-struct TwoPhase {
-    aclnnStatus phaseOne = -1;
-    aclnnStatus phaseTwo = -1;  // -1: not reached
-    uint64_t workspaceSize = 0;
-    bool executorReturned = false;
-    std::string message;  // aclGetRecentErrMsg() after the failing phase
-};
-
-using PhaseTwoFunction = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
-
-// `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` then phase 2 (+ workspace) and a sync.
-template <typename PhaseOne>
-TwoPhase runTwoPhase(PhaseOne phaseOne, PhaseTwoFunction phaseTwo) {
-    TwoPhase result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = phaseOne(&result.workspaceSize, &executor);
-    result.executorReturned = executor != nullptr;
-    if (result.phaseOne != ACLNN_SUCCESS) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    void *workspace = nullptr;
-    if (result.workspaceSize > 0 &&
-        aclrtMalloc(&workspace, result.workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        result.phaseTwo = -2;
-        aclDestroyAclOpExecutor(executor);
-        return result;
-    }
-    result.phaseTwo = phaseTwo(workspace, result.workspaceSize, executor, nullptr);
-    if (result.phaseTwo != ACLNN_SUCCESS) result.message = aclGetRecentErrMsg();
-    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS && result.phaseTwo == ACLNN_SUCCESS) result.phaseTwo = -3;
-    if (workspace != nullptr) aclrtFree(workspace);
-    return result;
-}
+using TwoPhase = test_support::TwoPhaseStatus;
+using test_support::runTwoPhase;
 
 }  // namespace pool_diff
