@@ -416,21 +416,17 @@ OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
 TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("adaptive forward");
     int nonDivisible = 0, outputLarger = 0;
-    for (uint64_t seed : seeds({101, 102, 103})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 80; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase c = randomForwardCase(rng);
-            ForwardOperands operands = makeForwardOperands(rng, c);
-            for (int a = 0; a < 3; ++a) {
-                nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;
-                outputLarger += c.problem.out[a] > c.problem.in[2 + a];
-            }
-            OperatorCall call = forwardCall(c, operands);
-            if (!driver.run(call)) return;  // one reproducible failure is enough
+    const bool passed = forEachRandomCase({101, 102, 103}, 80, [&](Rng &rng, int) {
+        const ForwardCase c = randomForwardCase(rng);
+        ForwardOperands operands = makeForwardOperands(rng, c);
+        for (int a = 0; a < 3; ++a) {
+            nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;
+            outputLarger += c.problem.out[a] > c.problem.in[2 + a];
         }
-    }
+        OperatorCall call = forwardCall(c, operands);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShareAdaptive);
     EXPECT_GT(nonDivisible, 100) << "the generator must produce many non-divisible axes";
     EXPECT_GT(outputLarger, 30) << "the generator must produce many O > I axes";
@@ -438,12 +434,8 @@ TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) 
 
 // ================================================================================================ backward
 
-struct BackwardCase {
+struct BackwardCase : BackwardInputs {
     Problem problem;
-    bool handWritten = false;  // colliding indices with -1 instead of a forward's
-    GradMode gradMode = GradMode::Plain;
-    std::vector<uint32_t> gradOutputBits;
-    std::vector<int64_t> indices;
     std::vector<uint32_t> expectedBits;
 };
 
@@ -458,18 +450,9 @@ BackwardCase randomBackwardCase(Rng &rng, const ProblemLimits &limits = {}) {
     BackwardCase c;
     c.problem = randomProblem(rng, limits);
     const Problem &p = c.problem;
-    c.handWritten = chance(rng, 0.5);
-    c.gradMode = static_cast<GradMode>(uniform(rng, 0, 3));
-    const int64_t outputs = p.planes() * p.planeOut();
-    if (c.handWritten) {
-        c.indices = collidingIndices(rng, outputs, p.planeIn());
-    } else {
-        const std::vector<uint32_t> input =
-            randomElements(rng, p.planes() * p.planeIn(), p.type, static_cast<DataMode>(uniform(rng, 0, 2)));
-        c.indices = ref::forward(widen(input, p.type), p.in, p.out).indices;
-    }
-    c.gradOutputBits.resize(static_cast<size_t>(outputs));
-    for (auto &bits : c.gradOutputBits) bits = randomGradient(rng, p.type, c.gradMode);
+    static_cast<BackwardInputs &>(c) = randomBackwardInputs(
+        rng, p.type, p.planes() * p.planeIn(), p.planes() * p.planeOut(), p.planeIn(),
+        [&p](const std::vector<uint32_t> &input) { return ref::forward(widen(input, p.type), p.in, p.out).indices; });
     computeBackward(c);
     return c;
 }
@@ -496,9 +479,7 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
 }
 
 OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
-    return indexBackwardCall(c.problem.describe() + ", " +
-                                 (c.handWritten ? "colliding random indices with -1" : "indices from forward") + ", " +
-                                 gradModeName(c.gradMode) + ", format " + formatName(o.format),
+    return indexBackwardCall(c.problem.describe() + ", " + c.describe() + ", format " + formatName(o.format),
                              o.gradOutput, o.self, o.indices, o.gradInput, c.problem.type, c.expectedBits, [&c, &o] {
                                  return runBackward(c.problem.twoD, o.gradOutput.tensor, o.self.tensor,
                                                     o.indices.tensor, o.gradInput.tensor);
@@ -507,17 +488,13 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("adaptive backward");
-    for (uint64_t seed : seeds({201, 202, 203})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 80; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const BackwardCase c = randomBackwardCase(rng);
-            BackwardOperands operands = makeBackwardOperands(rng, c);
-            OperatorCall call = backwardCall(c, operands);
-            if (!driver.run(call)) return;
-        }
-    }
+    const bool passed = forEachRandomCase({201, 202, 203}, 80, [&](Rng &rng, int) {
+        const BackwardCase c = randomBackwardCase(rng);
+        BackwardOperands operands = makeBackwardOperands(rng, c);
+        OperatorCall call = backwardCall(c, operands);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShareAdaptive);
 }
 
@@ -608,22 +585,18 @@ TEST(AdaptiveMaxPoolDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
     limits.minAxis2d = 180;
     limits.maxAxis2d = 250;
     int largeForward = 0, largeBackward = 0, cases = 0;
-    for (uint64_t seed : seeds({301, 302})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 3; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase f = randomForwardCase(rng, limits);
-            ForwardOperands fo = makeForwardOperands(rng, f);
-            const BackwardCase b = randomBackwardCase(rng, limits);
-            BackwardOperands bo = makeBackwardOperands(rng, b);
-            ++cases;
-            largeForward += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
-            largeBackward += b.problem.planes() * b.problem.planeIn() >= 3 * 32 * 1024;
-            OperatorCall forwardRun = forwardCall(f, fo), backwardRun = backwardCall(b, bo);
-            if (!driver.run(forwardRun, {1, 2, 3}) || !driver.run(backwardRun, {1, 2, 3})) return;
-        }
-    }
+    const bool passed = forEachRandomCase({301, 302}, 3, [&](Rng &rng, int) {
+        const ForwardCase f = randomForwardCase(rng, limits);
+        ForwardOperands fo = makeForwardOperands(rng, f);
+        const BackwardCase b = randomBackwardCase(rng, limits);
+        BackwardOperands bo = makeBackwardOperands(rng, b);
+        ++cases;
+        largeForward += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
+        largeBackward += b.problem.planes() * b.problem.planeIn() >= 3 * 32 * 1024;
+        OperatorCall forwardRun = forwardCall(f, fo), backwardRun = backwardCall(b, bo);
+        driver.run(forwardRun, {1, 2, 3}) && driver.run(backwardRun, {1, 2, 3});
+    });
+    if (!passed) return;
     // The test only means something if most problems are big enough for three threads.
     EXPECT_GE(largeForward * 2, cases) << "too few forward problems large enough to be split between threads";
     EXPECT_GE(largeBackward * 2, cases) << "too few backward problems large enough to be split between threads";

@@ -547,20 +547,16 @@ OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
 TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("2-D forward");
     int oneByOneMasks = 0, ceilCases = 0, rank3 = 0;
-    for (uint64_t seed : seeds({401, 402, 403})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 80; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase c = randomForwardCase(rng);
-            ForwardOperands o = makeForwardOperands(rng, c);
-            oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
-            ceilCases += c.problem.lists.ceilMode;
-            rank3 += !c.problem.batched;
-            OperatorCall call = forwardCall(c, o);
-            if (!driver.run(call)) return;
-        }
-    }
+    const bool passed = forEachRandomCase({401, 402, 403}, 80, [&](Rng &rng, int) {
+        const ForwardCase c = randomForwardCase(rng);
+        ForwardOperands o = makeForwardOperands(rng, c);
+        oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
+        ceilCases += c.problem.lists.ceilMode;
+        rank3 += !c.problem.batched;
+        OperatorCall call = forwardCall(c, o);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShare2d);
     EXPECT_GT(oneByOneMasks, 3);
     EXPECT_GT(ceilCases, 60);
@@ -636,17 +632,13 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("2-D backward");
-    for (uint64_t seed : seeds({501, 502, 503})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 80; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const BackwardCase c = randomBackwardCase(rng);
-            BackwardOperands o = makeBackwardOperands(rng, c);
-            OperatorCall call = backwardCall(c, o);
-            if (!driver.run(call)) return;
-        }
-    }
+    const bool passed = forEachRandomCase({501, 502, 503}, 80, [&](Rng &rng, int) {
+        const BackwardCase c = randomBackwardCase(rng);
+        BackwardOperands o = makeBackwardOperands(rng, c);
+        OperatorCall call = backwardCall(c, o);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShare2d);
 }
 
@@ -689,21 +681,17 @@ TEST(MaxPool2dDifferential, OneTwoAndThreeThreadsAreBitIdentical) {
     sizes.minExtra = 180;
     sizes.maxExtra = 240;
     int large = 0, cases = 0;
-    for (uint64_t seed : seeds({601, 602})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 3; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase f = randomForwardCase(rng, sizes);
-            ForwardOperands fo = makeForwardOperands(rng, f);
-            const BackwardCase b = randomBackwardCase(rng, sizes);
-            BackwardOperands bo = makeBackwardOperands(rng, b);
-            ++cases;
-            large += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
-            OperatorCall forwardRun = forwardCall(f, fo), backwardRun = backwardCall(b, bo);
-            if (!driver.run(forwardRun, {1, 2, 3}) || !driver.run(backwardRun, {1, 2, 3})) return;
-        }
-    }
+    const bool passed = forEachRandomCase({601, 602}, 3, [&](Rng &rng, int) {
+        const ForwardCase f = randomForwardCase(rng, sizes);
+        ForwardOperands fo = makeForwardOperands(rng, f);
+        const BackwardCase b = randomBackwardCase(rng, sizes);
+        BackwardOperands bo = makeBackwardOperands(rng, b);
+        ++cases;
+        large += f.problem.planes() * f.problem.planeIn() >= 3 * 32 * 1024;
+        OperatorCall forwardRun = forwardCall(f, fo), backwardRun = backwardCall(b, bo);
+        driver.run(forwardRun, {1, 2, 3}) && driver.run(backwardRun, {1, 2, 3});
+    });
+    if (!passed) return;
     EXPECT_GE(large * 2, cases) << "too few problems large enough to be split between threads";
 }
 

@@ -215,20 +215,16 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     wideChannels.maxBatch = 1;
     wideChannels.maxChannels = 40;
     wideChannels.maxExtra = 3;
-    for (uint64_t seed : seeds({1, 2, 3, 4})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 100; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase c = randomForwardCase(rng, n % 4 == 3 ? wideChannels : ProblemLimits{});
-            ForwardOperands operands = makeForwardOperands(rng, c);
-            emptyWindows += c.emptyWindows;
-            casesWithEmptyWindows += c.emptyWindows > 0;
-            casesWithUnitAxis += std::count(c.problem.inputShape.begin() + 2, c.problem.inputShape.end(), 1) > 0;
-            OperatorCall call = forwardCall(c, operands);
-            if (!driver.run(call)) return;  // one reproducible failure is enough
-        }
-    }
+    const bool passed = forEachRandomCase({1, 2, 3, 4}, 100, [&](Rng &rng, int n) {
+        const ForwardCase c = randomForwardCase(rng, n % 4 == 3 ? wideChannels : ProblemLimits{});
+        ForwardOperands operands = makeForwardOperands(rng, c);
+        emptyWindows += c.emptyWindows;
+        casesWithEmptyWindows += c.emptyWindows > 0;
+        casesWithUnitAxis += std::count(c.problem.inputShape.begin() + 2, c.problem.inputShape.end(), 1) > 0;
+        OperatorCall call = forwardCall(c, operands);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShare3d);
     std::cout << "[ info     ] forward: " << emptyWindows << " empty windows in " << casesWithEmptyWindows << " cases; "
               << casesWithUnitAxis << " cases with a spatial axis of size 1" << std::endl;
@@ -236,12 +232,8 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
 
 // ------------------------------------------------------------------------------------------------ backward
 
-struct BackwardCase {
+struct BackwardCase : BackwardInputs {
     Problem problem;
-    bool handWritten = false;  // colliding indices with -1 instead of a forward's
-    GradMode gradMode = GradMode::Plain;
-    std::vector<uint32_t> gradOutputBits;
-    std::vector<int64_t> indices;
     std::vector<uint32_t> expectedBits;
 };
 
@@ -256,18 +248,11 @@ BackwardCase randomBackwardCase(Rng &rng, const ProblemLimits &limits = {}) {
     BackwardCase c;
     c.problem = randomProblem(rng, limits);
     const Problem &p = c.problem;
-    c.handWritten = chance(rng, 0.5);
-    c.gradMode = static_cast<GradMode>(uniform(rng, 0, 3));
-    const int64_t outputs = p.planes() * p.planeOut();
-    if (c.handWritten) {
-        c.indices = collidingIndices(rng, outputs, p.planeIn());
-    } else {
-        const std::vector<uint32_t> input =
-            randomElements(rng, p.planes() * p.planeIn(), p.type, static_cast<DataMode>(uniform(rng, 0, 2)));
-        c.indices = reference::maxPool3dWithArgmax(widen(input, p.type), p.inputShape, p.params).indices;
-    }
-    c.gradOutputBits.resize(static_cast<size_t>(outputs));
-    for (auto &bits : c.gradOutputBits) bits = randomGradient(rng, p.type, c.gradMode);
+    static_cast<BackwardInputs &>(c) = randomBackwardInputs(
+        rng, p.type, p.planes() * p.planeIn(), p.planes() * p.planeOut(), p.planeIn(),
+        [&p](const std::vector<uint32_t> &input) {
+            return reference::maxPool3dWithArgmax(widen(input, p.type), p.inputShape, p.params).indices;
+        });
     computeBackwardExpectation(c);
     return c;
 }
@@ -291,10 +276,8 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
 }
 
 OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
-    return indexBackwardCall(c.problem.describe() + ", " +
-                                 (c.handWritten ? "colliding hand-written indices with -1" : "indices from forward") +
-                                 ", " + gradModeName(c.gradMode),
-                             o.gradOutput, o.self, o.indices, o.gradInput, c.problem.type, c.expectedBits, [&c, &o] {
+    return indexBackwardCall(c.problem.describe() + ", " + c.describe(), o.gradOutput, o.self, o.indices, o.gradInput,
+                             c.problem.type, c.expectedBits, [&c, &o] {
                                  return test_support::runMaxPool3dWithArgmaxBackward(o.gradOutput.tensor, o.self.tensor,
                                                                                      o.indices.tensor, c.problem.lists,
                                                                                      o.gradInput.tensor);
@@ -303,17 +286,13 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("3-D backward");
-    for (uint64_t seed : seeds({11, 12, 13, 14})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 100; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const BackwardCase c = randomBackwardCase(rng);
-            BackwardOperands operands = makeBackwardOperands(rng, c);
-            OperatorCall call = backwardCall(c, operands);
-            if (!driver.run(call)) return;
-        }
-    }
+    const bool passed = forEachRandomCase({11, 12, 13, 14}, 100, [&](Rng &rng, int) {
+        const BackwardCase c = randomBackwardCase(rng);
+        BackwardOperands operands = makeBackwardOperands(rng, c);
+        OperatorCall call = backwardCall(c, operands);
+        driver.run(call);
+    });
+    if (!passed) return;
     driver.expectAcceptance(kMinimumShare3d);
 }
 
@@ -356,20 +335,16 @@ TEST(MaxPool3dDifferential, ResultsAreBitIdenticalForOneTwoAndThreeThreads) {
     ProblemLimits limits;
     limits.maxBatch = 3;
     limits.maxChannels = 4;  // up to 12 planes, so that planes are split between threads
-    for (uint64_t seed : seeds({21, 22})) {
-        SCOPED_TRACE(seedTrace(seed));
-        Rng rng(seed);
-        for (int n = 0; n < 25; ++n) {
-            SCOPED_TRACE("case " + std::to_string(n));
-            const ForwardCase forward = randomForwardCase(rng, limits);
-            ForwardOperands forwardOperands = makeForwardOperands(rng, forward);
-            const BackwardCase backward = randomBackwardCase(rng, limits);
-            BackwardOperands backwardOperands = makeBackwardOperands(rng, backward);
-            OperatorCall forwardRun = forwardCall(forward, forwardOperands);
-            OperatorCall backwardRun = backwardCall(backward, backwardOperands);
-            if (!driver.run(forwardRun, {1, 2, 3}) || !driver.run(backwardRun, {1, 2, 3})) return;
-        }
-    }
+    const bool passed = forEachRandomCase({21, 22}, 25, [&](Rng &rng, int) {
+        const ForwardCase forward = randomForwardCase(rng, limits);
+        ForwardOperands forwardOperands = makeForwardOperands(rng, forward);
+        const BackwardCase backward = randomBackwardCase(rng, limits);
+        BackwardOperands backwardOperands = makeBackwardOperands(rng, backward);
+        OperatorCall forwardRun = forwardCall(forward, forwardOperands);
+        OperatorCall backwardRun = backwardCall(backward, backwardOperands);
+        driver.run(forwardRun, {1, 2, 3}) && driver.run(backwardRun, {1, 2, 3});
+    });
+    if (!passed) return;
 }
 
 // ------------------------------------------------------------------------------------------------ directed

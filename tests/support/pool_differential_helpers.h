@@ -57,6 +57,22 @@ inline std::string seedTrace(uint64_t seed) {
     return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
 }
 
+// Runs `oneCase(rng, n)` for `cases` cases per seed of seeds(fixed), with the seed and the case number in
+// every failure's trace; stops at the first failure (one reproducible case is enough). False after a failure.
+template <typename OneCase>
+bool forEachRandomCase(std::initializer_list<uint64_t> fixed, int cases, OneCase oneCase) {
+    for (uint64_t seed : seeds(fixed)) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < cases; ++n) {
+            SCOPED_TRACE("case " + std::to_string(n));
+            oneCase(rng, n);
+            if (testing::Test::HasFailure()) return false;
+        }
+    }
+    return true;
+}
+
 inline int64_t uniform(Rng &rng, int64_t low, int64_t high) {  // inclusive
     return std::uniform_int_distribution<int64_t>(low, high)(rng);
 }
@@ -249,6 +265,35 @@ inline std::vector<int64_t> collidingIndices(Rng &rng, int64_t count, int64_t pl
                 : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(hot.size()) - 1))]
                                    : uniform(rng, 0, planeIn - 1);
     return indices;
+}
+
+// What a backward case feeds the operator: gradients drawn in one mode, and indices either hand-written
+// (colliding, with -1) or those of the reference forward over random data.
+struct BackwardInputs {
+    bool handWritten = false;
+    GradMode gradMode = GradMode::Plain;
+    std::vector<uint32_t> gradOutputBits;
+    std::vector<int64_t> indices;
+
+    std::string describe() const {
+        return std::string(handWritten ? "colliding hand-written indices with -1" : "indices from forward") + ", " +
+               gradModeName(gradMode);
+    }
+};
+
+// `forwardIndices(inputBits)` gives the reference forward's indices over `inputs` random input elements.
+template <typename ForwardIndices>
+BackwardInputs randomBackwardInputs(Rng &rng, aclDataType type, int64_t inputs, int64_t outputs, int64_t planeIn,
+                                    ForwardIndices forwardIndices) {
+    BackwardInputs b;
+    b.handWritten = chance(rng, 0.5);
+    b.gradMode = static_cast<GradMode>(uniform(rng, 0, 3));
+    b.indices = b.handWritten
+                    ? collidingIndices(rng, outputs, planeIn)
+                    : forwardIndices(randomElements(rng, inputs, type, static_cast<DataMode>(uniform(rng, 0, 2))));
+    b.gradOutputBits.resize(static_cast<size_t>(outputs));
+    for (auto &bits : b.gradOutputBits) bits = randomGradient(rng, type, b.gradMode);
+    return b;
 }
 
 // What an argmax forward writes to `out`: the bits of each output's selected input element (NaN payloads
