@@ -83,28 +83,7 @@ TwoPhase runBackward(bool twoD, const aclTensor *gradOutput, const aclTensor *se
         twoD ? aclnnAdaptiveMaxPool2dBackward : aclnnAdaptiveMaxPool3dBackward);
 }
 
-std::vector<float> floatsOf(const TestTensor &tensor) {
-    std::vector<float> values;
-    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
-    return values;
-}
-
-std::vector<int64_t> intsOf(const TestTensor &tensor) {
-    std::vector<int64_t> values;
-    for (double v : tensor.values()) values.push_back(static_cast<int64_t>(v));
-    return values;
-}
-
 // ================================================================================================ worked examples
-
-// Phase 1 + phase 2 succeeded, with the CPU backend's workspace of 0 (SPEC §1.2).
-#define EXPECT_RAN(status)                                                         \
-    do {                                                                           \
-        const TwoPhase ran_ = (status);                                            \
-        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
-        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
-        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
-    } while (0)
 
 class AdaptiveWorkedExample : public ::testing::TestWithParam<aclDataType> {};  // the indices dtype
 

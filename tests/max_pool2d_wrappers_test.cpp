@@ -94,20 +94,6 @@ void setMaskIndex(TestTensor &mask, int64_t q, int32_t index) {
     for (int b = 0; b < 4; ++b) mask.setBits(4 * q + b, (value >> (8 * b)) & 0xFF);
 }
 
-std::vector<float> floatsOf(const TestTensor &tensor) {
-    std::vector<float> values;
-    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
-    return values;
-}
-
-#define EXPECT_RAN(status)                                                         \
-    do {                                                                           \
-        const TwoPhase ran_ = (status);                                            \
-        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
-        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
-        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
-    } while (0)
-
 // ================================================================================================ fixed examples
 
 struct Example {

@@ -187,23 +187,4 @@ void expectSuccess(const V3Status &status) {
     EXPECT_EQ(status.phaseTwo, 0) << status.message;
 }
 
-uint64_t freshSeed() {
-    static const uint64_t seed = []() -> uint64_t {
-        if (const char *given = std::getenv("POOLGRAD_TEST_SEED")) return std::strtoull(given, nullptr, 10);
-        std::random_device device;
-        return (uint64_t(device()) << 32) ^ device();
-    }();
-    return seed;
-}
-
-std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed) {
-    std::vector<uint64_t> seeds(fixed);
-    seeds.push_back(freshSeed());
-    return seeds;
-}
-
-std::string seedTrace(uint64_t seed) {
-    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
-}
-
 }  // namespace max_pool_v3_test

@@ -12,6 +12,7 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "reference/naive_max_pool_v3.h"
+#include "support/test_seed.h"
 #include "support/test_tensor.h"
 #include "support/two_phase_run.h"
 
@@ -76,8 +77,8 @@ test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType t
 void expectBits(const test_support::TestTensor &tensor, const std::vector<double> &expected, const char *what);
 void expectSuccess(const V3Status &status);
 // One fresh seed per process (POOLGRAD_TEST_SEED reproduces it), and the fixed seeds plus it.
-uint64_t freshSeed();
-std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed);
-std::string seedTrace(uint64_t seed);
+using test_support::freshSeed;
+using test_support::seedsWith;
+using test_support::seedTrace;
 
 }  // namespace max_pool_v3_test

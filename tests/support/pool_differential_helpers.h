@@ -24,6 +24,7 @@
 #include "aclnn/aclnn_base.h"
 #include "poolgrad/poolgrad.h"
 #include "support/float_bits.h"
+#include "support/test_seed.h"
 #include "support/test_tensor.h"
 #include "support/two_phase_run.h"
 
@@ -36,26 +37,9 @@ constexpr aclnnStatus kFindKernelError = 561003;
 
 // ------------------------------------------------------------------------------------------------ seeds
 
-// One fresh seed per process (std::random_device), or POOLGRAD_TEST_SEED to reproduce a failure.
-inline uint64_t freshSeed() {
-    static const uint64_t seed = [] {
-        if (const char *text = std::getenv("POOLGRAD_TEST_SEED"))
-            return static_cast<uint64_t>(std::strtoull(text, nullptr, 0));
-        std::random_device device;
-        return (uint64_t(device()) << 32) ^ uint64_t(device());
-    }();
-    return seed;
-}
-
-inline std::vector<uint64_t> seeds(std::initializer_list<uint64_t> fixed) {
-    std::vector<uint64_t> all(fixed);
-    all.push_back(freshSeed());
-    return all;
-}
-
-inline std::string seedTrace(uint64_t seed) {
-    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
-}
+using test_support::freshSeed;
+using test_support::seedTrace;
+inline std::vector<uint64_t> seeds(std::initializer_list<uint64_t> fixed) { return test_support::seedsWith(fixed); }
 
 // Runs `oneCase(rng, n)` for `cases` cases per seed of seeds(fixed), with the seed and the case number in
 // every failure's trace; stops at the first failure (one reproducible case is enough). False after a failure.
@@ -469,5 +453,27 @@ inline std::string implementationTrace(const std::string &name) {
 
 using TwoPhase = test_support::TwoPhaseStatus;
 using test_support::runTwoPhase;
+
+// Phase 1 + phase 2 succeeded, with the CPU backend's workspace of 0 (SPEC §1.2).
+#define EXPECT_RAN(status)                                                         \
+    do {                                                                           \
+        const pool_diff::TwoPhase ran_ = (status);                                 \
+        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
+    } while (0)
+
+// A tensor's elements, as float or as integers (for exact expected values).
+inline std::vector<float> floatsOf(const TestTensor &tensor) {
+    std::vector<float> values;
+    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
+    return values;
+}
+
+inline std::vector<int64_t> intsOf(const TestTensor &tensor) {
+    std::vector<int64_t> values;
+    for (double v : tensor.values()) values.push_back(static_cast<int64_t>(v));
+    return values;
+}
 
 }  // namespace pool_diff
