@@ -301,18 +301,9 @@ struct ForwardCase {
     V3Attributes attributes() const { return max_pool_v3_test::attributesFor(params, nhwc); }
 
     std::string describe() const {
-        std::ostringstream text;
-        const V3Attributes a = attributes();
-        text << (type == ACL_FLOAT     ? "fp32"
-                 : type == ACL_FLOAT16 ? "fp16"
-                                       : "bf16")
-             << ' ' << a.dataFormat << " n" << n << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x"
-             << params.kernelW << " s" << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads["
-             << params.pads[0] << ',' << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil"
-             << params.ceilMode << " global" << params.globalPooling << " out" << outH << "x" << outW
-             << (specials ? " specials" : "") << " storage " << max_pool_v3_test::storageName(storage[0]) << ' '
-             << max_pool_v3_test::storageName(storage[1]);
-        return text.str();
+        return max_pool_v3_test::describeProblem(type, nhwc, n, c, h, w, params, outH, outW) + " global" +
+               std::to_string(params.globalPooling) + (specials ? " specials" : "") + " storage " +
+               max_pool_v3_test::storageName(storage[0]) + ' ' + max_pool_v3_test::storageName(storage[1]);
     }
 };
 

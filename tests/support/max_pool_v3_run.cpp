@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "support/float_bits.h"
+#include "support/pool_differential_helpers.h"
 
 namespace max_pool_v3_test {
 namespace {
@@ -33,6 +35,20 @@ V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc) 
     a.ceilMode = params.ceilMode;
     a.globalPooling = params.globalPooling;
     return a;
+}
+
+std::string describeProblem(aclDataType type, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                            const reference::MaxPoolV3Params &params, int64_t outH, int64_t outW) {
+    const V3Attributes a = attributesFor(params, nhwc);
+    std::ostringstream text;
+    text << (type == ACL_FLOAT     ? "fp32"
+             : type == ACL_FLOAT16 ? "fp16"
+                                   : "bf16")
+         << ' ' << a.dataFormat << " n" << n << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x"
+         << params.kernelW << " s" << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads["
+         << params.pads[0] << ',' << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil"
+         << params.ceilMode << " out" << outH << "x" << outW;
+    return text.str();
 }
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
@@ -136,18 +152,7 @@ std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64
     return bits;
 }
 
-uint64_t bitsIn(aclDataType type, float value) {
-    switch (type) {
-        case ACL_FLOAT:
-            return test_support::bitsFromFloat(value);
-        case ACL_FLOAT16:
-            return test_support::halfFromFloat(value);
-        case ACL_BF16:
-            return test_support::bfloat16FromFloat(value);
-        default:
-            throw std::invalid_argument("bitsIn: dtype");
-    }
-}
+uint64_t bitsIn(aclDataType type, float value) { return pool_diff::toBits(value, type); }
 
 bool bitsAreNan(aclDataType type, uint64_t bits) {
     switch (type) {

@@ -34,6 +34,9 @@ using V3Status = test_support::TwoPhaseStatus;
 // The attributes that pass `params` (the naive reference's description of a problem) to the operators:
 // ksize and strides of length 4 in the data format's order, pads of length 4, the data format's name.
 V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc);
+// "fp16 NHWC n1c2h5w7 k2x3 s1x2 CALCULATED pads[0,1,0,0] ceil1 out4x3" for a random case's trace.
+std::string describeProblem(aclDataType type, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                            const reference::MaxPoolV3Params &params, int64_t outH, int64_t outW);
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                           const V3Attributes &attributes, aclTensor *outGrad);
