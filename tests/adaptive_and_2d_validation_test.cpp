@@ -51,24 +51,27 @@ enum class Op {
 
 const char *opName(Op op) {
     switch (op) {
-        case Op::Adaptive3d: return "AdaptiveMaxPool3d";
-        case Op::Adaptive2d: return "AdaptiveMaxPool2d";
-        case Op::Adaptive3dBackward: return "AdaptiveMaxPool3dBackward";
-        case Op::Adaptive2dBackward: return "AdaptiveMaxPool2dBackward";
-        case Op::Indices2d: return "MaxPool2dWithIndices";
-        case Op::Mask2d: return "MaxPool2dWithMask";
-        case Op::Indices2dBackward: return "MaxPool2dWithIndicesBackward";
-        case Op::Mask2dBackward: return "MaxPool2dWithMaskBackward";
+        case Op::Adaptive3d:
+            return "AdaptiveMaxPool3d";
+        case Op::Adaptive2d:
+            return "AdaptiveMaxPool2d";
+        case Op::Adaptive3dBackward:
+            return "AdaptiveMaxPool3dBackward";
+        case Op::Adaptive2dBackward:
+            return "AdaptiveMaxPool2dBackward";
+        case Op::Indices2d:
+            return "MaxPool2dWithIndices";
+        case Op::Mask2d:
+            return "MaxPool2dWithMask";
+        case Op::Indices2dBackward:
+            return "MaxPool2dWithIndicesBackward";
+        case Op::Mask2dBackward:
+            return "MaxPool2dWithMaskBackward";
     }
     return "?";
 }
 
-struct Spec {
-    std::vector<int64_t> shape;
-    aclDataType type = ACL_FLOAT;
-    aclFormat format = ACL_FORMAT_ND;
-    std::vector<int64_t> strides = {};  // empty: contiguous
-};
+using Spec = test_support::TensorSpec;
 
 // One call: tensors and lists by argument name; names in `nulls` are passed as nullptr (this includes
 // "workspaceSize" and "executor").
@@ -88,94 +91,79 @@ struct Case {
 };
 
 // Owns the operands of a Case, calls phase 1, and can run phase 2 with the executor it got.
-class Invocation {
+class Invocation : public test_support::PhaseOneCall {
 public:
     explicit Invocation(const Case &c) : case_(c) {
         for (const auto &[name, spec] : c.tensors)
-            tensors_[name] = spec.strides.empty()
-                                 ? std::make_unique<TestTensor>(spec.shape, spec.type, spec.format)
-                                 : std::make_unique<TestTensor>(spec.shape, spec.strides, 0, spec.type, spec.format);
+            tensors_[name] = std::make_unique<TestTensor>(test_support::makeTensor(spec));
         for (const auto &[name, values] : c.lists) lists_[name] = std::make_unique<IntArray>(values);
+        workspaceSizeArg = c.nulls.count("workspaceSize") == 0;
+        executorArg = c.nulls.count("executor") == 0;
     }
-    ~Invocation() {
-        if (outcome_.status == ACLNN_SUCCESS && outcome_.executor != nullptr && !ran_)
-            aclDestroyAclOpExecutor(outcome_.executor);
-    }
-    Invocation(const Invocation &) = delete;
-    Invocation &operator=(const Invocation &) = delete;
 
     TestTensor &tensor(const std::string &name) { return *tensors_.at(name); }
 
     PhaseOneOutcome phaseOne() {
-        outcome_ = PhaseOneOutcome{};
-        outcome_.executor = test_support::garbageExecutor();
-        uint64_t *ws = case_.nulls.count("workspaceSize") ? nullptr : &outcome_.workspaceSize;
-        aclOpExecutor **ex = case_.nulls.count("executor") ? nullptr : &outcome_.executor;
-        const bool ceil = case_.ceilMode;
-        switch (case_.op) {
-            case Op::Adaptive3d:
-                outcome_.status = aclnnAdaptiveMaxPool3dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
-                                                                         t("indicesOut"), ws, ex);
-                break;
-            case Op::Adaptive2d:
-                outcome_.status = aclnnAdaptiveMaxPool2dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
-                                                                         t("indicesOut"), ws, ex);
-                break;
-            case Op::Adaptive3dBackward:
-                outcome_.status = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(t("gradOutput"), t("self"),
-                                                                                 t("indices"), t("gradInput"), ws, ex);
-                break;
-            case Op::Adaptive2dBackward:
-                outcome_.status = aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(t("gradOutput"), t("self"),
-                                                                                 t("indices"), t("gradInput"), ws, ex);
-                break;
-            case Op::Indices2d:
-                outcome_.status =
-                    aclnnMaxPool2dWithIndicesGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
-                                                              l("dilation"), ceil, t("out"), t("indices"), ws, ex);
-                break;
-            case Op::Mask2d:
-                outcome_.status =
-                    aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
-                                                           l("dilation"), ceil, t("out"), t("indices"), ws, ex);
-                break;
-            case Op::Indices2dBackward:
-                outcome_.status = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
-                    ceil, t("gradInput"), ws, ex);
-                break;
-            case Op::Mask2dBackward:
-                outcome_.status = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
-                    t("gradOutput"), t("self"), t("indices"), l("kernelSize"), l("stride"), l("padding"), l("dilation"),
-                    ceil, t("gradInput"), ws, ex);
-                break;
-        }
-        outcome_.message = aclGetRecentErrMsg();
-        return outcome_;
+        return callPhaseOne([this](uint64_t *ws, aclOpExecutor **ex) { return callOperator(ws, ex); });
     }
 
     // Phase 2 with the executor of a successful phaseOne(), then a stream sync.
     aclnnStatus run() {
-        ran_ = true;
-        aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream) = nullptr;
         switch (case_.op) {
-            case Op::Adaptive3d: phaseTwo = aclnnAdaptiveMaxPool3d; break;
-            case Op::Adaptive2d: phaseTwo = aclnnAdaptiveMaxPool2d; break;
-            case Op::Adaptive3dBackward: phaseTwo = aclnnAdaptiveMaxPool3dBackward; break;
-            case Op::Adaptive2dBackward: phaseTwo = aclnnAdaptiveMaxPool2dBackward; break;
-            case Op::Indices2d: phaseTwo = aclnnMaxPool2dWithIndices; break;
-            case Op::Mask2d: phaseTwo = aclnnMaxPool2dWithMask; break;
-            case Op::Indices2dBackward: phaseTwo = aclnnMaxPool2dWithIndicesBackward; break;
-            case Op::Mask2dBackward: phaseTwo = aclnnMaxPool2dWithMaskBackward; break;
+            case Op::Adaptive3d:
+                return callPhaseTwo(aclnnAdaptiveMaxPool3d);
+            case Op::Adaptive2d:
+                return callPhaseTwo(aclnnAdaptiveMaxPool2d);
+            case Op::Adaptive3dBackward:
+                return callPhaseTwo(aclnnAdaptiveMaxPool3dBackward);
+            case Op::Adaptive2dBackward:
+                return callPhaseTwo(aclnnAdaptiveMaxPool2dBackward);
+            case Op::Indices2d:
+                return callPhaseTwo(aclnnMaxPool2dWithIndices);
+            case Op::Mask2d:
+                return callPhaseTwo(aclnnMaxPool2dWithMask);
+            case Op::Indices2dBackward:
+                return callPhaseTwo(aclnnMaxPool2dWithIndicesBackward);
+            case Op::Mask2dBackward:
+                return callPhaseTwo(aclnnMaxPool2dWithMaskBackward);
         }
-        test_support::DeviceBuffer workspace(outcome_.workspaceSize > 0 ? outcome_.workspaceSize : 1);
-        const aclnnStatus status = phaseTwo(outcome_.workspaceSize > 0 ? workspace.get() : nullptr,
-                                            outcome_.workspaceSize, outcome_.executor, nullptr);
-        aclrtSynchronizeStream(nullptr);
-        return status;
+        return -1;
     }
 
 private:
+    aclnnStatus callOperator(uint64_t *ws, aclOpExecutor **ex) {
+        const bool ceil = case_.ceilMode;
+        switch (case_.op) {
+            case Op::Adaptive3d:
+                return aclnnAdaptiveMaxPool3dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
+                                                              t("indicesOut"), ws, ex);
+            case Op::Adaptive2d:
+                return aclnnAdaptiveMaxPool2dGetWorkspaceSize(t("self"), l("outputSize"), t("outputOut"),
+                                                              t("indicesOut"), ws, ex);
+            case Op::Adaptive3dBackward:
+                return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      t("gradInput"), ws, ex);
+            case Op::Adaptive2dBackward:
+                return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      t("gradInput"), ws, ex);
+            case Op::Indices2d:
+                return aclnnMaxPool2dWithIndicesGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                                 l("dilation"), ceil, t("out"), t("indices"), ws, ex);
+            case Op::Mask2d:
+                return aclnnMaxPool2dWithMaskGetWorkspaceSize(t("self"), l("kernelSize"), l("stride"), l("padding"),
+                                                              l("dilation"), ceil, t("out"), t("indices"), ws, ex);
+            case Op::Indices2dBackward:
+                return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                         l("kernelSize"), l("stride"), l("padding"),
+                                                                         l("dilation"), ceil, t("gradInput"), ws, ex);
+            case Op::Mask2dBackward:
+                return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(t("gradOutput"), t("self"), t("indices"),
+                                                                      l("kernelSize"), l("stride"), l("padding"),
+                                                                      l("dilation"), ceil, t("gradInput"), ws, ex);
+        }
+        return -1;
+    }
+
     aclTensor *t(const std::string &name) {
         if (case_.nulls.count(name) || !tensors_.count(name)) return nullptr;
         return tensors_.at(name)->get();
@@ -188,13 +176,27 @@ private:
     Case case_;
     std::map<std::string, std::unique_ptr<TestTensor>> tensors_;
     std::map<std::string, std::unique_ptr<IntArray>> lists_;
-    PhaseOneOutcome outcome_;
-    bool ran_ = false;
 };
 
 PhaseOneOutcome phaseOne(const Case &c) {
     Invocation invocation(c);
     return invocation.phaseOne();
+}
+
+// An empty-tensor call: accepted with workspace 0, and phase 2 succeeds.
+void expectEmptyCallSucceeds(Invocation &invocation) {
+    const PhaseOneOutcome outcome = invocation.phaseOne();
+    ASSERT_TRUE(IsAccepted(outcome));
+    EXPECT_EQ(outcome.workspaceSize, 0u);
+    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+}
+
+// A backward with an empty gradOutput: succeeds and writes +0.0 over all of gradInput.
+void expectZeroFilledGradInput(const Case &c) {
+    Invocation invocation(c);
+    expectEmptyCallSucceeds(invocation);
+    TestTensor &gradInput = invocation.tensor("gradInput");
+    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
 }
 
 // ================================================================================================ valid cases
@@ -271,13 +273,17 @@ Case pool2dBackward(Op op) {
 Case validCase(Op op) {
     switch (op) {
         case Op::Adaptive3d:
-        case Op::Adaptive2d: return adaptiveForward(op);
+        case Op::Adaptive2d:
+            return adaptiveForward(op);
         case Op::Adaptive3dBackward:
-        case Op::Adaptive2dBackward: return adaptiveBackward(op);
+        case Op::Adaptive2dBackward:
+            return adaptiveBackward(op);
         case Op::Indices2d:
-        case Op::Mask2d: return pool2dForward(op);
+        case Op::Mask2d:
+            return pool2dForward(op);
         case Op::Indices2dBackward:
-        case Op::Mask2dBackward: return pool2dBackward(op);
+        case Op::Mask2dBackward:
+            return pool2dBackward(op);
     }
     return {};
 }
@@ -690,10 +696,7 @@ TEST_P(AdaptiveForwardValidation, Row8EmptySelfIsSuccessWithWorkspaceZeroAndWrit
     c["self"].shape[0] = 0;  // N = 0 (3-D op 4-D form / 2-D op 3-D form: C = 0 is dim 0 as well)
     c["outputOut"].shape[0] = c["indicesOut"].shape[0] = 0;
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
     EXPECT_EQ(invocation.tensor("outputOut").bytesOutsideViewChanged(), 0);
     EXPECT_EQ(invocation.tensor("indicesOut").bytesOutsideViewChanged(), 0);
 }
@@ -865,23 +868,14 @@ TEST_P(AdaptiveBackwardValidation, Row8EmptyInputsAreSuccessAndZeroFillGradInput
     // gradOutput/indices empty (a spatial 0) with a non-empty self: success, workspace 0, gradInput := +0.0.
     Case c = valid();
     c["gradOutput"].shape.back() = c["indices"].shape.back() = 0;
-    Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    ASSERT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    TestTensor &gradInput = invocation.tensor("gradInput");
-    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+    expectZeroFilledGradInput(c);
 }
 
 TEST_P(AdaptiveBackwardValidation, Row8EmptySelfIsSuccess) {
     Case c = valid();
     c.all([](Spec &s) { s.shape[0] = 0; });
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
     EXPECT_EQ(invocation.tensor("gradInput").bytesOutsideViewChanged(), 0);
 }
 
@@ -1117,23 +1111,14 @@ TEST_P(MaxPool2dBackwardValidation, EmptyGradOutputIsSuccessAndZeroFillsGradInpu
     Case c = valid();
     c["gradOutput"].shape[3] = 0;  // (2,3,3,0): empty; the spatial check comes after the empty shortcut (§4 #9/#10)
     c["indices"].shape = mask() ? maskShapeFor({2, 3}, 4, 3, 0) : std::vector<int64_t>{2, 3, 3, 0};
-    Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    ASSERT_EQ(invocation.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    TestTensor &gradInput = invocation.tensor("gradInput");
-    for (int64_t i = 0; i < gradInput.elementCount(); ++i) ASSERT_EQ(gradInput.bitsAt(i), 0u) << "element " << i;
+    expectZeroFilledGradInput(c);
 }
 
 TEST_P(MaxPool2dBackwardValidation, EmptySelfIsSuccess) {
     Case c = valid();
     c.all([](Spec &s) { s.shape[0] = 0; });
     Invocation invocation(c);
-    const PhaseOneOutcome outcome = invocation.phaseOne();
-    ASSERT_TRUE(IsAccepted(outcome));
-    EXPECT_EQ(outcome.workspaceSize, 0u);
-    EXPECT_EQ(invocation.run(), ACLNN_SUCCESS);
+    expectEmptyCallSucceeds(invocation);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, MaxPool2dBackwardValidation, ::testing::Values(Op::Indices2dBackward, Op::Mask2dBackward),

@@ -21,21 +21,11 @@ using test_support::DoesNotMention;
 using test_support::IntArray;
 using test_support::IsAccepted;
 using test_support::IsRejected;
+using test_support::makeTensor;
 using test_support::PhaseOneOutcome;
 using test_support::RawTensor;
+using test_support::TensorSpec;
 using test_support::TestTensor;
-
-struct TensorSpec {
-    std::vector<int64_t> shape;
-    aclDataType type;
-    aclFormat format = ACL_FORMAT_ND;
-    std::vector<int64_t> strides = {};  // empty: contiguous
-};
-
-TestTensor makeTensor(const TensorSpec &spec) {
-    if (spec.strides.empty()) return TestTensor(spec.shape, spec.type, spec.format);
-    return TestTensor(spec.shape, spec.strides, 0, spec.type, spec.format);
-}
 
 // The seed sample WE-1, valid as is.
 struct BackwardCase {
@@ -57,7 +47,7 @@ struct BackwardCase {
 };
 
 // Owns the operands of one call; every argument pointer can be replaced (e.g. by nullptr) before phaseOne().
-class BackwardCall {
+class BackwardCall : public test_support::PhaseOneCall {
 public:
     explicit BackwardCall(const BackwardCase &c = BackwardCase{})
         : gradOutput(makeTensor(c.gradOutput)),
@@ -69,28 +59,14 @@ public:
           padding(c.padding),
           dilation(c.dilation),
           ceilMode(c.ceilMode) {}
-    ~BackwardCall() {
-        if (outcome.status == ACLNN_SUCCESS && outcome.executor != nullptr && !ran) aclDestroyAclOpExecutor(outcome.executor);
-    }
-
     PhaseOneOutcome phaseOne() {
-        outcome = PhaseOneOutcome{};
-        outcome.executor = test_support::garbageExecutor();
-        outcome.status = aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
-            gradOutputArg, selfArg, indicesArg, kernelArg, strideArg, paddingArg, dilationArg, ceilMode,
-            gradInputArg, workspaceSizeArg ? &outcome.workspaceSize : nullptr,
-            executorArg ? &outcome.executor : nullptr);
-        outcome.message = aclGetRecentErrMsg();
-        return outcome;
+        return callPhaseOne([this](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutputArg, selfArg, indicesArg, kernelArg,
+                                                                    strideArg, paddingArg, dilationArg, ceilMode,
+                                                                    gradInputArg, workspaceSize, executor);
+        });
     }
-
-    // Phase 2 with the executor of a successful phaseOne().
-    aclnnStatus run() {
-        ran = true;
-        test_support::DeviceBuffer workspace(outcome.workspaceSize > 0 ? outcome.workspaceSize : 1);
-        return aclnnMaxPool3dWithArgmaxBackward(outcome.workspaceSize > 0 ? workspace.get() : nullptr,
-                                                outcome.workspaceSize, outcome.executor, nullptr);
-    }
+    aclnnStatus run() { return callPhaseTwo(aclnnMaxPool3dWithArgmaxBackward); }
 
     TestTensor gradOutput, self, indices, gradInput;
     IntArray kernel, stride, padding, dilation;
@@ -104,11 +80,6 @@ public:
     const aclIntArray *strideArg = stride;
     const aclIntArray *paddingArg = padding;
     const aclIntArray *dilationArg = dilation;
-    bool workspaceSizeArg = true;  // false: pass nullptr for workspaceSize
-    bool executorArg = true;       // false: pass nullptr for executor
-
-    PhaseOneOutcome outcome;
-    bool ran = false;
 };
 
 PhaseOneOutcome phaseOne(const BackwardCase &c) {
@@ -177,8 +148,8 @@ class BackwardSelfDataType : public ::testing::TestWithParam<aclDataType> {};
 
 TEST_P(BackwardSelfDataType, Row2SelfDtypeOutsideFloatTypesIs161002) {
     // gradOutput and gradInput follow self so that only "self dtype ∈ {FLOAT, FLOAT16, BF16}" is broken.
-    EXPECT_TRUE(IsRejected(phaseOne(BackwardCase{}.allFloatTypes(GetParam())), ACLNN_ERR_PARAM_INVALID,
-                           {"self", "dtype"}));
+    EXPECT_TRUE(
+        IsRejected(phaseOne(BackwardCase{}.allFloatTypes(GetParam())), ACLNN_ERR_PARAM_INVALID, {"self", "dtype"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(UnsupportedTypes, BackwardSelfDataType,
@@ -377,30 +348,30 @@ const std::vector<int64_t> k2{2, 2, 2}, s2{2, 2, 2}, p0{0, 0, 0}, d1{1, 1, 1};
 
 INSTANTIATE_TEST_SUITE_P(
     Rules, BackwardBadParameter,
-    ::testing::Values(
-        ParameterCase{"KernelLength0", {}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"KernelLength2_SPEC9", {2, 2}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"KernelLength4", {2, 2, 2, 2}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"KernelZero", {2, 0, 2}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"KernelZeroLength1", {0}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"KernelNegative", {2, 2, -2}, s2, p0, d1, "kernelSize"},
-        ParameterCase{"StrideLength2", k2, {2, 2}, p0, d1, "stride"},
-        ParameterCase{"StrideLength4", k2, {2, 2, 2, 2}, p0, d1, "stride"},
-        ParameterCase{"StrideZero", k2, {2, 2, 0}, p0, d1, "stride"},
-        ParameterCase{"StrideZeroLength1", k2, {0}, p0, d1, "stride"},
-        ParameterCase{"StrideNegative", k2, {-1, 2, 2}, p0, d1, "stride"},
-        ParameterCase{"PaddingLength0", k2, s2, {}, d1, "padding"},
-        ParameterCase{"PaddingLength2", k2, s2, {0, 0}, d1, "padding"},
-        ParameterCase{"PaddingLength4", k2, s2, {0, 0, 0, 0}, d1, "padding"},
-        ParameterCase{"PaddingAboveHalfKernel_SPEC9", k2, s2, {2, 0, 0}, d1, "padding"},
-        ParameterCase{"PaddingAboveHalfKernelLength1", k2, s2, {2}, d1, "padding"},
-        ParameterCase{"PaddingAboveHalfOfItsOwnAxisKernel", {2, 2, 1}, {2, 2, 1}, {0, 0, 1}, d1, "padding"},
-        ParameterCase{"PaddingNegative", k2, s2, {0, -1, 0}, d1, "padding"},
-        ParameterCase{"DilationLength0", k2, s2, p0, {}, "dilation"},
-        ParameterCase{"DilationLength2", k2, s2, p0, {1, 1}, "dilation"},
-        ParameterCase{"DilationZero", k2, s2, p0, {1, 0, 1}, "dilation"},
-        ParameterCase{"DilationZeroLength1", k2, s2, p0, {0}, "dilation"},
-        ParameterCase{"DilationNegative", k2, s2, p0, {-1}, "dilation"}),
+    ::testing::Values(ParameterCase{"KernelLength0", {}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelLength2_SPEC9", {2, 2}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelLength4", {2, 2, 2, 2}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelZero", {2, 0, 2}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelZeroLength1", {0}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelNegative", {2, 2, -2}, s2, p0, d1, "kernelSize"},
+                      ParameterCase{"StrideLength2", k2, {2, 2}, p0, d1, "stride"},
+                      ParameterCase{"StrideLength4", k2, {2, 2, 2, 2}, p0, d1, "stride"},
+                      ParameterCase{"StrideZero", k2, {2, 2, 0}, p0, d1, "stride"},
+                      ParameterCase{"StrideZeroLength1", k2, {0}, p0, d1, "stride"},
+                      ParameterCase{"StrideNegative", k2, {-1, 2, 2}, p0, d1, "stride"},
+                      ParameterCase{"PaddingLength0", k2, s2, {}, d1, "padding"},
+                      ParameterCase{"PaddingLength2", k2, s2, {0, 0}, d1, "padding"},
+                      ParameterCase{"PaddingLength4", k2, s2, {0, 0, 0, 0}, d1, "padding"},
+                      ParameterCase{"PaddingAboveHalfKernel_SPEC9", k2, s2, {2, 0, 0}, d1, "padding"},
+                      ParameterCase{"PaddingAboveHalfKernelLength1", k2, s2, {2}, d1, "padding"},
+                      ParameterCase{
+                          "PaddingAboveHalfOfItsOwnAxisKernel", {2, 2, 1}, {2, 2, 1}, {0, 0, 1}, d1, "padding"},
+                      ParameterCase{"PaddingNegative", k2, s2, {0, -1, 0}, d1, "padding"},
+                      ParameterCase{"DilationLength0", k2, s2, p0, {}, "dilation"},
+                      ParameterCase{"DilationLength2", k2, s2, p0, {1, 1}, "dilation"},
+                      ParameterCase{"DilationZero", k2, s2, p0, {1, 0, 1}, "dilation"},
+                      ParameterCase{"DilationZeroLength1", k2, s2, p0, {0}, "dilation"},
+                      ParameterCase{"DilationNegative", k2, s2, p0, {-1}, "dilation"}),
     [](const auto &info) { return std::string(info.param.label); });
 
 TEST(MaxPool3dWithArgmaxBackwardValidation, Row5AllowedLengthsAreAccepted) {
@@ -474,8 +445,8 @@ BackwardCase hugePlaneCase(int64_t width, aclDataType indexType) {
 }
 
 TEST(MaxPool3dWithArgmaxBackwardValidation, Row7Int32IndicesWithPlaneAboveInt32MaxIs161002) {
-    EXPECT_TRUE(IsRejected(phaseOne(hugePlaneCase(int32Max + 1, ACL_INT32)), ACLNN_ERR_PARAM_INVALID,
-                           {"indices", "INT32"}));
+    EXPECT_TRUE(
+        IsRejected(phaseOne(hugePlaneCase(int32Max + 1, ACL_INT32)), ACLNN_ERR_PARAM_INVALID, {"indices", "INT32"}));
 }
 
 TEST(MaxPool3dWithArgmaxBackwardValidation, Row7Int32IndicesWithPlaneSpreadOverDHWAboveInt32MaxIs161002) {

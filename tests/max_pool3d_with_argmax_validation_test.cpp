@@ -19,21 +19,11 @@ using test_support::DoesNotMention;
 using test_support::IntArray;
 using test_support::IsAccepted;
 using test_support::IsRejected;
+using test_support::makeTensor;
 using test_support::PhaseOneOutcome;
 using test_support::RawTensor;
+using test_support::TensorSpec;
 using test_support::TestTensor;
-
-struct TensorSpec {
-    std::vector<int64_t> shape;
-    aclDataType type;
-    aclFormat format = ACL_FORMAT_ND;
-    std::vector<int64_t> strides = {};  // empty: contiguous
-};
-
-TestTensor makeTensor(const TensorSpec &spec) {
-    if (spec.strides.empty()) return TestTensor(spec.shape, spec.type, spec.format);
-    return TestTensor(spec.shape, spec.strides, 0, spec.type, spec.format);
-}
 
 struct ForwardCase {
     TensorSpec self{{1, 1, 2, 4, 4}, ACL_FLOAT};
@@ -56,7 +46,7 @@ struct ForwardCase {
     }
 };
 
-class ForwardCall {
+class ForwardCall : public test_support::PhaseOneCall {
 public:
     explicit ForwardCall(const ForwardCase &c = ForwardCase{})
         : self(makeTensor(c.self)),
@@ -67,26 +57,13 @@ public:
           padding(c.padding),
           dilation(c.dilation),
           ceilMode(c.ceilMode) {}
-    ~ForwardCall() {
-        if (outcome.status == ACLNN_SUCCESS && outcome.executor != nullptr && !ran) aclDestroyAclOpExecutor(outcome.executor);
-    }
-
     PhaseOneOutcome phaseOne() {
-        outcome = PhaseOneOutcome{};
-        outcome.executor = test_support::garbageExecutor();
-        outcome.status = aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
-            selfArg, kernelArg, strideArg, paddingArg, dilationArg, ceilMode, outArg, indicesArg,
-            workspaceSizeArg ? &outcome.workspaceSize : nullptr, executorArg ? &outcome.executor : nullptr);
-        outcome.message = aclGetRecentErrMsg();
-        return outcome;
+        return callPhaseOne([this](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(selfArg, kernelArg, strideArg, paddingArg, dilationArg,
+                                                            ceilMode, outArg, indicesArg, workspaceSize, executor);
+        });
     }
-
-    aclnnStatus run() {
-        ran = true;
-        test_support::DeviceBuffer workspace(outcome.workspaceSize > 0 ? outcome.workspaceSize : 1);
-        return aclnnMaxPool3dWithArgmax(outcome.workspaceSize > 0 ? workspace.get() : nullptr, outcome.workspaceSize,
-                                        outcome.executor, nullptr);
-    }
+    aclnnStatus run() { return callPhaseTwo(aclnnMaxPool3dWithArgmax); }
 
     TestTensor self, out, indices;
     IntArray kernel, stride, padding, dilation;
@@ -99,11 +76,6 @@ public:
     const aclIntArray *strideArg = stride;
     const aclIntArray *paddingArg = padding;
     const aclIntArray *dilationArg = dilation;
-    bool workspaceSizeArg = true;
-    bool executorArg = true;
-
-    PhaseOneOutcome outcome;
-    bool ran = false;
 };
 
 PhaseOneOutcome phaseOne(const ForwardCase &c) {
@@ -140,8 +112,8 @@ TEST_P(ForwardNullArgument, Row1NullPointerIs161001) {
     if (name == "indices") call.indicesArg = nullptr;
     if (name == "workspaceSize") call.workspaceSizeArg = false;
     if (name == "executor") call.executorArg = false;
-    EXPECT_TRUE(IsRejected(call.phaseOne(), ACLNN_ERR_PARAM_NULLPTR, {name}, name != "workspaceSize",
-                           name != "executor"));
+    EXPECT_TRUE(
+        IsRejected(call.phaseOne(), ACLNN_ERR_PARAM_NULLPTR, {name}, name != "workspaceSize", name != "executor"));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPointers, ForwardNullArgument,
@@ -164,8 +136,7 @@ TEST(MaxPool3dWithArgmaxValidation, Row1SeveralNullsReportTheFirst) {
 class ForwardSelfDataType : public ::testing::TestWithParam<aclDataType> {};
 
 TEST_P(ForwardSelfDataType, Row2SelfDtypeOutsideFloatTypesIs161002) {
-    EXPECT_TRUE(IsRejected(phaseOne(ForwardCase{}.valueTypes(GetParam())), ACLNN_ERR_PARAM_INVALID,
-                           {"self", "dtype"}));
+    EXPECT_TRUE(IsRejected(phaseOne(ForwardCase{}.valueTypes(GetParam())), ACLNN_ERR_PARAM_INVALID, {"self", "dtype"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(UnsupportedTypes, ForwardSelfDataType,
@@ -224,8 +195,8 @@ class ForwardRejectedFormat : public ::testing::TestWithParam<aclFormat> {};
 
 TEST_P(ForwardRejectedFormat, Row3SelfFormatOutsideNdNcdhwNchwIs161002) {
     // All three tensors share the format: only "self format ∈ {ND, NCDHW, NCHW}" is broken.
-    EXPECT_TRUE(IsRejected(phaseOne(ForwardCase{}.allFormats(GetParam())), ACLNN_ERR_PARAM_INVALID,
-                           {"self", "format"}));
+    EXPECT_TRUE(
+        IsRejected(phaseOne(ForwardCase{}.allFormats(GetParam())), ACLNN_ERR_PARAM_INVALID, {"self", "format"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ForwardRejectedFormat,
@@ -309,26 +280,26 @@ const std::vector<int64_t> k122{1, 2, 2}, s122{1, 2, 2}, p0{0}, d1{1};
 
 INSTANTIATE_TEST_SUITE_P(
     Rules, ForwardBadParameter,
-    ::testing::Values(
-        ParameterCase{"KernelLength0", {}, s122, p0, d1, "kernelSize"},
-        ParameterCase{"KernelLength2", {2, 2}, s122, p0, d1, "kernelSize"},
-        ParameterCase{"KernelLength4", {1, 1, 2, 2}, s122, p0, d1, "kernelSize"},
-        ParameterCase{"KernelZero", {0, 2, 2}, s122, p0, d1, "kernelSize"},
-        ParameterCase{"KernelNegative", {1, -2, 2}, s122, p0, d1, "kernelSize"},
-        ParameterCase{"StrideLength2", k122, {2, 2}, p0, d1, "stride"},
-        ParameterCase{"StrideLength4", k122, {1, 1, 2, 2}, p0, d1, "stride"},
-        ParameterCase{"StrideZero", k122, {1, 2, 0}, p0, d1, "stride"},
-        ParameterCase{"StrideZeroLength1", k122, {0}, p0, d1, "stride"},
-        ParameterCase{"StrideNegative", k122, {-1}, p0, d1, "stride"},
-        ParameterCase{"PaddingLength0", k122, s122, {}, d1, "padding"},
-        ParameterCase{"PaddingLength2", k122, s122, {0, 0}, d1, "padding"},
-        ParameterCase{"PaddingAboveHalfKernel", k122, s122, {0, 2, 0}, d1, "padding"},
-        ParameterCase{"PaddingLength1AboveHalfOfKernel1", k122, s122, {1}, d1, "padding"},  // D axis: 1 > 1/2
-        ParameterCase{"PaddingNegative", k122, s122, {0, 0, -1}, d1, "padding"},
-        ParameterCase{"DilationLength0", k122, s122, p0, {}, "dilation"},
-        ParameterCase{"DilationLength2", k122, s122, p0, {1, 1}, "dilation"},
-        ParameterCase{"DilationZero", k122, s122, p0, {1, 1, 0}, "dilation"},
-        ParameterCase{"DilationNegative", k122, s122, p0, {-1}, "dilation"}),
+    ::testing::Values(ParameterCase{"KernelLength0", {}, s122, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelLength2", {2, 2}, s122, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelLength4", {1, 1, 2, 2}, s122, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelZero", {0, 2, 2}, s122, p0, d1, "kernelSize"},
+                      ParameterCase{"KernelNegative", {1, -2, 2}, s122, p0, d1, "kernelSize"},
+                      ParameterCase{"StrideLength2", k122, {2, 2}, p0, d1, "stride"},
+                      ParameterCase{"StrideLength4", k122, {1, 1, 2, 2}, p0, d1, "stride"},
+                      ParameterCase{"StrideZero", k122, {1, 2, 0}, p0, d1, "stride"},
+                      ParameterCase{"StrideZeroLength1", k122, {0}, p0, d1, "stride"},
+                      ParameterCase{"StrideNegative", k122, {-1}, p0, d1, "stride"},
+                      ParameterCase{"PaddingLength0", k122, s122, {}, d1, "padding"},
+                      ParameterCase{"PaddingLength2", k122, s122, {0, 0}, d1, "padding"},
+                      ParameterCase{"PaddingAboveHalfKernel", k122, s122, {0, 2, 0}, d1, "padding"},
+                      ParameterCase{
+                          "PaddingLength1AboveHalfOfKernel1", k122, s122, {1}, d1, "padding"},  // D axis: 1 > 1/2
+                      ParameterCase{"PaddingNegative", k122, s122, {0, 0, -1}, d1, "padding"},
+                      ParameterCase{"DilationLength0", k122, s122, p0, {}, "dilation"},
+                      ParameterCase{"DilationLength2", k122, s122, p0, {1, 1}, "dilation"},
+                      ParameterCase{"DilationZero", k122, s122, p0, {1, 1, 0}, "dilation"},
+                      ParameterCase{"DilationNegative", k122, s122, p0, {-1}, "dilation"}),
     [](const auto &info) { return std::string(info.param.label); });
 
 TEST(MaxPool3dWithArgmaxValidation, Row5AllowedLengthsAreAccepted) {
@@ -476,8 +447,8 @@ ForwardCase hugePlaneCase(int64_t width, aclDataType indexType) {
 }
 
 TEST(MaxPool3dWithArgmaxValidation, Row8Int32IndicesWithPlaneAboveInt32MaxIs161002) {
-    EXPECT_TRUE(IsRejected(phaseOne(hugePlaneCase(int32Max + 1, ACL_INT32)), ACLNN_ERR_PARAM_INVALID,
-                           {"indices", "INT32"}));
+    EXPECT_TRUE(
+        IsRejected(phaseOne(hugePlaneCase(int32Max + 1, ACL_INT32)), ACLNN_ERR_PARAM_INVALID, {"indices", "INT32"}));
 }
 
 TEST(MaxPool3dWithArgmaxValidation, Row8Int32IndicesWithPlaneOfExactlyInt32MaxIsAccepted) {

@@ -1,5 +1,4 @@
-// Two-phase calls of the 3-D max-pooling operators for tests: phase 1, a workspace from aclrtMalloc when
-// one is asked for, phase 2, then aclrtSynchronizeStream so that the results can be read.
+// Two-phase calls of the 3-D max-pooling operators for tests (support/two_phase_run.h).
 #pragma once
 
 #include <cstdint>
@@ -7,6 +6,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "support/two_phase_run.h"
 
 namespace test_support {
 
@@ -19,22 +19,11 @@ struct MaxPool3dLists {
     bool ceilMode = false;
 };
 
-struct TwoPhaseStatus {
-    aclnnStatus phaseOne = -1;
-    aclnnStatus phaseTwo = -1;  // -1 when phase 2 was not reached
-    uint64_t workspaceSize = 0;
-    bool executorReturned = false;
-};
-
 TwoPhaseStatus runMaxPool3dWithArgmax(const aclTensor *self, const MaxPool3dLists &lists, aclTensor *out,
                                       aclTensor *indices, aclrtStream stream = nullptr);
 
 TwoPhaseStatus runMaxPool3dWithArgmaxBackward(const aclTensor *gradOutput, const aclTensor *self,
                                               const aclTensor *indices, const MaxPool3dLists &lists,
                                               aclTensor *gradInput, aclrtStream stream = nullptr);
-
-// Phase 2 of an executor (workspace allocated here when workspaceSize > 0) plus synchronisation.
-aclnnStatus runPhaseTwo(aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream),
-                        uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream = nullptr);
 
 }  // namespace test_support

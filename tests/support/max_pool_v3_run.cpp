@@ -3,14 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "support/float_bits.h"
+#include "support/pool_differential_helpers.h"
 
 namespace max_pool_v3_test {
 namespace {
@@ -18,64 +20,75 @@ namespace {
 using test_support::IntArray;
 using test_support::TestTensor;
 
-aclnnStatus phaseTwo(aclnnStatus (*run)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t workspaceSize,
-                     aclOpExecutor *executor) {
-    void *workspace = nullptr;
-    if (workspaceSize > 0 && aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
-        return -2;
-    const aclnnStatus status = run(workspace, workspaceSize, executor, nullptr);
-    const aclError synchronised = aclrtSynchronizeStream(nullptr);
-    if (workspace != nullptr) aclrtFree(workspace);
-    if (status == 0 && synchronised != ACL_SUCCESS) return -3;
-    return status;
+}  // namespace
+
+V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc) {
+    V3Attributes a;
+    const int64_t kh = params.kernelH, kw = params.kernelW, sh = params.strideH, sw = params.strideW;
+    a.ksize = nhwc ? std::vector<int64_t>{1, kh, kw, 1} : std::vector<int64_t>{1, 1, kh, kw};
+    a.strides = nhwc ? std::vector<int64_t>{1, sh, sw, 1} : std::vector<int64_t>{1, 1, sh, sw};
+    a.paddingMode = params.mode == reference::V3PaddingMode::Same    ? "SAME"
+                    : params.mode == reference::V3PaddingMode::Valid ? "VALID"
+                                                                     : "CALCULATED";
+    a.pads = std::vector<int64_t>(params.pads.begin(), params.pads.end());
+    a.dataFormat = nhwc ? "NHWC" : "NCHW";
+    a.ceilMode = params.ceilMode;
+    a.globalPooling = params.globalPooling;
+    return a;
 }
 
-}  // namespace
+std::string describeProblem(aclDataType type, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                            const reference::MaxPoolV3Params &params, int64_t outH, int64_t outW) {
+    const V3Attributes a = attributesFor(params, nhwc);
+    std::ostringstream text;
+    text << (type == ACL_FLOAT     ? "fp32"
+             : type == ACL_FLOAT16 ? "fp16"
+                                   : "bf16")
+         << ' ' << a.dataFormat << " n" << n << "c" << c << "h" << h << "w" << w << " k" << params.kernelH << "x"
+         << params.kernelW << " s" << params.strideH << "x" << params.strideW << ' ' << a.paddingMode << " pads["
+         << params.pads[0] << ',' << params.pads[1] << ',' << params.pads[2] << ',' << params.pads[3] << "] ceil"
+         << params.ceilMode << " out" << outH << "x" << outW;
+    return text.str();
+}
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                           const V3Attributes &attributes, aclTensor *outGrad) {
     IntArray ksize(attributes.ksize), strides(attributes.strides);
     std::optional<IntArray> pads;
     if (attributes.pads) pads.emplace(*attributes.pads);
-    V3Status result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = aclnnMaxPoolV3GradGetWorkspaceSize(
-        origInput, origOutput, grad, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
-        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, outGrad, &result.workspaceSize,
-        &executor);
-    if (result.phaseOne != 0) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    result.phaseTwo = phaseTwo(aclnnMaxPoolV3Grad, result.workspaceSize, executor);
-    result.message = aclGetRecentErrMsg();
-    return result;
+    return test_support::runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3GradGetWorkspaceSize(
+                origInput, origOutput, grad, ksize, strides, attributes.paddingMode,
+                pads ? static_cast<aclIntArray *>(*pads) : nullptr, attributes.dataFormat, attributes.globalPooling,
+                attributes.ceilMode, outGrad, workspaceSize, executor);
+        },
+        aclnnMaxPoolV3Grad);
 }
 
 V3Status runMaxPoolV3WithAttrs(const aclTensor *x, const V3Attributes &attributes, aclTensor *y) {
     IntArray ksize(attributes.ksize), strides(attributes.strides);
     std::optional<IntArray> pads;
     if (attributes.pads) pads.emplace(*attributes.pads);
-    V3Status result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
-        x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
-        attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, &result.workspaceSize, &executor);
-    if (result.phaseOne != 0) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    result.phaseTwo = phaseTwo(aclnnMaxPoolV3WithAttrs, result.workspaceSize, executor);
-    result.message = aclGetRecentErrMsg();
-    return result;
+    return test_support::runTwoPhase(
+        [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
+                x, ksize, strides, attributes.paddingMode, pads ? static_cast<aclIntArray *>(*pads) : nullptr,
+                attributes.dataFormat, attributes.globalPooling, attributes.ceilMode, y, workspaceSize, executor);
+        },
+        aclnnMaxPoolV3WithAttrs);
 }
 
 const char *storageName(Storage storage) {
     switch (storage) {
-        case Storage::Contiguous: return "contiguous";
-        case Storage::Permuted: return "permuted";
-        case Storage::Gapped: return "gapped";
-        case Storage::PermutedGapped: return "permuted+gapped";
+        case Storage::Contiguous:
+            return "contiguous";
+        case Storage::Permuted:
+            return "permuted";
+        case Storage::Gapped:
+            return "gapped";
+        case Storage::PermutedGapped:
+            return "permuted+gapped";
     }
     return "?";
 }
@@ -92,7 +105,8 @@ TestTensor makeOperand(const std::vector<int64_t> &shape, aclDataType type, Stor
     int64_t running = 1;
     for (size_t k = order.size(); k-- > 0;) {
         strides[order[k]] = running;
-        running *= std::max<int64_t>(shape[order[k]], 1) + (gaps ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : 0);
+        running *=
+            std::max<int64_t>(shape[order[k]], 1) + (gaps ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : 0);
     }
     const int64_t offset = gaps ? std::uniform_int_distribution<int64_t>(1, 5)(rng) : 0;
     return TestTensor(shape, strides, offset, type, format, gaps ? 3 : 0);
@@ -127,32 +141,29 @@ std::vector<float> loadLogical(const TestTensor &tensor, bool nhwc, int64_t n, i
     return values;
 }
 
-std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h,
-                                      int64_t w) {
+std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     std::vector<uint64_t> bits;
     bits.reserve(static_cast<size_t>(n * c * h * w));
     for (int64_t ni = 0; ni < n; ++ni)
         for (int64_t ci = 0; ci < c; ++ci)
             for (int64_t hi = 0; hi < h; ++hi)
-                for (int64_t wi = 0; wi < w; ++wi) bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
+                for (int64_t wi = 0; wi < w; ++wi)
+                    bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
     return bits;
 }
 
-uint64_t bitsIn(aclDataType type, float value) {
-    switch (type) {
-        case ACL_FLOAT: return test_support::bitsFromFloat(value);
-        case ACL_FLOAT16: return test_support::halfFromFloat(value);
-        case ACL_BF16: return test_support::bfloat16FromFloat(value);
-        default: throw std::invalid_argument("bitsIn: dtype");
-    }
-}
+uint64_t bitsIn(aclDataType type, float value) { return pool_diff::toBits(value, type); }
 
 bool bitsAreNan(aclDataType type, uint64_t bits) {
     switch (type) {
-        case ACL_FLOAT: return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
-        case ACL_FLOAT16: return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
-        case ACL_BF16: return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
-        default: return false;
+        case ACL_FLOAT:
+            return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
+        case ACL_FLOAT16:
+            return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
+        case ACL_BF16:
+            return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
+        default:
+            return false;
     }
 }
 
@@ -179,25 +190,6 @@ void expectBits(const test_support::TestTensor &tensor, const std::vector<double
 void expectSuccess(const V3Status &status) {
     EXPECT_EQ(status.phaseOne, 0) << status.message;
     EXPECT_EQ(status.phaseTwo, 0) << status.message;
-}
-
-uint64_t freshSeed() {
-    static const uint64_t seed = []() -> uint64_t {
-        if (const char *given = std::getenv("POOLGRAD_TEST_SEED")) return std::strtoull(given, nullptr, 10);
-        std::random_device device;
-        return (uint64_t(device()) << 32) ^ device();
-    }();
-    return seed;
-}
-
-std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed) {
-    std::vector<uint64_t> seeds(fixed);
-    seeds.push_back(freshSeed());
-    return seeds;
-}
-
-std::string seedTrace(uint64_t seed) {
-    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
 }
 
 }  // namespace max_pool_v3_test

@@ -11,7 +11,10 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "reference/naive_max_pool_v3.h"
+#include "support/test_seed.h"
 #include "support/test_tensor.h"
+#include "support/two_phase_run.h"
 
 namespace max_pool_v3_test {
 
@@ -26,12 +29,14 @@ struct V3Attributes {
     bool ceilMode = false;
 };
 
-struct V3Status {
-    aclnnStatus phaseOne = -1;
-    aclnnStatus phaseTwo = -1;  // -1 when phase 2 was not reached
-    uint64_t workspaceSize = 0;
-    std::string message;  // aclGetRecentErrMsg() after phase 1 (when it failed) or phase 2
-};
+using V3Status = test_support::TwoPhaseStatus;
+
+// The attributes that pass `params` (the naive reference's description of a problem) to the operators:
+// ksize and strides of length 4 in the data format's order, pads of length 4, the data format's name.
+V3Attributes attributesFor(const reference::MaxPoolV3Params &params, bool nhwc);
+// "fp16 NHWC n1c2h5w7 k2x3 s1x2 CALCULATED pads[0,1,0,0] ceil1 out4x3" for a random case's trace.
+std::string describeProblem(aclDataType type, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
+                            const reference::MaxPoolV3Params &params, int64_t outH, int64_t outW);
 
 V3Status runMaxPoolV3Grad(const aclTensor *origInput, const aclTensor *origOutput, const aclTensor *grad,
                           const V3Attributes &attributes, aclTensor *outGrad);
@@ -70,14 +75,13 @@ uint64_t bitsIn(aclDataType type, float value);
 bool bitsAreNan(aclDataType type, uint64_t bits);
 
 // Shared by the MaxPoolV3 test files.
-test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type,
-                                const std::vector<double> &values);
+test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type, const std::vector<double> &values);
 // Every element bit for bit (so -0 != +0); a NaN expectation needs some NaN; nothing outside the view.
 void expectBits(const test_support::TestTensor &tensor, const std::vector<double> &expected, const char *what);
 void expectSuccess(const V3Status &status);
 // One fresh seed per process (POOLGRAD_TEST_SEED reproduces it), and the fixed seeds plus it.
-uint64_t freshSeed();
-std::vector<uint64_t> seedsWith(std::initializer_list<uint64_t> fixed);
-std::string seedTrace(uint64_t seed);
+using test_support::freshSeed;
+using test_support::seedsWith;
+using test_support::seedTrace;
 
 }  // namespace max_pool_v3_test

@@ -1,7 +1,8 @@
-// Helpers for tests of phase 1 (aclnnXxxGetWorkspaceSize) argument validation: garbage values for the
-// out-parameters (so that a library that forgets to clear them is caught), a raw aclTensor owner for
-// tensors TestTensor cannot express (null data, a storage smaller than the view), and assertions on the
-// outcome of a call (status, cleared out-parameters, the recent error message).
+// The validation-case harness shared by every phase-1 (aclnnXxxGetWorkspaceSize) validation test: tensor
+// specs a case is written in, PhaseOneCall (garbage values for the out-parameters, so that a library that
+// forgets to clear them is caught; nullptr out-parameters on request; phase 2 with a workspace), a raw
+// aclTensor owner for tensors TestTensor cannot express (null data, a storage smaller than the view), and
+// assertions on the outcome of a call (status, cleared out-parameters, a message naming the argument).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "support/test_tensor.h"
 
 namespace test_support {
 
@@ -30,8 +32,8 @@ struct PhaseOneOutcome {
 // Phase 1 failed with `code`, cleared both out-parameters and left a message naming every word of `mentions`.
 // `workspaceCleared`/`executorCleared` are false when the corresponding out-pointer itself was null.
 inline ::testing::AssertionResult IsRejected(const PhaseOneOutcome &outcome, aclnnStatus code,
-                                             const std::vector<std::string> &mentions,
-                                             bool checkWorkspace = true, bool checkExecutor = true) {
+                                             const std::vector<std::string> &mentions, bool checkWorkspace = true,
+                                             bool checkExecutor = true) {
     ::testing::AssertionResult failure = ::testing::AssertionFailure();
     bool ok = true;
     if (outcome.status != code) {
@@ -82,8 +84,8 @@ class RawTensor {
 public:
     RawTensor(const std::vector<int64_t> &shape, aclDataType type, void *data, const std::vector<int64_t> &storageDims,
               const std::vector<int64_t> *strides = nullptr, int64_t offset = 0, aclFormat format = ACL_FORMAT_ND)
-        : tensor_(aclCreateTensor(shape.data(), shape.size(), type, strides ? strides->data() : nullptr, offset,
-                                  format, storageDims.data(), storageDims.size(), data)) {}
+        : tensor_(aclCreateTensor(shape.data(), shape.size(), type, strides ? strides->data() : nullptr, offset, format,
+                                  storageDims.data(), storageDims.size(), data)) {}
     ~RawTensor() { aclDestroyTensor(tensor_); }
     RawTensor(const RawTensor &) = delete;
     RawTensor &operator=(const RawTensor &) = delete;
@@ -108,6 +110,62 @@ public:
 
 private:
     void *data_ = nullptr;
+};
+
+// A tensor of a validation case before it exists.
+struct TensorSpec {
+    std::vector<int64_t> shape;
+    aclDataType type = ACL_FLOAT;
+    aclFormat format = ACL_FORMAT_ND;
+    std::vector<int64_t> strides = {};  // empty: contiguous
+};
+
+inline TestTensor makeTensor(const TensorSpec &spec) {
+    if (spec.strides.empty()) return TestTensor(spec.shape, spec.type, spec.format);
+    return TestTensor(spec.shape, spec.strides, 0, spec.type, spec.format);
+}
+
+// What every validation call does around its operator: phase 1 with garbage in the out-parameters (or
+// nullptr for them where a test asks), the outcome and message kept, phase 2 with a workspace and a stream
+// sync, and the executor destroyed when the test did not run it.
+class PhaseOneCall {
+public:
+    PhaseOneCall() = default;
+    PhaseOneCall(const PhaseOneCall &) = delete;
+    PhaseOneCall &operator=(const PhaseOneCall &) = delete;
+    ~PhaseOneCall() {
+        if (outcome.status == ACLNN_SUCCESS && outcome.executor != nullptr && !ran_)
+            aclDestroyAclOpExecutor(outcome.executor);
+    }
+
+    bool workspaceSizeArg = true;  // false: pass nullptr for workspaceSize
+    bool executorArg = true;       // false: pass nullptr for executor
+    PhaseOneOutcome outcome;
+
+protected:
+    // `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` calls the operator's phase 1.
+    template <typename PhaseOne>
+    PhaseOneOutcome callPhaseOne(PhaseOne phaseOne) {
+        outcome = PhaseOneOutcome{};
+        outcome.executor = garbageExecutor();
+        outcome.status =
+            phaseOne(workspaceSizeArg ? &outcome.workspaceSize : nullptr, executorArg ? &outcome.executor : nullptr);
+        outcome.message = aclGetRecentErrMsg();
+        return outcome;
+    }
+
+    // Phase 2 with the executor of a successful phase 1.
+    aclnnStatus callPhaseTwo(aclnnStatus (*phaseTwo)(void *, uint64_t, aclOpExecutor *, aclrtStream)) {
+        ran_ = true;
+        DeviceBuffer workspace(outcome.workspaceSize > 0 ? outcome.workspaceSize : 1);
+        const aclnnStatus status = phaseTwo(outcome.workspaceSize > 0 ? workspace.get() : nullptr,
+                                            outcome.workspaceSize, outcome.executor, nullptr);
+        aclrtSynchronizeStream(nullptr);
+        return status;
+    }
+
+private:
+    bool ran_ = false;
 };
 
 }  // namespace test_support

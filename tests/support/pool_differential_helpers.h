@@ -1,7 +1,7 @@
-// Helpers shared by the differential tests of the adaptive and 2-D max-pooling operators
-// (tests/adaptive_max_pool_test.cpp, tests/max_pool2d_wrappers_test.cpp): seeds, random operands in
-// every storage layout, random element bits (tie-heavy, NaN/Inf/-0, plain), bit-exact comparisons,
-// the implementation list of include/poolgrad/poolgrad.h, and a two-phase runner.
+// Helpers shared by the differential tests of every operator family (support/differential_driver.h runs
+// them): seeds, random operands in every storage layout, random element bits (tie-heavy, NaN/Inf/-0, plain),
+// gradients and hand-written indices, bit-exact comparisons, the implementation list of
+// include/poolgrad/poolgrad.h, and a two-phase runner.
 // Header-only; it uses only public headers and the independent conversions of float_bits.h.
 #pragma once
 
@@ -24,7 +24,9 @@
 #include "aclnn/aclnn_base.h"
 #include "poolgrad/poolgrad.h"
 #include "support/float_bits.h"
+#include "support/test_seed.h"
 #include "support/test_tensor.h"
+#include "support/two_phase_run.h"
 
 namespace pool_diff {
 
@@ -35,25 +37,24 @@ constexpr aclnnStatus kFindKernelError = 561003;
 
 // ------------------------------------------------------------------------------------------------ seeds
 
-// One fresh seed per process (std::random_device), or POOLGRAD_TEST_SEED to reproduce a failure.
-inline uint64_t freshSeed() {
-    static const uint64_t seed = [] {
-        if (const char *text = std::getenv("POOLGRAD_TEST_SEED"))
-            return static_cast<uint64_t>(std::strtoull(text, nullptr, 0));
-        std::random_device device;
-        return (uint64_t(device()) << 32) ^ uint64_t(device());
-    }();
-    return seed;
-}
+using test_support::freshSeed;
+using test_support::seedTrace;
+inline std::vector<uint64_t> seeds(std::initializer_list<uint64_t> fixed) { return test_support::seedsWith(fixed); }
 
-inline std::vector<uint64_t> seeds(std::initializer_list<uint64_t> fixed) {
-    std::vector<uint64_t> all(fixed);
-    all.push_back(freshSeed());
-    return all;
-}
-
-inline std::string seedTrace(uint64_t seed) {
-    return "seed " + std::to_string(seed) + " (rerun with POOLGRAD_TEST_SEED=" + std::to_string(seed) + ")";
+// Runs `oneCase(rng, n)` for `cases` cases per seed of seeds(fixed), with the seed and the case number in
+// every failure's trace; stops at the first failure (one reproducible case is enough). False after a failure.
+template <typename OneCase>
+bool forEachRandomCase(std::initializer_list<uint64_t> fixed, int cases, OneCase oneCase) {
+    for (uint64_t seed : seeds(fixed)) {
+        SCOPED_TRACE(seedTrace(seed));
+        Rng rng(seed);
+        for (int n = 0; n < cases; ++n) {
+            SCOPED_TRACE("case " + std::to_string(n));
+            oneCase(rng, n);
+            if (testing::Test::HasFailure()) return false;
+        }
+    }
+    return true;
 }
 
 inline int64_t uniform(Rng &rng, int64_t low, int64_t high) {  // inclusive
@@ -68,24 +69,37 @@ inline bool chance(Rng &rng, double probability) {
 
 inline const char *typeName(aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return "FLOAT";
-        case ACL_FLOAT16: return "FLOAT16";
-        case ACL_BF16: return "BF16";
-        case ACL_INT32: return "INT32";
-        case ACL_INT64: return "INT64";
-        case ACL_INT8: return "INT8";
-        default: return "?";
+        case ACL_FLOAT:
+            return "FLOAT";
+        case ACL_FLOAT16:
+            return "FLOAT16";
+        case ACL_BF16:
+            return "BF16";
+        case ACL_INT32:
+            return "INT32";
+        case ACL_INT64:
+            return "INT64";
+        case ACL_INT8:
+            return "INT8";
+        default:
+            return "?";
     }
 }
 
 inline const char *formatName(aclFormat format) {
     switch (format) {
-        case ACL_FORMAT_ND: return "ND";
-        case ACL_FORMAT_NCHW: return "NCHW";
-        case ACL_FORMAT_NHWC: return "NHWC";
-        case ACL_FORMAT_NCDHW: return "NCDHW";
-        case ACL_FORMAT_NDHWC: return "NDHWC";
-        default: return "?";
+        case ACL_FORMAT_ND:
+            return "ND";
+        case ACL_FORMAT_NCHW:
+            return "NCHW";
+        case ACL_FORMAT_NHWC:
+            return "NHWC";
+        case ACL_FORMAT_NCDHW:
+            return "NCDHW";
+        case ACL_FORMAT_NDHWC:
+            return "NDHWC";
+        default:
+            return "?";
     }
 }
 
@@ -108,20 +122,30 @@ inline std::string hex(uint64_t bits) {
 // Bits of `value` rounded once (round-to-nearest-even, overflow -> Inf) to a floating dtype.
 inline uint32_t toBits(float value, aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return test_support::bitsFromFloat(value);
-        case ACL_FLOAT16: return test_support::halfFromFloat(value);
-        case ACL_BF16: return test_support::bfloat16FromFloat(value);
-        default: ADD_FAILURE() << "toBits: not a floating dtype"; return 0;
+        case ACL_FLOAT:
+            return test_support::bitsFromFloat(value);
+        case ACL_FLOAT16:
+            return test_support::halfFromFloat(value);
+        case ACL_BF16:
+            return test_support::bfloat16FromFloat(value);
+        default:
+            ADD_FAILURE() << "toBits: not a floating dtype";
+            return 0;
     }
 }
 
 // The exact float value of element bits.
 inline float fromBits(uint32_t bits, aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return test_support::floatFromBits(bits);
-        case ACL_FLOAT16: return test_support::floatFromHalf(static_cast<uint16_t>(bits));
-        case ACL_BF16: return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
-        default: ADD_FAILURE() << "fromBits: not a floating dtype"; return 0;
+        case ACL_FLOAT:
+            return test_support::floatFromBits(bits);
+        case ACL_FLOAT16:
+            return test_support::floatFromHalf(static_cast<uint16_t>(bits));
+        case ACL_BF16:
+            return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
+        default:
+            ADD_FAILURE() << "fromBits: not a floating dtype";
+            return 0;
     }
 }
 
@@ -180,6 +204,95 @@ inline std::vector<uint32_t> randomElements(Rng &rng, int64_t count, aclDataType
     return bits;
 }
 
+// Gradients of a backward case.
+enum class GradMode { Plain, SmallIntegers, WithSpecials, Large };
+
+inline const char *gradModeName(GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain:
+            return "plain gradOutput";
+        case GradMode::SmallIntegers:
+            return "small-integer gradOutput";
+        case GradMode::WithSpecials:
+            return "gradOutput with NaN/Inf/-0";
+        case GradMode::Large:
+            return "large gradOutput (overflow)";
+    }
+    return "?";
+}
+
+inline uint32_t randomGradient(Rng &rng, aclDataType type, GradMode mode) {
+    switch (mode) {
+        case GradMode::Plain:
+            return toBits(static_cast<float>(std::uniform_real_distribution<double>(-4, 4)(rng)), type);
+        case GradMode::SmallIntegers:
+            return toBits(static_cast<float>(uniform(rng, -3, 3)), type);
+        case GradMode::WithSpecials:
+            return randomElement(rng, type, DataMode::Special);
+        case GradMode::Large: {
+            const double magnitude = type == ACL_FLOAT16 ? 60000.0 : 3.0e38;
+            const double value = std::uniform_real_distribution<double>(magnitude / 4, magnitude)(rng);
+            return toBits(static_cast<float>(chance(rng, 0.8) ? value : -value), type);
+        }
+    }
+    return 0;
+}
+
+// Hand-written indices into planes of `planeIn` elements: a few hot positions (many collisions), -1
+// (contributes nothing) and uniform ones.
+inline std::vector<int64_t> collidingIndices(Rng &rng, int64_t count, int64_t planeIn) {
+    std::vector<int64_t> hot(static_cast<size_t>(uniform(rng, 1, 3)));
+    for (auto &h : hot) h = uniform(rng, 0, planeIn - 1);
+    std::vector<int64_t> indices(static_cast<size_t>(count));
+    for (auto &index : indices)
+        index = chance(rng, 0.15)  ? -1
+                : chance(rng, 0.7) ? hot[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(hot.size()) - 1))]
+                                   : uniform(rng, 0, planeIn - 1);
+    return indices;
+}
+
+// What a backward case feeds the operator: gradients drawn in one mode, and indices either hand-written
+// (colliding, with -1) or those of the reference forward over random data.
+struct BackwardInputs {
+    bool handWritten = false;
+    GradMode gradMode = GradMode::Plain;
+    std::vector<uint32_t> gradOutputBits;
+    std::vector<int64_t> indices;
+
+    std::string describe() const {
+        return std::string(handWritten ? "colliding hand-written indices with -1" : "indices from forward") + ", " +
+               gradModeName(gradMode);
+    }
+};
+
+// `forwardIndices(inputBits)` gives the reference forward's indices over `inputs` random input elements.
+template <typename ForwardIndices>
+BackwardInputs randomBackwardInputs(Rng &rng, aclDataType type, int64_t inputs, int64_t outputs, int64_t planeIn,
+                                    ForwardIndices forwardIndices) {
+    BackwardInputs b;
+    b.handWritten = chance(rng, 0.5);
+    b.gradMode = static_cast<GradMode>(uniform(rng, 0, 3));
+    b.indices = b.handWritten
+                    ? collidingIndices(rng, outputs, planeIn)
+                    : forwardIndices(randomElements(rng, inputs, type, static_cast<DataMode>(uniform(rng, 0, 2))));
+    b.gradOutputBits.resize(static_cast<size_t>(outputs));
+    for (auto &bits : b.gradOutputBits) bits = randomGradient(rng, type, b.gradMode);
+    return b;
+}
+
+// What an argmax forward writes to `out`: the bits of each output's selected input element (NaN payloads
+// included), -inf where the window is empty (index -1). Indices are per plane of planeIn input elements.
+inline std::vector<uint32_t> selectedBits(const std::vector<uint32_t> &input, const std::vector<int64_t> &indices,
+                                          int64_t planeIn, int64_t planeOut, aclDataType type) {
+    std::vector<uint32_t> bits(indices.size());
+    for (size_t q = 0; q < indices.size(); ++q) {
+        const int64_t index = indices[q];
+        bits[q] = index < 0 ? toBits(-std::numeric_limits<float>::infinity(), type)
+                            : input[static_cast<size_t>(static_cast<int64_t>(q) / planeOut * planeIn + index)];
+    }
+    return bits;
+}
+
 // ------------------------------------------------------------------------------------------------ operands
 
 struct Operand {
@@ -187,14 +300,18 @@ struct Operand {
     std::string description;
 };
 
-// An operand of view shape `shape` in a random storage layout: contiguous, channels-last (the channel
-// axis `channelAxis` stored innermost), or padded strides with gaps and an element offset. `contiguous`
-// forces the first (so that whole problems reach the dense fast paths too).
+// Storage layouts of a test operand. Padded: every stride at least the dense one, random gaps;
+// PlaneGapped: dense (n,c) planes with a gap after every plane (what a dense-plane kernel accepts). Both have
+// an element offset and slack after the last element, so that a write past any plane lands in watched storage.
+enum class Layout { Contiguous, ChannelsLast, Padded, PlaneGapped };
+constexpr int kLayoutCount = 4;
+
+// An operand of view shape `shape` stored as `layout`; `channelAxis` is the axis channels-last stores innermost
+// and the one whose planes PlaneGapped separates.
 inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int channelAxis, aclDataType type,
-                           aclFormat format, bool contiguous = false) {
-    const int layout = contiguous ? 0 : static_cast<int>(uniform(rng, 0, 2));
-    if (layout == 0) return {TestTensor(shape, type, format), "contiguous"};
-    if (layout == 1) {
+                           aclFormat format, Layout layout) {
+    if (layout == Layout::Contiguous) return {TestTensor(shape, type, format), "contiguous"};
+    if (layout == Layout::ChannelsLast) {
         std::vector<int> order;
         for (int i = 0; i < static_cast<int>(shape.size()); ++i)
             if (i != channelAxis) order.push_back(i);
@@ -204,14 +321,26 @@ inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int chan
         return {std::move(tensor), text};
     }
     std::vector<int64_t> strides(shape.size());
-    int64_t running = chance(rng, 0.7) ? 1 : 2;
+    int64_t running = layout == Layout::Padded && chance(rng, 0.3) ? 2 : 1;
     for (size_t i = shape.size(); i-- > 0;) {
         strides[i] = running;
-        running = running * std::max<int64_t>(shape[i], 1) + (chance(rng, 0.5) ? 0 : uniform(rng, 1, 3));
+        running *= std::max<int64_t>(shape[i], 1);
+        if (layout == Layout::Padded)
+            running += chance(rng, 0.5) ? 0 : uniform(rng, 1, 3);
+        else if (i == static_cast<size_t>(channelAxis) + 1)
+            running += uniform(rng, 1, 5);
     }
     const int64_t offset = uniform(rng, 1, 9), slack = uniform(rng, 0, 4);
-    std::string text = "padded strides " + listText(strides) + " offset " + std::to_string(offset);
+    std::string text = std::string(layout == Layout::Padded ? "padded" : "plane-gapped") + " strides " +
+                       listText(strides) + " offset " + std::to_string(offset);
     return {TestTensor(shape, strides, offset, type, format, slack), text};
+}
+
+// The same in a random layout; `contiguous` forces the first (so that whole problems reach the dense fast paths).
+inline Operand makeOperand(Rng &rng, const std::vector<int64_t> &shape, int channelAxis, aclDataType type,
+                           aclFormat format, bool contiguous = false) {
+    const Layout layout = contiguous ? Layout::Contiguous : static_cast<Layout>(uniform(rng, 0, kLayoutCount - 1));
+    return makeOperand(rng, shape, channelAxis, type, format, layout);
 }
 
 inline void storeBits(TestTensor &tensor, const std::vector<uint32_t> &bits) {
@@ -293,6 +422,7 @@ struct LibraryControlsGuard {
     ~LibraryControlsGuard() {
         poolgradForceImplementation(nullptr);
         poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
     }
 };
 
@@ -311,6 +441,7 @@ inline std::vector<std::string> implementationChoices(const std::string &task) {
 
 constexpr const char *kForwardTask = "argmax-forward";
 constexpr const char *kBackwardTask = "index-scatter-backward";
+constexpr const char *kRecomputeTask = "recompute-argmax-backward";
 
 inline bool isReference(const std::string &name) { return name.find("reference") != std::string::npos; }
 
@@ -318,53 +449,31 @@ inline std::string implementationTrace(const std::string &name) {
     return "implementation " + (name.empty() ? std::string("<default>") : name);
 }
 
-// How many cases each implementation accepted (printed, so that a silently declining fast path shows).
-struct AcceptanceLog {
-    std::map<std::string, int> accepted;
-    int cases = 0;
-    void print(const char *test) const {
-        std::cout << "[ info     ] " << test << ": " << cases << " cases;";
-        for (const auto &[name, count] : accepted)
-            std::cout << " " << (name.empty() ? "<default>" : name) << "=" << count;
-        std::cout << std::endl;
-    }
-};
-
 // ------------------------------------------------------------------------------------------------ two-phase runs
 
-struct TwoPhase {
-    aclnnStatus phaseOne = -1;
-    aclnnStatus phaseTwo = -1;  // -1: not reached
-    uint64_t workspaceSize = 0;
-    bool executorReturned = false;
-    std::string message;  // aclGetRecentErrMsg() after the failing phase
-};
+using TwoPhase = test_support::TwoPhaseStatus;
+using test_support::runTwoPhase;
 
-using PhaseTwoFunction = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+// Phase 1 + phase 2 succeeded, with the CPU backend's workspace of 0 (SPEC §1.2).
+#define EXPECT_RAN(status)                                                         \
+    do {                                                                           \
+        const pool_diff::TwoPhase ran_ = (status);                                 \
+        EXPECT_EQ(ran_.phaseOne, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.phaseTwo, ACLNN_SUCCESS) << ran_.message;                   \
+        EXPECT_EQ(ran_.workspaceSize, 0u) << "SPEC §1.2: CPU backend workspace 0"; \
+    } while (0)
 
-// `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` then phase 2 (+ workspace) and a sync.
-template <typename PhaseOne>
-TwoPhase runTwoPhase(PhaseOne phaseOne, PhaseTwoFunction phaseTwo) {
-    TwoPhase result;
-    aclOpExecutor *executor = nullptr;
-    result.phaseOne = phaseOne(&result.workspaceSize, &executor);
-    result.executorReturned = executor != nullptr;
-    if (result.phaseOne != ACLNN_SUCCESS) {
-        result.message = aclGetRecentErrMsg();
-        return result;
-    }
-    void *workspace = nullptr;
-    if (result.workspaceSize > 0 &&
-        aclrtMalloc(&workspace, result.workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        result.phaseTwo = -2;
-        aclDestroyAclOpExecutor(executor);
-        return result;
-    }
-    result.phaseTwo = phaseTwo(workspace, result.workspaceSize, executor, nullptr);
-    if (result.phaseTwo != ACLNN_SUCCESS) result.message = aclGetRecentErrMsg();
-    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS && result.phaseTwo == ACLNN_SUCCESS) result.phaseTwo = -3;
-    if (workspace != nullptr) aclrtFree(workspace);
-    return result;
+// A tensor's elements, as float or as integers (for exact expected values).
+inline std::vector<float> floatsOf(const TestTensor &tensor) {
+    std::vector<float> values;
+    for (double v : tensor.values()) values.push_back(static_cast<float>(v));
+    return values;
+}
+
+inline std::vector<int64_t> intsOf(const TestTensor &tensor) {
+    std::vector<int64_t> values;
+    for (double v : tensor.values()) values.push_back(static_cast<int64_t>(v));
+    return values;
 }
 
 }  // namespace pool_diff

@@ -1,0 +1,126 @@
+#include "support/differential_driver.h"
+
+#include <cmath>
+#include <iostream>
+
+namespace pool_diff {
+
+bool runChoice(OperatorCall &call, const std::string &name) {
+    SCOPED_TRACE(implementationTrace(name));
+    EXPECT_EQ(poolgradForceImplementation(name.empty() ? nullptr : name.c_str()), ACL_SUCCESS);
+    std::vector<std::vector<uint64_t>> inputsBefore, poisoned;
+    for (const Watched &input : call.inputs) inputsBefore.push_back(snapshot(*input.tensor));
+    for (const Watched &output : call.outputs) {
+        output.tensor->poison();
+        poisoned.push_back(snapshot(*output.tensor));
+    }
+    const TwoPhase status = call.run();
+    poolgradForceImplementation(nullptr);
+    const bool declined = !name.empty() && status.phaseOne == kFindKernelError;
+    if (declined) {
+        EXPECT_FALSE(status.executorReturned);
+        EXPECT_FALSE(status.message.empty()) << "a decline must say why";
+        if (!call.declineMentions.empty())
+            EXPECT_NE(status.message.find(call.declineMentions), std::string::npos) << status.message;
+        for (size_t i = 0; i < call.outputs.size(); ++i)
+            EXPECT_EQ(snapshot(*call.outputs[i].tensor), poisoned[i])
+                << "a declining implementation wrote " << call.outputs[i].name;
+    } else {
+        EXPECT_EQ(status.phaseOne, ACLNN_SUCCESS) << status.message;
+        EXPECT_EQ(status.phaseTwo, ACLNN_SUCCESS) << status.message;
+        if (status.phaseOne == ACLNN_SUCCESS && status.phaseTwo == ACLNN_SUCCESS) call.check(status);
+    }
+    for (const Watched &output : call.outputs)
+        EXPECT_EQ(output.tensor->bytesOutsideViewChanged(), 0) << output.name << " written outside its view";
+    for (size_t i = 0; i < call.inputs.size(); ++i)
+        EXPECT_TRUE(unchanged(*call.inputs[i].tensor, inputsBefore[i], call.inputs[i].name));
+    return !declined;
+}
+
+OperatorCall argmaxForwardCall(const std::string &problem, Operand &self, Operand &out, Operand &indices,
+                               aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<testing::AssertionResult()> checkIndices, std::function<TwoPhase()> run) {
+    OperatorCall call;
+    call.task = kForwardTask;
+    call.trace =
+        problem + "; self " + self.description + "; out " + out.description + "; indices " + indices.description;
+    call.outputs = {{&out.tensor, "out"}, {&indices.tensor, "indices"}};
+    call.inputs = {{&self.tensor, "self"}};
+    call.run = std::move(run);
+    call.check = [&out, type, &expectedBits, checkIndices = std::move(checkIndices)](const TwoPhase &) {
+        EXPECT_TRUE(bitsMatch(out.tensor, expectedBits, type, /*nanMatchesNan=*/false, "out"));
+        EXPECT_TRUE(checkIndices());
+    };
+    return call;
+}
+
+OperatorCall indexBackwardCall(const std::string &problem, Operand &gradOutput, Operand &self, Operand &indices,
+                               Operand &gradInput, aclDataType type, const std::vector<uint32_t> &expectedBits,
+                               std::function<TwoPhase()> run) {
+    OperatorCall call;
+    call.task = kBackwardTask;
+    call.trace = problem + "; gradOutput " + gradOutput.description + "; self " + self.description + "; indices " +
+                 indices.description + "; gradInput " + gradInput.description;
+    call.outputs = {{&gradInput.tensor, "gradInput"}};
+    call.inputs = {{&gradOutput.tensor, "gradOutput"}, {&indices.tensor, "indices"}, {&self.tensor, "self"}};
+    call.run = std::move(run);
+    call.check = [&gradInput, type, &expectedBits](const TwoPhase &) {
+        EXPECT_TRUE(bitsMatch(gradInput.tensor, expectedBits, type, /*nanMatchesNan=*/true, "gradInput"));
+    };
+    return call;
+}
+
+DifferentialDriver::~DifferentialDriver() {
+    poolgradForceImplementation(nullptr);
+    poolgradSetNumThreads(0);
+    poolgradSetParallelThreshold(0);
+}
+
+bool DifferentialDriver::run(OperatorCall &call, const std::vector<int32_t> &threadCounts) {
+    SCOPED_TRACE(call.trace);
+    ++cases_;
+    const bool compareThreads = threadCounts.size() > 1;
+    if (compareThreads) EXPECT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    for (const std::string &name : implementationChoices(call.task)) {
+        std::vector<std::vector<uint64_t>> first;  // the outputs of the first count that accepted
+        bool accepted = false;
+        for (int32_t threads : threadCounts) {
+            SCOPED_TRACE("threads " + std::to_string(threads));
+            EXPECT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+            if (!runChoice(call, name)) continue;
+            accepted = true;
+            if (!compareThreads) continue;
+            std::vector<std::vector<uint64_t>> outputs;
+            for (const Watched &output : call.outputs) outputs.push_back(snapshot(*output.tensor));
+            if (first.empty()) first = std::move(outputs);
+            for (size_t i = 0; i < first.size() && i < outputs.size(); ++i)
+                EXPECT_EQ(outputs[i], first[i]) << call.outputs[i].name << " differs from the first thread count's";
+        }
+        if (name.empty()) continue;  // the default choice must accept: runChoice checked its status
+        Acceptance &log = acceptance_[name];
+        ++log.offered;
+        log.accepted += accepted;
+        if (isReference(name)) EXPECT_TRUE(accepted) << name << " must accept every problem";
+    }
+    poolgradSetNumThreads(0);
+    if (compareThreads) poolgradSetParallelThreshold(0);
+    return !testing::Test::HasFailure();
+}
+
+void DifferentialDriver::expectAcceptance(double minimumShare) const {
+    std::cout << "[ info     ] " << suite_ << ": " << cases_ << " cases;";
+    for (const auto &[name, log] : acceptance_) std::cout << " " << name << " " << log.accepted << "/" << log.offered;
+    std::cout << std::endl;
+    EXPECT_FALSE(acceptance_.empty()) << suite_ << ": no implementation was offered a case";
+    for (const auto &[name, log] : acceptance_) {
+        if (isReference(name)) {
+            EXPECT_EQ(log.accepted, log.offered) << suite_ << ": " << name << " declined a case";
+        } else {
+            EXPECT_GE(log.accepted, std::ceil(minimumShare * log.offered))
+                << suite_ << ": " << name << " accepted " << log.accepted << " of " << log.offered
+                << " cases, below the minimum share " << minimumShare;
+        }
+    }
+}
+
+}  // namespace pool_diff
