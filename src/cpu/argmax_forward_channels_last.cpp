@@ -28,6 +28,7 @@ namespace {
 struct ChannelsLastPlan final : ImplementationPlan {
     WindowTables windows;
     int64_t largestWindow = 0;  // positions of the largest window: the per-thread scratch
+    int64_t largestRows = 0;    // input rows (d, h) of the largest window
     bool wholeRows = false;     // float32 planes addressable in 32 bits: rows searched whole, flat indices
     bool streaming = false;     // outputs larger than the cache bypass it
     int64_t outputRows = 0;     // work items (n, od, oh)
@@ -66,9 +67,11 @@ public:
         const int64_t n = row / (outD_ * outH_), od = row / outH_ % outD_, oh = row % outH_;
         const AxisWindow &wd = plan_.windows.depth(od), &wh = plan_.windows.height(oh);
         const size_t largest = static_cast<size_t>(plan_.largestWindow);
-        scratch.rows.resize(largest);
+        // Whole rows list the window's input rows; positions list its taps (none when every width window
+        // is empty, while rows may still be listed).
+        scratch.rows.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
         scratch.flat.resize(largest);
-        scratch.flat32.resize(largest);
+        scratch.flat32.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
         if (scratch.positionNumbers.size() != largest) {
             scratch.positionNumbers.resize(largest);
             for (size_t p = 0; p < largest; ++p) scratch.positionNumbers[p] = static_cast<int32_t>(p);
@@ -165,7 +168,8 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     ChannelsLastPlan plan;
     plan.windows = WindowTables::of(geometry);
     // Per window position: a row pointer, two flat indices, a label and a source pointer (32 bytes), and
-    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes).
+    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes); per
+    // input row of a window (whole-row search) a row pointer and a flat index (12 bytes).
     const std::optional<int64_t> positions =
         checkedProduct<int64_t>({largestWindowCount(plan.windows.axes[0]), largestWindowCount(plan.windows.axes[1]),
                                  largestWindowCount(plan.windows.axes[2])});
@@ -175,11 +179,13 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     const std::optional<int64_t> positionBytes =
         perPosition && positions ? checkedMul(*positions, *perPosition) : std::nullopt;
     const std::optional<int64_t> channelBytes = checkedMul<int64_t>(8, geometry.channels);
+    const int64_t rows = largestWindowCount(plan.windows.axes[0]) * largestWindowCount(plan.windows.axes[1]);
     const std::optional<int64_t> bytes =
-        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes) : std::nullopt;
+        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes + rows * 12) : std::nullopt;
     if (!bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("one window of all channels", bytes));
     plan.largestWindow = *positions;
+    plan.largestRows = rows;
     plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
     plan.streaming = streamingStoresPay(problem.output);
     plan.outputRows =
