@@ -64,7 +64,7 @@ constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 // hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. Returns false
 // when the fast search saw a NaN: its result is then not valid and the chunks must be searched with the
 // NaN rule. relative[g] gets each winner's index less its lane's first tap column.
-template <ColumnAccess Access, bool NanRule, bool WithIndices, int Group, class D, class DI>
+template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class D, class DI>
 HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount,
                              const int64_t (&firstColumns)[Group], hn::Vec<DI> laneColumns, hn::Vec<D> (&best)[Group],
@@ -77,7 +77,7 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *cons
         detector[g] = hn::Zero(d);
     }
     const auto visit = [&](int g, hn::Vec<D> value, int64_t offset) {
-        if constexpr (!NanRule) detector[g] = hn::Add(detector[g], value);
+        if constexpr (Detect) detector[g] = hn::Add(detector[g], value);
         const auto take = takes<NanRule>(d, value, best[g]);
         best[g] = hn::IfThenElse(take, value, best[g]);
         if constexpr (WithIndices)
@@ -108,18 +108,23 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *cons
             }
         }
     }
-    if constexpr (NanRule) {
-        return true;
-    } else {
+    if constexpr (Detect) {
         auto sum = detector[0];
         for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
         return hn::AllFalse(d, hn::IsNaN(sum));
+    } else {
+        return true;
     }
 }
 
+// What a row search knows of NaNs: nothing (the fast search detects them and the chunks that saw one are
+// searched again with the NaN rule), none (the rows were checked while they were copied), or some (the NaN
+// rule at once).
+enum class NanKnowledge { Unknown, None, Some };
+
 // Searches the chunks starting at outputs starts[g] and writes their outputs (`count` each: fewer than a
 // vector only in a row shorter than one).
-template <ColumnAccess Access, bool WithIndices, int Group, class D, class DI>
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, int Group, class D, class DI>
 HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                           const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, const int64_t (&starts)[Group],
                           hn::Vec<DI> laneColumns, int64_t count, float *HWY_RESTRICT values,
@@ -128,10 +133,12 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
     for (int g = 0; g < Group; ++g) firstColumns[g] = row.origin + starts[g] * row.stride;
     hn::Vec<D> best[Group];
     hn::Vec<DI> relative[Group];
-    if (!searchChunks<Access, false, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
-                                                         laneColumns, best, relative))
-        searchChunks<Access, true, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
-                                                       laneColumns, best, relative);
+    const bool searched = Nans != NanKnowledge::Some &&
+                          searchChunks<Access, false, Nans == NanKnowledge::Unknown, WithIndices, Group>(
+                              d, di, row, rowStarts, rowOffsets, rowCount, firstColumns, laneColumns, best, relative);
+    if (!searched)
+        searchChunks<Access, true, false, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
+                                                              laneColumns, best, relative);
     for (int g = 0; g < Group; ++g) {
         const auto index =
             hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
@@ -156,7 +163,7 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
     }
 }
 
-template <ColumnAccess Access, bool WithIndices>
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices>
 HWY_INLINE void argmaxRowWith(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                               const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
                               int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
@@ -171,65 +178,85 @@ HWY_INLINE void argmaxRowWith(const WindowRow &row, const float *const *HWY_REST
     const auto startOf = [&](int64_t chunk) { return std::min(chunk * lanes, lastStart); };
     int64_t c = 0;
     for (; c + 4 <= chunks; c += 4)
-        runChunks<Access, WithIndices, 4>(d, di, row, rowStarts, rowOffsets, rowCount,
-                                          {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)}, laneColumns,
-                                          count, values, indices32, indices64);
+        runChunks<Access, Nans, WithIndices, 4>(d, di, row, rowStarts, rowOffsets, rowCount,
+                                                {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)},
+                                                laneColumns, count, values, indices32, indices64);
     for (; c + 2 <= chunks; c += 2)
-        runChunks<Access, WithIndices, 2>(d, di, row, rowStarts, rowOffsets, rowCount, {startOf(c), startOf(c + 1)},
-                                          laneColumns, count, values, indices32, indices64);
+        runChunks<Access, Nans, WithIndices, 2>(d, di, row, rowStarts, rowOffsets, rowCount,
+                                                {startOf(c), startOf(c + 1)}, laneColumns, count, values, indices32,
+                                                indices64);
     if (c < chunks)
-        runChunks<Access, WithIndices, 1>(d, di, row, rowStarts, rowOffsets, rowCount, {startOf(c)}, laneColumns, count,
-                                          values, indices32, indices64);
+        runChunks<Access, Nans, WithIndices, 1>(d, di, row, rowStarts, rowOffsets, rowCount, {startOf(c)}, laneColumns,
+                                                count, values, indices32, indices64);
 }
 
-template <bool WithIndices>
+template <NanKnowledge Nans, bool WithIndices>
 HWY_INLINE void argmaxRowIndices(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                                  const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
                                  int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
 #if HWY_TARGET != HWY_SCALAR
     if (row.stride == 2) {
-        argmaxRowWith<ColumnAccess::EvenOfPairs, WithIndices>(row, rowStarts, rowOffsets, rowCount, values, indices32,
-                                                              indices64);
+        argmaxRowWith<ColumnAccess::EvenOfPairs, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                    indices32, indices64);
         return;
     }
 #endif
     if (row.stride == 1)
-        argmaxRowWith<ColumnAccess::Contiguous, WithIndices>(row, rowStarts, rowOffsets, rowCount, values, indices32,
-                                                             indices64);
+        argmaxRowWith<ColumnAccess::Contiguous, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                   indices32, indices64);
     else
-        argmaxRowWith<ColumnAccess::Gathered, WithIndices>(row, rowStarts, rowOffsets, rowCount, values, indices32,
-                                                           indices64);
+        argmaxRowWith<ColumnAccess::Gathered, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                 indices32, indices64);
 }
 
-// Copies `width` floats; the last vector moves back to end at the row's end.
-HWY_INLINE void copyRow(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
+template <NanKnowledge Nans>
+HWY_INLINE void argmaxRowNans(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    if (indices32 || indices64)
+        argmaxRowIndices<Nans, true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    else
+        argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
+}
+
+// Copies `width` floats (the last vector moves back to end at the row's end) and returns the sum of those
+// it copied: NaN when one was NaN (or +inf met -inf).
+HWY_INLINE float copyRow(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
     const hn::ScalableTag<float> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     if (width < lanes) {
-        for (int64_t i = 0; i < width; ++i) destination[i] = source[i];
-        return;
+        float sum = 0;
+        for (int64_t i = 0; i < width; ++i) sum += destination[i] = source[i];
+        return sum;
     }
+    auto sum = hn::Zero(d);
     for (int64_t i = 0;; i += lanes) {
         i = std::min(i, width - lanes);
-        hn::StoreU(hn::LoadU(d, source + i), d, destination + i);
-        if (i == width - lanes) return;
+        const auto values = hn::LoadU(d, source + i);
+        sum = hn::Add(sum, values);
+        hn::StoreU(values, d, destination + i);
+        if (i == width - lanes) return hn::GetLane(hn::SumOfLanes(d, sum));
     }
 }
 
 void ArgmaxWindowRow(const WindowRow &row, const float **HWY_RESTRICT rowStarts, const int32_t *HWY_RESTRICT rowOffsets,
                      int64_t rowCount, float *HWY_RESTRICT paddedRows, int64_t paddedStride, float *HWY_RESTRICT values,
                      int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
-    if (paddedRows) {
-        for (int64_t r = 0; r < rowCount; ++r) {
-            float *copy = paddedRows + r * paddedStride;
-            copyRow(rowStarts[r], copy, row.width);
-            rowStarts[r] = copy;
-        }
+    if (!paddedRows) {
+        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+        return;
     }
-    if (indices32 || indices64)
-        argmaxRowIndices<true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    // The copies tell whether the rows hold a NaN: the search then needs no detector of its own.
+    float sum = 0;
+    for (int64_t r = 0; r < rowCount; ++r) {
+        float *copy = paddedRows + r * paddedStride;
+        sum += copyRow(rowStarts[r], copy, row.width);
+        rowStarts[r] = copy;
+    }
+    if (std::isnan(sum))
+        argmaxRowNans<NanKnowledge::Some>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
     else
-        argmaxRowIndices<false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
+        argmaxRowNans<NanKnowledge::None>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
 int64_t ArgmaxRowLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
