@@ -1,4 +1,6 @@
-// Argmax forward: one thread owns a block of (n,c) planes and writes their outputs and indices.
+// Argmax forward, planar: one thread owns a block of (n,c) planes and writes their outputs and indices
+// (cpu_argmax_forward_dense for dense planes of any value type; dense float32 planes usually go to
+// cpu_argmax_forward_dense_rows first), or the reference for any strides.
 // Windows come from the shared geometry (regular or adaptive). Scan order is d, h, w; the first
 // strictly greater value wins, so ties keep the first element; a NaN wins over everything and the
 // last NaN in scan order is reported. Values are copied bit-exactly from the input. Integer inputs
