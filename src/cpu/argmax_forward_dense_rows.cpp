@@ -92,8 +92,9 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
         row.dilation = axisW.dilation;
     }
     // Every offset, column and index the vectors form must fit in int32: the plane, plus the columns a
-    // chunk reaches before and past the row (a vector of 64 lanes at most).
-    std::optional<int64_t> extent = checkedMul<int64_t>(row.stride, saturatingAdd<int64_t>(row.outputs, 128));
+    // chunk reaches before and past the row (two vectors of windows).
+    const int64_t lanes = argmaxRowLanes();
+    std::optional<int64_t> extent = checkedMul<int64_t>(row.stride, saturatingAdd<int64_t>(row.outputs, 2 * lanes));
     for (const std::optional<int64_t> term :
          {checkedMul(row.kernelWidth - 1, row.dilation), std::optional<int64_t>(std::max<int64_t>(-row.origin, 0)),
           std::optional<int64_t>(geometry.inputPlaneElements())})
@@ -108,7 +109,6 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
         return PlanOutcome::decline(
             scratchDeclineText("the row list of a window", rows ? checkedMul<int64_t>(*rows, 4) : std::nullopt));
     plan.largestRows = *rows;
-    const int64_t lanes = argmaxRowLanes();
     const int64_t lastColumn =  // the furthest column the last chunk's loads reach
         row.origin + std::max<int64_t>(row.outputs - lanes, 0) * row.stride + argmaxRowReach(row, lanes);
     plan.padBefore = std::max<int64_t>(0, -row.origin);
