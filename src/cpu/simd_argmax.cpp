@@ -63,13 +63,14 @@ constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 // Search of `Group` chunks of Lanes(d) consecutive windows at once (independent compare-and-blend chains
 // hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. Returns false
 // when the fast search saw a NaN: its result is then not valid and the chunks must be searched with the
-// NaN rule. relative[g] gets each winner's index less its lane's first tap column.
+// NaN rule (only with Detect; without it the caller knows whether there are NaNs). relative[g] gets each winner's index
+// less its lane's first tap column.
 template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class D, class DI>
 HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount,
                              const int64_t (&firstColumns)[Group], hn::Vec<DI> laneColumns, hn::Vec<D> (&best)[Group],
                              hn::Vec<DI> (&relative)[Group]) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     hn::Vec<D> detector[Group];  // sum of every value seen: NaN when one was NaN (or +inf met -inf)
     for (int g = 0; g < Group; ++g) {
         best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
