@@ -61,10 +61,10 @@ enum class ColumnAccess { Contiguous, EvenOfPairs, Gathered };
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 
 // Search of `Group` chunks of Lanes(d) consecutive windows at once (independent compare-and-blend chains
-// hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. Returns false
-// when the fast search saw a NaN: its result is then not valid and the chunks must be searched with the
-// NaN rule (only with Detect; without it the caller knows whether there are NaNs). relative[g] gets each winner's index
-// less its lane's first tap column.
+// hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. With Detect,
+// returns false when the fast search saw a NaN: its result is then not valid and the chunks must be
+// searched with the NaN rule (without Detect the caller knows whether the rows hold NaNs). relative[g] gets
+// each winner's index less its lane's first tap column.
 template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class D, class DI>
 HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount,
