@@ -202,13 +202,15 @@ TEST(ArgmaxForwardVectorSearch, NaNInEveryLanePositionAndVectorEdge) {
     // One NaN (then two) moved over every column of rows wider than any vector (every lane position, both
     // vector edges, the clipped edge windows), for the stride-1 (contiguous), stride-2 (pairs) and stride-3
     // (gathered) loads, on planes whose other values tie.
+    // Padding 1 makes the search copy the rows into padded rows (NaNs found while copying); stride 1 without
+    // padding reads them in place (NaNs found by the search's own detector).
     std::mt19937_64 rng(7);
-    for (const int64_t stride : {1, 2, 3}) {
+    for (const auto &[stride, padding] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {3, 1}, {1, 0}}) {
         Case c;
         c.input = {1, 1, 1, 2, 67};
         c.params.kernel = {1, 2, 3};
         c.params.stride = {1, 1, stride};
-        c.params.padding = {0, 0, 1};
+        c.params.padding = {0, 0, padding};
         const std::vector<double> base = tieHeavyData(rng, 134, 0);
         for (int64_t position = 0; position < 134; ++position) {
             c.values = base;
