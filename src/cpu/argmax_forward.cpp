@@ -1,4 +1,6 @@
-// Argmax forward: one thread owns a block of (n,c) planes and writes their outputs and indices.
+// Argmax forward, planar: one thread owns a block of (n,c) planes and writes their outputs and indices
+// (cpu_argmax_forward_dense for dense planes of any value type; dense float32 planes usually go to
+// cpu_argmax_forward_dense_rows first), or the reference for any strides.
 // Windows come from the shared geometry (regular or adaptive). Scan order is d, h, w; the first
 // strictly greater value wins, so ties keep the first element; a NaN wins over everything and the
 // last NaN in scan order is reported. Values are copied bit-exactly from the input. Integer inputs
@@ -6,14 +8,16 @@
 // would merge neighbours.
 #include <cmath>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
-#include "core/threading.h"
+#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/plan_threads.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -61,33 +65,40 @@ T emptyWindowValue() {
         return fromFloat<T>(-std::numeric_limits<float>::infinity());
 }
 
-// InnerUnit: the W stride of every operand is 1 and planes are dense, known at compile time.
+// What the planar forwards decide before seeing data. Dense: every operand's planes dense row-major,
+// known at compile time; otherwise each operand's own strides (the reference).
+struct PlanarArgmaxPlan final : ImplementationPlan {
+    bool dense = false;
+    WindowTables windows;
+    // Dense float32 planes: the congruent windows of an output row (those not clipped by the edges, or all
+    // windows of an evenly divided adaptive axis) go through the SIMD search across windows; the others
+    // take the scalar loop. Empty when the SIMD search's scratch would not fit, or for other types.
+    CongruentRun simdRun;
+    int64_t planes = 0;
+    int threads = 1;
+
+    std::string describe() const override {
+        std::string text = dense ? "dense" : "strided";
+        if (!simdRun.empty())
+            text += ", SIMD across windows ow[" + std::to_string(simdRun.begin) + "," + std::to_string(simdRun.end) +
+                    "), the rest scalar";
+        else
+            text += ", scalar";
+        return text + "; " + std::to_string(planes) + " planes on " + std::to_string(threads) + " threads";
+    }
+};
+
 template <typename T, typename I, bool Dense>
-void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end) {
+void argmaxForwardPlanes(const PoolProblem &problem, const PlanarArgmaxPlan &plan, int64_t begin, int64_t end) {
     const PoolGeometry &geometry = problem.geometry;
-    const std::vector<AxisWindow> windowsD = geometry.axes[0].allWindows();
-    const std::vector<AxisWindow> windowsH = geometry.axes[1].allWindows();
-    const std::vector<AxisWindow> windowsW = geometry.axes[2].allWindows();
+    const WindowTables &windows = plan.windows;
     const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
     const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
     const int64_t inSd = Dense ? inH * inW : in.stride[2], inSh = Dense ? inW : in.stride[3],
                   inSw = Dense ? 1 : in.stride[4];
     const int64_t channels = geometry.channels;
     const int64_t outW = geometry.axes[2].outputSize;
-
-    // Dense float32 planes: the congruent windows of an output row (those not clipped by the edges, or all
-    // windows of an evenly divided adaptive axis) go through the SIMD search across windows; the others
-    // take the scalar loop below.
-    // Its scratch (the rows of a window, a row of winners) must stay within the bound; otherwise every
-    // window takes the scalar loop, which needs none.
-    CongruentRun run;
-    if constexpr (Dense && std::is_same_v<T, float>) {
-        const std::optional<int64_t> windowRows =
-            checkedMul(largestWindowCount(windowsD), largestWindowCount(windowsH));
-        const bool scratchFits = windowRows && *windowRows <= kScratchBytesPerThread / 16 &&
-                                 geometry.axes[2].outputSize <= kScratchBytesPerThread / 8;
-        if (geometry.inputPlaneElements() < (int64_t{1} << 31) && scratchFits) run = largestCongruentRun(windowsW);
-    }
+    const CongruentRun &run = plan.simdRun;
     const int64_t fullBegin = run.begin, fullEnd = run.empty() ? run.begin : run.end;
     std::vector<int64_t> rowIndices;
     std::vector<int32_t> runIndices(static_cast<size_t>(fullEnd - fullBegin));
@@ -99,26 +110,22 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
         I *idxPlane = idx.present() ? idx.plane<I>(n, c) : nullptr;  // value-only forwards have no indices
         int64_t q = 0;                                               // flat output position, used when Dense
         for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od) {
-            const AxisWindow wd = windowsD[od];
+            const AxisWindow &wd = windows.depth(od);
             for (int64_t oh = 0; oh < geometry.axes[1].outputSize; ++oh) {
-                const AxisWindow wh = windowsH[oh];
+                const AxisWindow &wh = windows.height(oh);
                 if constexpr (Dense && std::is_same_v<T, float>) {
                     if (fullEnd > fullBegin) {
                         // The input rows of the output row two ahead, requested now: the window loads
                         // would otherwise wait on memory a cache line at a time.
-                        if (oh + 2 < geometry.axes[1].outputSize) {
-                            const AxisWindow ahead = windowsH[oh + 2];
-                            for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
-                                for (int64_t jh = 0, h = ahead.first; jh < ahead.count; ++jh, h += ahead.step)
-                                    for (int64_t w = 0; w < inW; w += 16)
-                                        __builtin_prefetch(inPlane + (d * inH + h) * inW + w);
-                        }
+                        if (oh + 2 < geometry.axes[1].outputSize)
+                            forEachWindowRow(wd, windows.height(oh + 2), [&](int64_t d, int64_t h) {
+                                for (int64_t w = 0; w < inW; w += 16)
+                                    __builtin_prefetch(inPlane + (d * inH + h) * inW + w);
+                            });
                         rowIndices.clear();
-                        for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
-                            for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
-                                rowIndices.push_back(d * inH + h);
+                        forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) { rowIndices.push_back(d * inH + h); });
                         argmaxWindows(inPlane, inW, rowIndices.data(), static_cast<int64_t>(rowIndices.size()),
-                                      windowsW[fullBegin].first, run.stride, run.count, run.step,
+                                      windows.width(fullBegin).first, run.stride, run.count, run.step,
                                       outPlane + q + fullBegin, runIndices.data(), fullEnd - fullBegin);
                         if (idxPlane)
                             for (int64_t i = 0; i < fullEnd - fullBegin; ++i)
@@ -131,30 +138,25 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
                         ow = fullEnd - 1;
                         continue;
                     }
-                    const AxisWindow ww = windowsW[ow];
                     SearchKey<T> best = lowestKey<T>();
                     int64_t bestIndex = -1, bestOffset = -1, nanIndex = -1, nanOffset = -1;
-                    for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step) {
-                        for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
-                            for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step) {
-                                const int64_t offset = d * inSd + h * inSh + w * inSw;
-                                const SearchKey<T> value = searchKey(inPlane[offset]);
-                                const int64_t flat = (d * inH + h) * inW + w;
-                                if (bestIndex < 0) {
-                                    bestIndex = flat;
-                                    bestOffset = offset;
-                                }
-                                if (isNanKey(value)) {
-                                    nanIndex = flat;
-                                    nanOffset = offset;
-                                } else if (value > best) {
-                                    best = value;
-                                    bestIndex = flat;
-                                    bestOffset = offset;
-                                }
-                            }
+                    forEachWindowTap(wd, wh, windows.width(ow), [&](int64_t d, int64_t h, int64_t w) {
+                        const int64_t offset = d * inSd + h * inSh + w * inSw;
+                        const SearchKey<T> value = searchKey(inPlane[offset]);
+                        const int64_t flat = (d * inH + h) * inW + w;
+                        if (bestIndex < 0) {
+                            bestIndex = flat;
+                            bestOffset = offset;
                         }
-                    }
+                        if (isNanKey(value)) {
+                            nanIndex = flat;
+                            nanOffset = offset;
+                        } else if (value > best) {
+                            best = value;
+                            bestIndex = flat;
+                            bestOffset = offset;
+                        }
+                    });
                     if (nanIndex >= 0) {
                         bestIndex = nanIndex;
                         bestOffset = nanOffset;
@@ -176,15 +178,36 @@ void argmaxForwardPlanes(const PoolProblem &problem, int64_t begin, int64_t end)
 }
 
 template <bool Dense>
-RunResult argmaxForward(const PoolProblem &problem) {
+PlanOutcome planPlanar(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    PlanarArgmaxPlan plan;
+    plan.dense = Dense;
+    plan.windows = WindowTables::of(geometry);
+    if (Dense && problem.input.type == ElementType::Float32) {
+        // The SIMD search's scratch (the rows of a window, a row of winners) must stay within the bound;
+        // otherwise every window takes the scalar loop, which needs none.
+        const std::optional<int64_t> windowRows =
+            checkedMul(largestWindowCount(plan.windows.axes[0]), largestWindowCount(plan.windows.axes[1]));
+        const bool scratchFits = windowRows && *windowRows <= kScratchBytesPerThread / 16 &&
+                                 geometry.axes[2].outputSize <= kScratchBytesPerThread / 8;
+        if (geometry.inputPlaneElements() < (int64_t{1} << 31) && scratchFits)
+            plan.simdRun = largestCongruentRun(plan.windows.axes[2]);
+    }
+    plan.planes = geometry.planes();
+    plan.threads =
+        plannedThreads(plan.planes, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
+    return PlanOutcome::accept(std::move(plan));
+}
+
+template <bool Dense>
+RunResult runPlanar(const PoolProblem &problem, const ImplementationPlan &made) {
+    const PlanarArgmaxPlan &plan = planAs<PlanarArgmaxPlan>(made);
     withForwardValueType(problem.input.type, [&](auto value) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const int64_t workPerPlane =
-                saturatingAdd(problem.geometry.inputPlaneElements(), problem.geometry.outputPlaneElements());
-            parallelForBlocks(problem.geometry.planes(), workPerPlane, [&](int64_t begin, int64_t end) {
-                argmaxForwardPlanes<T, I, Dense>(problem, begin, end);
+            runBlocksOnThreads(plan.threads, plan.planes, [&](int64_t begin, int64_t end) {
+                argmaxForwardPlanes<T, I, Dense>(problem, plan, begin, end);
             });
         });
     });
@@ -193,7 +216,19 @@ RunResult argmaxForward(const PoolProblem &problem) {
 
 }  // namespace
 
-RunResult argmaxForwardDense(const PoolProblem &problem) { return argmaxForward<true>(problem); }
-RunResult argmaxForwardStrided(const PoolProblem &problem) { return argmaxForward<false>(problem); }
+PlanOutcome planArgmaxForwardDense(const PoolProblem &problem) {
+    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+                                       std::pair{"indices", &problem.indices}})
+        if (tensor->present() && !tensor->planesDense())
+            return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    return planPlanar<true>(problem);
+}
+RunResult runArgmaxForwardDense(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlanar<true>(problem, plan);
+}
+PlanOutcome planArgmaxForwardReference(const PoolProblem &problem) { return planPlanar<false>(problem); }
+RunResult runArgmaxForwardReference(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlanar<false>(problem, plan);
+}
 
 }  // namespace poolgrad::cpu

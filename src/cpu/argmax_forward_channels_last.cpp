@@ -1,29 +1,50 @@
 // Argmax forward for channels-last operands (NDHWC / NHWC storage), vectorised across C: the C values of
 // one input position are adjacent, so every window position is one contiguous row and all channels of an
-// output position are searched at once (simd_rows: argmaxAcrossChannels). Work items are output rows
-// (n, od, oh), each writing its own outputs: float32 values and int32 indices straight from the vectors,
-// with streaming stores when the outputs are larger than the cache (12% off D-fwd-cl). 16-bit types are
+// output position are searched at once (simd_argmax). Work items are output rows
+// (n, od, oh), each writing its own outputs: float32 rows are searched whole (simd_argmax: argmaxChannelsRow),
+// values and INT32/INT64 indices straight from the vectors, with streaming stores when the outputs are
+// larger than the cache (12% off D-fwd-cl). 16-bit types are
 // searched on exactly widened rows and the winning element's bits are copied from the input, so values
 // stay bit-exact.
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
-#include "core/threading.h"
+#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/plan_threads.h"
+#include "cpu/simd_argmax.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
 
+// What the channels-last forward decides before seeing data.
+struct ChannelsLastPlan final : ImplementationPlan {
+    WindowTables windows;
+    int64_t largestWindow = 0;  // positions of the largest window: the per-thread scratch
+    int64_t largestRows = 0;    // input rows (d, h) of the largest window
+    bool wholeRows = false;     // float32 planes addressable in 32 bits: rows searched whole, flat indices
+    bool streaming = false;     // outputs larger than the cache bypass it
+    int64_t outputRows = 0;     // work items (n, od, oh)
+    int threads = 1;
+
+    std::string describe() const override {
+        return "across channels, up to " + std::to_string(largestWindow) + " positions" +
+               (wholeRows ? ", whole rows" : ", position by position") + (streaming ? ", streaming stores" : "") +
+               "; " + std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads";
+    }
+};
+
 struct Scratch {
     std::vector<const float *> rows;
     std::vector<int64_t> flat;             // plane index of each window position
-    std::vector<int32_t> flat32;           // the same, when planes are addressable in 32 bits
+    std::vector<int32_t> flat32;           // plane index of each window row's column 0 (whole rows)
     std::vector<int32_t> positionNumbers;  // 0, 1, 2, ...: labels that name the winning position
     std::vector<const void *> sources;     // its C values in the input
     std::vector<float> widened, values;
@@ -33,58 +54,78 @@ struct Scratch {
 template <typename T, typename I>
 class ChannelsLastArgmax {
 public:
-    explicit ChannelsLastArgmax(const PoolProblem &problem)
+    ChannelsLastArgmax(const PoolProblem &problem, const ChannelsLastPlan &plan)
         : problem_(problem),
-          windowsD_(problem.geometry.axes[0].allWindows()),
-          windowsH_(problem.geometry.axes[1].allWindows()),
-          windowsW_(problem.geometry.axes[2].allWindows()),
+          plan_(plan),
           channels_(problem.geometry.channels),
+          outD_(problem.geometry.axes[0].outputSize),
+          outH_(problem.geometry.axes[1].outputSize),
           inH_(problem.geometry.axes[1].inputSize),
-          inW_(problem.geometry.axes[2].inputSize),
-          largestWindow_(largestWindowCount(windowsD_) * largestWindowCount(windowsH_) * largestWindowCount(windowsW_)),
-          flatFitsInt32_(problem.geometry.inputPlaneElements() < (int64_t{1} << 31)),
-          streaming_(streamingStoresPay(problem.output)) {}
-
-    int64_t outputRows() const {
-        return problem_.geometry.batch * static_cast<int64_t>(windowsD_.size() * windowsH_.size());
-    }
+          inW_(problem.geometry.axes[2].inputSize) {}
 
     void runRow(int64_t row, Scratch &scratch) const {
-        const int64_t n = row / static_cast<int64_t>(windowsD_.size() * windowsH_.size());
-        const int64_t od = row / static_cast<int64_t>(windowsH_.size()) % static_cast<int64_t>(windowsD_.size());
-        const int64_t oh = row % static_cast<int64_t>(windowsH_.size());
-        const AxisWindow wd = windowsD_[od], wh = windowsH_[oh];
-        scratch.rows.resize(static_cast<size_t>(largestWindow_));
-        scratch.flat.resize(static_cast<size_t>(largestWindow_));
-        scratch.flat32.resize(static_cast<size_t>(largestWindow_));
-        if (scratch.positionNumbers.size() != static_cast<size_t>(largestWindow_)) {
-            scratch.positionNumbers.resize(static_cast<size_t>(largestWindow_));
-            for (size_t p = 0; p < scratch.positionNumbers.size(); ++p)
-                scratch.positionNumbers[p] = static_cast<int32_t>(p);
+        const int64_t n = row / (outD_ * outH_), od = row / outH_ % outD_, oh = row % outH_;
+        const AxisWindow &wd = plan_.windows.depth(od), &wh = plan_.windows.height(oh);
+        const size_t largest = static_cast<size_t>(plan_.largestWindow);
+        // Whole rows list the window's input rows; positions list its taps (none when every width window
+        // is empty, while rows may still be listed).
+        scratch.rows.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
+        scratch.flat.resize(largest);
+        scratch.flat32.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
+        if (scratch.positionNumbers.size() != largest) {
+            scratch.positionNumbers.resize(largest);
+            for (size_t p = 0; p < largest; ++p) scratch.positionNumbers[p] = static_cast<int32_t>(p);
         }
-        scratch.sources.resize(static_cast<size_t>(largestWindow_));
+        scratch.sources.resize(largest);
         scratch.values.resize(static_cast<size_t>(channels_));
         scratch.winners.resize(static_cast<size_t>(channels_));
-        if constexpr (!std::is_same_v<T, float>)
-            scratch.widened.resize(static_cast<size_t>(largestWindow_ * channels_));
-        for (int64_t ow = 0; ow < static_cast<int64_t>(windowsW_.size()); ++ow) {
-            const AxisWindow ww = windowsW_[ow];
+        if constexpr (!std::is_same_v<T, float>) scratch.widened.resize(largest * static_cast<size_t>(channels_));
+        const int64_t outW = problem_.geometry.axes[2].outputSize;
+        I *rowIndices = problem_.indices.present() ? problem_.indices.at<I>(n, 0, od, oh, 0) : nullptr;
+        if constexpr (std::is_same_v<T, float>) {
+            if (plan_.wholeRows) {
+                // The whole output row in one search: values and flat indices straight to the outputs.
+                int64_t rowCount = 0;
+                forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) {
+                    scratch.rows[rowCount] = problem_.input.at<const float>(n, 0, d, h, 0);
+                    scratch.flat32[rowCount] = static_cast<int32_t>((d * inH_ + h) * inW_);
+                    ++rowCount;
+                });
+                ChannelsRow search{scratch.rows.data(),
+                                   scratch.flat32.data(),
+                                   rowCount,
+                                   plan_.windows.axes[2].data(),
+                                   outW,
+                                   channels_,
+                                   problem_.input.stride[4],
+                                   problem_.output.stride[4],
+                                   problem_.output.at<float>(n, 0, od, oh, 0),
+                                   nullptr,
+                                   nullptr,
+                                   plan_.streaming};
+                if constexpr (std::is_same_v<I, int64_t>)
+                    search.winners64 = rowIndices;
+                else
+                    search.winners32 = rowIndices;
+                argmaxChannelsRow(search);
+                return;
+            }
+        }
+        for (int64_t ow = 0; ow < outW; ++ow) {
             int64_t positions = 0;
-            for (int64_t jd = 0, d = wd.first; jd < wd.count; ++jd, d += wd.step)
-                for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step)
-                    for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step, ++positions) {
-                        const T *source = problem_.input.at<const T>(n, 0, d, h, w);
-                        scratch.flat[positions] = (d * inH_ + h) * inW_ + w;
-                        scratch.flat32[positions] = static_cast<int32_t>(scratch.flat[positions]);
-                        scratch.sources[positions] = source;
-                        if constexpr (std::is_same_v<T, float>) {
-                            scratch.rows[positions] = source;
-                        } else {
-                            float *widened = scratch.widened.data() + positions * channels_;
-                            for (int64_t c = 0; c < channels_; ++c) widened[c] = toFloat(source[c]);
-                            scratch.rows[positions] = widened;
-                        }
-                    }
+            forEachWindowTap(wd, wh, plan_.windows.width(ow), [&](int64_t d, int64_t h, int64_t w) {
+                const T *source = problem_.input.at<const T>(n, 0, d, h, w);
+                scratch.flat[positions] = (d * inH_ + h) * inW_ + w;
+                scratch.sources[positions] = source;
+                if constexpr (std::is_same_v<T, float>) {
+                    scratch.rows[positions] = source;
+                } else {
+                    float *widened = scratch.widened.data() + positions * channels_;
+                    for (int64_t c = 0; c < channels_; ++c) widened[c] = toFloat(source[c]);
+                    scratch.rows[positions] = widened;
+                }
+                ++positions;
+            });
             T *out = problem_.output.at<T>(n, 0, od, oh, ow);
             I *indices = problem_.indices.present() ? problem_.indices.at<I>(n, 0, od, oh, ow) : nullptr;
             if (positions == 0) {  // a window wholly in padding (dilation > 1): -inf, index -1
@@ -94,16 +135,8 @@ public:
                 }
                 continue;
             }
-            if constexpr (std::is_same_v<T, float> && std::is_same_v<I, int32_t>) {
-                if (flatFitsInt32_) {
-                    // Values and flat indices go straight to the outputs (no indices: to the scratch).
-                    argmaxAcrossChannels(scratch.rows.data(), scratch.flat32.data(), positions, out,
-                                         indices ? indices : scratch.winners.data(), channels_, streaming_);
-                    continue;
-                }
-            }
             argmaxAcrossChannels(scratch.rows.data(), scratch.positionNumbers.data(), positions, scratch.values.data(),
-                                 scratch.winners.data(), channels_);
+                                 scratch.winners.data(), nullptr, channels_, false);
             for (int64_t c = 0; c < channels_; ++c) {
                 const int32_t winner = scratch.winners[c];
                 if constexpr (std::is_same_v<T, float>)
@@ -117,47 +150,66 @@ public:
 
 private:
     const PoolProblem &problem_;
-    const std::vector<AxisWindow> windowsD_, windowsH_, windowsW_;
-    const int64_t channels_, inH_, inW_, largestWindow_;
-    const bool flatFitsInt32_, streaming_;
+    const ChannelsLastPlan &plan_;
+    const int64_t channels_, outD_, outH_, inH_, inW_;
 };
 
 }  // namespace
 
-std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem) {
+PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
+    if (!isCommonValueType(problem.input.type))
+        return PlanOutcome::decline(std::string(elementTypeName(problem.input.type)) +
+                                    " values are searched by the planar kernels");
+    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+                                       std::pair{"indices", &problem.indices}})
+        if (tensor->present() && !tensor->channelsLastDense())
+            return PlanOutcome::decline(std::string(role) + " is not dense channels-last");
+    ChannelsLastPlan plan;
+    plan.windows = WindowTables::of(geometry);
     // Per window position: a row pointer, two flat indices, a label and a source pointer (32 bytes), and
-    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes).
-    const int64_t positions = largestWindowCount(geometry.axes[0].allWindows()) *
-                              largestWindowCount(geometry.axes[1].allWindows()) *
-                              largestWindowCount(geometry.axes[2].allWindows());  // <= an input plane
+    // for 16-bit types its C values widened to float32; per channel a value and a winner (8 bytes); per
+    // input row of a window (whole-row search) a row pointer and a flat index (12 bytes).
+    const std::optional<int64_t> positions =
+        checkedProduct<int64_t>({largestWindowCount(plan.windows.axes[0]), largestWindowCount(plan.windows.axes[1]),
+                                 largestWindowCount(plan.windows.axes[2])});
     const int64_t widenedBytes = problem.input.type == ElementType::Float32 ? 0 : 4;
     const std::optional<int64_t> widened = checkedMul(widenedBytes, geometry.channels);
     const std::optional<int64_t> perPosition = widened ? checkedAdd<int64_t>(*widened, 32) : std::nullopt;
-    const std::optional<int64_t> positionBytes = perPosition ? checkedMul(positions, *perPosition) : std::nullopt;
+    const std::optional<int64_t> positionBytes =
+        perPosition && positions ? checkedMul(*positions, *perPosition) : std::nullopt;
     const std::optional<int64_t> channelBytes = checkedMul<int64_t>(8, geometry.channels);
+    const int64_t rows = largestWindowCount(plan.windows.axes[0]) * largestWindowCount(plan.windows.axes[1]);
     const std::optional<int64_t> bytes =
-        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes) : std::nullopt;
-    if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("one window of all channels", bytes);
-    return std::nullopt;
+        positionBytes && channelBytes ? checkedAdd(*positionBytes, *channelBytes + rows * 12) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("one window of all channels", bytes));
+    plan.largestWindow = *positions;
+    plan.largestRows = rows;
+    plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
+    plan.streaming = streamingStoresPay(problem.output);
+    plan.outputRows =
+        saturatingMul(geometry.batch, saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
+    const int64_t workPerRow = std::max<int64_t>(
+        1,
+        saturatingMul(geometry.planes(), saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements())) /
+            std::max<int64_t>(plan.outputRows, 1));
+    plan.threads = plannedThreads(plan.outputRows, workPerRow);
+    return PlanOutcome::accept(std::move(plan));
 }
 
-RunResult argmaxForwardChannelsLast(const PoolProblem &problem) {
+RunResult runArgmaxForwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &made) {
+    const ChannelsLastPlan &plan = planAs<ChannelsLastPlan>(made);
     withValueType(problem.input.type, [&](auto value) {
         withIndexType(problem.indices.type, [&](auto index) {
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
-            const ChannelsLastArgmax<T, I> kernel(problem);
-            const int64_t rows = kernel.outputRows();
-            const int64_t workPerRow = std::max<int64_t>(
-                1, saturatingMul(problem.geometry.planes(), saturatingAdd(problem.geometry.inputPlaneElements(),
-                                                                          problem.geometry.outputPlaneElements())) /
-                       std::max<int64_t>(rows, 1));
-            parallelForBlocks(rows, workPerRow, [&](int64_t begin, int64_t end) {
+            const ChannelsLastArgmax<T, I> kernel(problem, plan);
+            runBlocksOnThreads(plan.threads, plan.outputRows, [&](int64_t begin, int64_t end) {
                 Scratch scratch;
                 for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
             });
-            streamingStoreFence();
+            if (plan.streaming) streamingStoreFence();
         });
     });
     return {};

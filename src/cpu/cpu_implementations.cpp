@@ -37,19 +37,6 @@ std::optional<std::string> requireDensePlanes(
     return std::nullopt;
 }
 
-std::optional<std::string> forwardDenseDecline(const PoolProblem &problem) {
-    return requireDensePlanes({{"input", &problem.input}, {"output", &problem.output}, {"indices", &problem.indices}});
-}
-
-std::optional<std::string> forwardChannelsLastDecline(const PoolProblem &problem) {
-    if (!isCommonValueType(problem.input.type))
-        return std::string(elementTypeName(problem.input.type)) + " values are searched by the planar kernels";
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"indices", &problem.indices}})
-        if (tensor->present() && !tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return cpu::argmaxForwardChannelsLastScratchDecline(problem);
-}
-
 std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
     if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
     if (auto reason = requireDensePlanes(
@@ -68,10 +55,14 @@ std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &proble
 }
 
 constexpr std::array implementations{
-    kernelDecides<forwardDenseDecline, cpu::argmaxForwardDense>("cpu_argmax_forward_dense", PoolTask::ArgmaxForward),
-    kernelDecides<forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast>("cpu_argmax_forward_channels_last",
-                                                                              PoolTask::ArgmaxForward),
-    kernelDecides<acceptAll, cpu::argmaxForwardStrided>("cpu_argmax_forward_reference", PoolTask::ArgmaxForward),
+    Implementation{"cpu_argmax_forward_dense_rows", PoolTask::ArgmaxForward, Backend::Cpu,
+                   cpu::planArgmaxForwardDenseRows, cpu::runArgmaxForwardDenseRows},
+    Implementation{"cpu_argmax_forward_dense", PoolTask::ArgmaxForward, Backend::Cpu, cpu::planArgmaxForwardDense,
+                   cpu::runArgmaxForwardDense},
+    Implementation{"cpu_argmax_forward_channels_last", PoolTask::ArgmaxForward, Backend::Cpu,
+                   cpu::planArgmaxForwardChannelsLast, cpu::runArgmaxForwardChannelsLast},
+    Implementation{"cpu_argmax_forward_reference", PoolTask::ArgmaxForward, Backend::Cpu,
+                   cpu::planArgmaxForwardReference, cpu::runArgmaxForwardReference},
     kernelDecides<backwardDenseDecline, cpu::indexScatterBackwardDense>("cpu_index_scatter_backward_dense",
                                                                         PoolTask::IndexScatterBackward),
     kernelDecides<backwardChannelsLastDecline, cpu::indexScatterBackwardChannelsLast>(

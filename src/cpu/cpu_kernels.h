@@ -9,10 +9,18 @@
 namespace poolgrad::cpu {
 
 // Argmax forward: gathers each window of the input, writes its maximum and the flat index of it.
-RunResult argmaxForwardDense(const PoolProblem &problem);
-RunResult argmaxForwardStrided(const PoolProblem &problem);
+// Dense float32 planes, an output row at a time by vectors across its windows (edges included).
+PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem);
+RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &plan);
+// Dense planes of any value type: SIMD across the unclipped windows of float32 rows, the rest scalar.
+PlanOutcome planArgmaxForwardDense(const PoolProblem &problem);
+RunResult runArgmaxForwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
 // Channels-last (NDHWC / NHWC) input and outputs: vectorised across channels.
-RunResult argmaxForwardChannelsLast(const PoolProblem &problem);
+PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem);
+RunResult runArgmaxForwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+// Any strides: the reference, which accepts every valid problem.
+PlanOutcome planArgmaxForwardReference(const PoolProblem &problem);
+RunResult runArgmaxForwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
 RunResult indexScatterBackwardDense(const PoolProblem &problem);
@@ -42,7 +50,6 @@ RunResult runRecomputeArgmaxBackwardReference(const PoolProblem &problem, const 
 // Why an implementation's per-thread scratch would exceed kScratchBytesPerThread (core/scratch_bound.h)
 // for a problem, or nullopt when it fits; the implementation then declines and the reference, whose
 // scratch is bounded for every problem, takes the problem.
-std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem);
 std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
 
 // Writes +0 to every element of problem.gradInput.

@@ -341,59 +341,6 @@ void ArgmaxWindows(const float *HWY_RESTRICT plane, int64_t width, const int64_t
     }
 }
 
-void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
-                          int64_t positions, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners,
-                          int64_t channels, bool streaming) {
-    const hn::ScalableTag<float> df;
-    const hn::RebindToSigned<decltype(df)> di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    int64_t c = 0;
-    // Two groups of channels at a time: two independent compare-and-blend chains hide each other's latency.
-    for (; c + 2 * lanes <= channels; c += 2 * lanes) {
-        auto bestA = hn::Set(df, -std::numeric_limits<float>::infinity()), bestB = bestA;
-        auto winnerA = hn::Set(di, labels[0]), winnerB = winnerA;
-        for (int64_t p = 0; p < positions; ++p) {
-            const auto label = hn::Set(di, labels[p]);
-            const auto valueA = hn::LoadU(df, inputRows[p] + c), valueB = hn::LoadU(df, inputRows[p] + c + lanes);
-            const auto takeA = hn::Or(hn::Gt(valueA, bestA), hn::IsNaN(valueA));
-            const auto takeB = hn::Or(hn::Gt(valueB, bestB), hn::IsNaN(valueB));
-            bestA = hn::IfThenElse(takeA, valueA, bestA);
-            bestB = hn::IfThenElse(takeB, valueB, bestB);
-            winnerA = hn::IfThenElse(hn::RebindMask(di, takeA), label, winnerA);
-            winnerB = hn::IfThenElse(hn::RebindMask(di, takeB), label, winnerB);
-        }
-        storeVector(df, bestA, values + c, streaming);
-        storeVector(df, bestB, values + c + lanes, streaming);
-        storeVector(di, winnerA, winners + c, streaming);
-        storeVector(di, winnerB, winners + c + lanes, streaming);
-    }
-    for (; c + lanes <= channels; c += lanes) {
-        auto best = hn::Set(df, -std::numeric_limits<float>::infinity());
-        auto winner = hn::Set(di, labels[0]);
-        for (int64_t p = 0; p < positions; ++p) {
-            const auto value = hn::LoadU(df, inputRows[p] + c);
-            const auto take = hn::Or(hn::Gt(value, best), hn::IsNaN(value));
-            best = hn::IfThenElse(take, value, best);
-            winner = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, labels[p]), winner);
-        }
-        storeVector(df, best, values + c, streaming);
-        storeVector(di, winner, winners + c, streaming);
-    }
-    for (; c < channels; ++c) {
-        float best = -std::numeric_limits<float>::infinity();
-        int32_t winner = labels[0];
-        for (int64_t p = 0; p < positions; ++p) {
-            const float value = inputRows[p][c];
-            if (value > best || std::isnan(value)) {
-                best = value;
-                winner = labels[p];
-            }
-        }
-        values[c] = best;
-        winners[c] = winner;
-    }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -408,12 +355,6 @@ HWY_EXPORT(WidenFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
 HWY_EXPORT(FirstMatchPositions);
 HWY_EXPORT(ArgmaxWindows);
-HWY_EXPORT(ArgmaxAcrossChannels);
-
-void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
-                          int32_t *winners, int64_t channels, bool streaming) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)(inputRows, labels, positions, values, winners, channels, streaming);
-}
 
 void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount, int64_t firstColumn,
                    int64_t stride, int64_t kernelWidth, int64_t dilation, float *values, int32_t *indices,

@@ -43,14 +43,6 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
                    int64_t stride, int64_t kernelWidth, int64_t dilation, float *values, int32_t *indices,
                    int64_t count);
 
-// Forward argmax over one window of a channels-last tensor, across `channels` lanes: inputRows[p] holds
-// the C values of window position p (scan order). For each lane: the first strictly greater value wins, a
-// NaN wins over everything and the last NaN is kept; values[c] gets the winning value bit for bit and
-// winners[c] the label of its position, labels[p] (labels[0] when every value is -inf). Requires
-// positions >= 1. With streaming, aligned vectors of values and winners bypass the caches.
-void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
-                          int32_t *winners, int64_t channels, bool streaming = false);
-
 // Whether an output should be written with streaming (non-temporal) stores: when it is a good
 // part of a last-level cache or more, caching it would only evict the inputs (4 MiB, half the L3 slice of
 // the 2-core machines measured; 8 MiB made a 6 MiB output 1.5x slower from DRAM and no faster from L3).

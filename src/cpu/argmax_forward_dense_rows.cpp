@@ -1,0 +1,215 @@
+// Argmax forward of dense float32 planes, one output row at a time by vectors across its windows
+// (simd_argmax: argmaxWindowRow), values and INT32/INT64 indices written straight from the vectors. When
+// windows leave the row (padding) or the vector loads would read past it, the window's input rows are
+// first copied into per-thread rows padded with -inf, so that the edge windows take the same vector code
+// as the others; a clipped window whose result is -inf (all its elements -inf, or none) is then searched
+// again element by element, since the padding may have named it. Work items are output rows (n, c, od,
+// oh), so that a few planes still fill every thread.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/plan_threads.h"
+#include "cpu/simd_argmax.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+struct DenseRowsPlan final : ImplementationPlan {
+    WindowTables windows;
+    WindowRow row;            // the W axis as the row search sees it
+    int64_t largestRows = 0;  // input rows of the largest window: the per-thread row list
+    // Padded row copies: -inf columns before and after the row (none: rows are read in place).
+    int64_t padBefore = 0, padAfter = 0;
+    // Outputs [0, clippedBefore) and [clippedAfter, outputs) have windows cut by the row's edges.
+    int64_t clippedBefore = 0, clippedAfter = 0;
+    int64_t outputRows = 0;  // work items
+    int threads = 1;
+
+    bool padded() const { return padBefore > 0 || padAfter > 0; }
+
+    std::string describe() const override {
+        const char *loads = row.stride == 1 ? "contiguous" : row.stride == 2 ? "pairs" : "gathered";
+        return "row vectors: " + std::to_string(row.outputs) + " windows k" + std::to_string(row.kernelWidth) + " s" +
+               std::to_string(row.stride) + " d" + std::to_string(row.dilation) + " from column " +
+               std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
+               (padded() ? " padded rows; " : " rows in place; ") + std::to_string(outputRows) + " output rows on " +
+               std::to_string(threads) + " threads";
+    }
+};
+
+// The window the row search gives output ow: columns origin + ow*stride + j*dilation inside [0, width).
+AxisWindow clippedWindow(const WindowRow &row, int64_t ow) {
+    const int64_t column = row.origin + ow * row.stride;  // of tap 0
+    const int64_t firstTap = column >= 0 ? 0 : (-column + row.dilation - 1) / row.dilation;
+    const int64_t lastTap = column + (row.kernelWidth - 1) * row.dilation < row.width
+                                ? row.kernelWidth - 1
+                                : (row.width - 1 - column) / row.dilation - (row.width - 1 - column < 0 ? 1 : 0);
+    if (lastTap < firstTap) return AxisWindow{0, row.dilation, 0};
+    return AxisWindow{column + firstTap * row.dilation, row.dilation, lastTap - firstTap + 1};
+}
+
+bool sameWindow(const AxisWindow &a, const AxisWindow &b) {
+    return a.count == b.count && (a.count == 0 || (a.first == b.first && (a.count == 1 || a.step == b.step)));
+}
+
+}  // namespace
+
+PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    if (problem.input.type != ElementType::Float32) return PlanOutcome::decline("values are not float32");
+    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
+                                       std::pair{"indices", &problem.indices}})
+        if (tensor->present() && !tensor->planesDense())
+            return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    DenseRowsPlan plan;
+    plan.windows = WindowTables::of(geometry);
+    const WindowAxis &axisW = geometry.axes[2];
+    const std::vector<AxisWindow> &windowsW = plan.windows.axes[2];
+    WindowRow &row = plan.row;
+    row.width = axisW.inputSize;
+    row.outputs = axisW.outputSize;
+    if (axisW.adaptive) {
+        // Adaptive windows are one regular row only when the input divides evenly.
+        const CongruentRun run = largestCongruentRun(windowsW);
+        if (run.begin != 0 || run.end != row.outputs)
+            return PlanOutcome::decline("adaptive width windows of different sizes");
+        row.origin = windowsW[0].first;
+        row.stride = run.stride;
+        row.kernelWidth = run.count;
+        row.dilation = run.step;
+    } else {
+        row.origin = -axisW.padBegin;
+        row.stride = axisW.stride;
+        row.kernelWidth = axisW.kernel;
+        row.dilation = axisW.dilation;
+    }
+    // Every offset, column and index the vectors form must fit in int32: the plane, plus the columns a
+    // chunk reaches before and past the row (two vectors of windows).
+    const int64_t lanes = argmaxRowLanes();
+    std::optional<int64_t> extent = checkedMul<int64_t>(row.stride, saturatingAdd<int64_t>(row.outputs, 2 * lanes));
+    for (const std::optional<int64_t> term :
+         {checkedMul(row.kernelWidth - 1, row.dilation), std::optional<int64_t>(std::max<int64_t>(-row.origin, 0)),
+          std::optional<int64_t>(geometry.inputPlaneElements())})
+        extent = extent && term ? checkedAdd(*extent, *term) : std::nullopt;
+    if (!extent || *extent >= (int64_t{1} << 31)) return PlanOutcome::decline("plane offsets do not fit in 32 bits");
+    for (int64_t ow = 0; ow < row.outputs; ++ow)
+        if (!sameWindow(clippedWindow(row, ow), windowsW[static_cast<size_t>(ow)]))
+            return PlanOutcome::decline("width windows are not one regular row");
+    const std::optional<int64_t> rows =
+        checkedMul(largestWindowCount(plan.windows.axes[0]), largestWindowCount(plan.windows.axes[1]));
+    if (!rows || *rows > kScratchBytesPerThread / static_cast<int64_t>(sizeof(int32_t)))
+        return PlanOutcome::decline(
+            scratchDeclineText("the row list of a window", rows ? checkedMul<int64_t>(*rows, 4) : std::nullopt));
+    plan.largestRows = *rows;
+    const int64_t lastColumn =  // the furthest column the last chunk's loads reach
+        row.origin + std::max<int64_t>(row.outputs - lanes, 0) * row.stride + argmaxRowReach(row, lanes);
+    plan.padBefore = std::max<int64_t>(0, -row.origin);
+    plan.padAfter = std::max<int64_t>(0, lastColumn + 1 - row.width);
+    const std::optional<int64_t> paddedBytes =
+        plan.padded() ? checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}})
+                      : std::optional<int64_t>(0);
+    if (!paddedBytes || *paddedBytes > kScratchBytesPerThread - *rows * 12)
+        return PlanOutcome::decline(scratchDeclineText("the padded rows of a window", paddedBytes));
+    while (plan.clippedBefore < row.outputs && windowsW[plan.clippedBefore].count < row.kernelWidth)
+        ++plan.clippedBefore;
+    plan.clippedAfter = row.outputs;
+    while (plan.clippedAfter > plan.clippedBefore && windowsW[plan.clippedAfter - 1].count < row.kernelWidth)
+        --plan.clippedAfter;
+    plan.outputRows =
+        saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
+    const int64_t workPerRow =
+        std::max<int64_t>(1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) /
+                                 std::max<int64_t>(1, geometry.axes[0].outputSize * geometry.axes[1].outputSize));
+    plan.threads = plannedThreads(plan.outputRows, workPerRow);
+    return PlanOutcome::accept(std::move(plan));
+}
+
+namespace {
+
+// A clipped window whose vector search found only -inf: searched again on the plane itself, so that the
+// first element of the window (or -1 for an empty one) is named, never a padding column.
+void searchClippedWindow(const float *plane, const int32_t *rowOffsets, int64_t rowCount, const AxisWindow &window,
+                         float &value, int64_t &index) {
+    value = -std::numeric_limits<float>::infinity();
+    index = -1;
+    for (int64_t r = 0; r < rowCount; ++r)
+        for (int64_t j = 0, w = window.first; j < window.count; ++j, w += window.step) {
+            const float candidate = plane[rowOffsets[r] + w];
+            if (index < 0) index = rowOffsets[r] + w;
+            if (candidate > value || std::isnan(candidate)) {
+                value = candidate;
+                index = rowOffsets[r] + w;
+            }
+        }
+}
+
+}  // namespace
+
+RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &made) {
+    const DenseRowsPlan &plan = planAs<DenseRowsPlan>(made);
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t outD = geometry.axes[0].outputSize, outH = geometry.axes[1].outputSize;
+    const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
+    const int64_t outW = geometry.axes[2].outputSize;
+    const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
+    const bool wide = idx.present() && idx.type == ElementType::Int64;
+    const int64_t paddedWidth = plan.padBefore + inW + plan.padAfter;
+    runBlocksOnThreads(plan.threads, plan.outputRows, [&](int64_t begin, int64_t end) {
+        const size_t largest = static_cast<size_t>(std::max<int64_t>(plan.largestRows, 1));
+        std::vector<int32_t> rowOffsets(largest);
+        std::vector<const float *> rowStarts(largest);
+        // Padding columns are written once; each output row copies only the row's own columns.
+        std::vector<float> paddedRows(plan.padded() ? largest * static_cast<size_t>(paddedWidth) : 0,
+                                      -std::numeric_limits<float>::infinity());
+        int64_t plane = begin / (outD * outH), od = begin / outH % outD, oh = begin % outH;
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+            const float *inPlane = in.plane<const float>(n, c);
+            int64_t rowCount = 0;
+            forEachWindowRow(plan.windows.depth(od), plan.windows.height(oh), [&](int64_t d, int64_t h) {
+                const int64_t offset = (d * inH + h) * inW;
+                rowOffsets[static_cast<size_t>(rowCount)] = static_cast<int32_t>(offset);
+                rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;
+                ++rowCount;
+            });
+            const int64_t q = (od * outH + oh) * outW;  // first output of the row in its plane
+            float *values = out.plane<float>(n, c) + q;
+            int32_t *indices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
+            int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
+            if (rowCount > 0)
+                argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
+                                plan.padded() ? paddedRows.data() + plan.padBefore : nullptr, paddedWidth, values,
+                                indices32, indices64);
+            for (int64_t ow = 0; ow < outW; ++ow) {
+                // Windows without rows (dilated depth or height windows wholly in padding) are all empty.
+                if (ow == plan.clippedBefore && rowCount > 0) ow = std::max(ow, plan.clippedAfter);
+                if (ow >= outW) break;
+                if (rowCount > 0 && !(values[ow] == -std::numeric_limits<float>::infinity())) continue;
+                float value;
+                int64_t index;
+                searchClippedWindow(inPlane, rowOffsets.data(), rowCount, plan.windows.width(ow), value, index);
+                values[ow] = value;
+                if (indices32) indices32[ow] = static_cast<int32_t>(index);
+                if (indices64) indices64[ow] = index;
+            }
+            if (++oh == outH) {
+                oh = 0;
+                if (++od == outD) {
+                    od = 0;
+                    ++plane;
+                }
+            }
+        }
+    });
+    return {};
+}
+
+}  // namespace poolgrad::cpu

@@ -1,0 +1,465 @@
+// Highway implementation of the argmax forwards' vector searches: one source compiled for every target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_argmax.cpp"
+#include "cpu/simd_argmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D, class V, typename T>
+HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
+    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
+        hn::Stream(v, d, destination);
+    else
+        hn::StoreU(v, d, destination);
+}
+
+// Stores int32 winners as int64 (two half vectors widened), or as they are.
+template <class DI>
+HWY_INLINE void storeIndices(DI di, hn::Vec<DI> indices, int32_t *HWY_RESTRICT indices32,
+                             int64_t *HWY_RESTRICT indices64, bool streaming) {
+    if (indices32) {
+        storeVector(di, indices, indices32, streaming);
+    } else if (indices64) {
+#if HWY_TARGET == HWY_SCALAR
+        indices64[0] = hn::GetLane(indices);
+#else
+        const hn::Half<DI> dh;
+        const hn::Repartition<int64_t, DI> d64;
+        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, indices)), indices64, streaming);
+        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, indices)), indices64 + hn::Lanes(d64), streaming);
+#endif
+    }
+}
+
+// The rule every search applies to one candidate: fast (no NaN expected: one compare, one blend) or
+// with the NaN rule.
+template <bool NanRule, class D, class M = hn::Mask<D>>
+HWY_INLINE M takes(D, hn::Vec<D> value, hn::Vec<D> best) {
+    if constexpr (NanRule)
+        return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
+    else
+        return hn::Gt(value, best);
+}
+
+// ------------------------------------------------------------------------------------------ dense rows
+
+enum class ColumnAccess { Contiguous, EvenOfPairs, Gathered };
+
+// The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
+constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+
+// Search of `Group` chunks of Lanes(d) consecutive windows at once (independent compare-and-blend chains
+// hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. With Detect,
+// returns false when the fast search saw a NaN: its result is then not valid and the chunks must be
+// searched with the NaN rule (without Detect the caller knows whether the rows hold NaNs). relative[g] gets
+// each winner's index less its lane's first tap column.
+template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class D, class DI>
+HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                             const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount,
+                             const int64_t (&firstColumns)[Group], hn::Vec<DI> laneColumns, hn::Vec<D> (&best)[Group],
+                             hn::Vec<DI> (&relative)[Group]) {
+    [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    hn::Vec<D> detector[Group];  // sum of every value seen: NaN when one was NaN (or +inf met -inf)
+    for (int g = 0; g < Group; ++g) {
+        best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
+        relative[g] = hn::Set(di, rowOffsets[0]);
+        detector[g] = hn::Zero(d);
+    }
+    const auto visit = [&](int g, hn::Vec<D> value, int64_t offset) {
+        if constexpr (Detect) detector[g] = hn::Add(detector[g], value);
+        const auto take = takes<NanRule>(d, value, best[g]);
+        best[g] = hn::IfThenElse(take, value, best[g]);
+        if constexpr (WithIndices)
+            relative[g] =
+                hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(offset)), relative[g]);
+    };
+    for (int64_t r = 0; r < rowCount; ++r) {
+        const float *rowStart = rowStarts[r];
+        for (int64_t j = 0; j < row.kernelWidth; ++j) {
+            const int64_t offset = rowOffsets[r] + j * row.dilation;
+            if constexpr (Access == ColumnAccess::Contiguous) {
+                for (int g = 0; g < Group; ++g)
+                    visit(g, hn::LoadU(d, rowStart + firstColumns[g] + j * row.dilation), offset);
+            } else if constexpr (Access == ColumnAccess::EvenOfPairs) {
+#if HWY_TARGET != HWY_SCALAR
+                const bool pairs = row.dilation == 1 && j + 1 < row.kernelWidth;  // odd columns: the next tap
+                for (int g = 0; g < Group; ++g) {
+                    const float *at = rowStart + firstColumns[g] + j * row.dilation;
+                    const auto low = hn::LoadU(d, at), high = hn::LoadU(d, at + lanes);
+                    visit(g, hn::ConcatEven(d, high, low), offset);
+                    if (pairs) visit(g, hn::ConcatOdd(d, high, low), offset + 1);
+                }
+                if (pairs) ++j;
+#endif
+            } else {
+                for (int g = 0; g < Group; ++g)
+                    visit(g, hn::GatherIndex(d, rowStart + firstColumns[g] + j * row.dilation, laneColumns), offset);
+            }
+        }
+    }
+    if constexpr (Detect) {
+        auto sum = detector[0];
+        for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
+        return hn::AllFalse(d, hn::IsNaN(sum));
+    } else {
+        return true;
+    }
+}
+
+// What a row search knows of NaNs: nothing (the fast search detects them and the chunks that saw one are
+// searched again with the NaN rule), none (the rows were checked while they were copied), or some (the NaN
+// rule at once).
+enum class NanKnowledge { Unknown, None, Some };
+
+// Searches the chunks starting at outputs starts[g] and writes their outputs (`count` each: fewer than a
+// vector only in a row shorter than one).
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, int Group, class D, class DI>
+HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                          const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, const int64_t (&starts)[Group],
+                          hn::Vec<DI> laneColumns, int64_t count, float *HWY_RESTRICT values,
+                          int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    int64_t firstColumns[Group];
+    for (int g = 0; g < Group; ++g) firstColumns[g] = row.origin + starts[g] * row.stride;
+    hn::Vec<D> best[Group];
+    hn::Vec<DI> relative[Group];
+    const bool searched = Nans != NanKnowledge::Some &&
+                          searchChunks<Access, false, Nans == NanKnowledge::Unknown, WithIndices, Group>(
+                              d, di, row, rowStarts, rowOffsets, rowCount, firstColumns, laneColumns, best, relative);
+    if (!searched)
+        searchChunks<Access, true, false, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
+                                                              laneColumns, best, relative);
+    for (int g = 0; g < Group; ++g) {
+        const auto index =
+            hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
+        const int64_t at = starts[g];
+        if (count == static_cast<int64_t>(hn::Lanes(d))) {
+            hn::StoreU(best[g], d, values + at);
+            if constexpr (WithIndices)
+                storeIndices(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
+                             false);
+            continue;
+        }
+        // A row shorter than a vector: through a buffer, so that nothing past the row is written.
+        HWY_ALIGN_MAX float bestValues[kMaxLanes];
+        HWY_ALIGN_MAX int32_t bestIndices[kMaxLanes];
+        hn::Store(best[g], d, bestValues);
+        hn::Store(index, di, bestIndices);
+        std::memcpy(values + at, bestValues, static_cast<size_t>(count) * sizeof(float));
+        for (int64_t i = 0; i < count && WithIndices; ++i) {
+            if (indices32) indices32[at + i] = bestIndices[i];
+            if (indices64) indices64[at + i] = bestIndices[i];
+        }
+    }
+}
+
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices>
+HWY_INLINE void argmaxRowWith(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(row.stride)));
+    const int64_t count = std::min(lanes, row.outputs);
+    // Chunks start every `lanes` outputs; the last moves back to end at the row's end (windows searched
+    // twice agree).
+    const int64_t chunks = (row.outputs + lanes - 1) / lanes, lastStart = std::max<int64_t>(row.outputs - lanes, 0);
+    const auto startOf = [&](int64_t chunk) { return std::min(chunk * lanes, lastStart); };
+    int64_t c = 0;
+    for (; c + 4 <= chunks; c += 4)
+        runChunks<Access, Nans, WithIndices, 4>(d, di, row, rowStarts, rowOffsets, rowCount,
+                                                {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)},
+                                                laneColumns, count, values, indices32, indices64);
+    for (; c + 2 <= chunks; c += 2)
+        runChunks<Access, Nans, WithIndices, 2>(d, di, row, rowStarts, rowOffsets, rowCount,
+                                                {startOf(c), startOf(c + 1)}, laneColumns, count, values, indices32,
+                                                indices64);
+    if (c < chunks)
+        runChunks<Access, Nans, WithIndices, 1>(d, di, row, rowStarts, rowOffsets, rowCount, {startOf(c)}, laneColumns,
+                                                count, values, indices32, indices64);
+}
+
+template <NanKnowledge Nans, bool WithIndices>
+HWY_INLINE void argmaxRowIndices(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                                 const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+                                 int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+#if HWY_TARGET != HWY_SCALAR
+    if (row.stride == 2) {
+        argmaxRowWith<ColumnAccess::EvenOfPairs, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                    indices32, indices64);
+        return;
+    }
+#endif
+    if (row.stride == 1)
+        argmaxRowWith<ColumnAccess::Contiguous, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                   indices32, indices64);
+    else
+        argmaxRowWith<ColumnAccess::Gathered, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
+                                                                 indices32, indices64);
+}
+
+template <NanKnowledge Nans>
+HWY_INLINE void argmaxRowNans(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    if (indices32 || indices64)
+        argmaxRowIndices<Nans, true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    else
+        argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
+}
+
+// Copies `width` floats (the last vector moves back to end at the row's end) and returns the sum of those
+// it copied: NaN when one was NaN (or +inf met -inf).
+HWY_INLINE float copyRow(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
+    const hn::ScalableTag<float> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    if (width < lanes) {
+        float sum = 0;
+        for (int64_t i = 0; i < width; ++i) sum += destination[i] = source[i];
+        return sum;
+    }
+    auto sum = hn::Zero(d);
+    for (int64_t i = 0;; i += lanes) {
+        i = std::min(i, width - lanes);
+        const auto values = hn::LoadU(d, source + i);
+        sum = hn::Add(sum, values);
+        hn::StoreU(values, d, destination + i);
+        if (i == width - lanes) return hn::GetLane(hn::SumOfLanes(d, sum));
+    }
+}
+
+void ArgmaxWindowRow(const WindowRow &row, const float **HWY_RESTRICT rowStarts, const int32_t *HWY_RESTRICT rowOffsets,
+                     int64_t rowCount, float *HWY_RESTRICT paddedRows, int64_t paddedStride, float *HWY_RESTRICT values,
+                     int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    if (!paddedRows) {
+        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+        return;
+    }
+    // The copies tell whether the rows hold a NaN: the search then needs no detector of its own.
+    float sum = 0;
+    for (int64_t r = 0; r < rowCount; ++r) {
+        float *copy = paddedRows + r * paddedStride;
+        sum += copyRow(rowStarts[r], copy, row.width);
+        rowStarts[r] = copy;
+    }
+    if (std::isnan(sum))
+        argmaxRowNans<NanKnowledge::Some>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    else
+        argmaxRowNans<NanKnowledge::None>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+}
+
+int64_t ArgmaxRowLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+
+// ------------------------------------------------------------------------------------------ channels-last
+
+// Groups of channels searched together: two vectors (two independent compare-and-blend chains hide each
+// other's latency), else one. Returns false when the fast search saw a NaN.
+template <int Vectors, bool NanRule, class D, class DI>
+HWY_INLINE bool searchChannels(D d, DI di, const float *const *HWY_RESTRICT inputRows,
+                               const int32_t *HWY_RESTRICT labels, int64_t positions, int64_t c, hn::Vec<D> *best,
+                               hn::Vec<DI> *winner) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    auto detector = hn::Zero(d);
+    for (int v = 0; v < Vectors; ++v) {
+        best[v] = hn::Set(d, -std::numeric_limits<float>::infinity());
+        winner[v] = hn::Set(di, labels[0]);
+    }
+    for (int64_t p = 0; p < positions; ++p) {
+        const auto label = hn::Set(di, labels[p]);
+        for (int v = 0; v < Vectors; ++v) {
+            const auto value = hn::LoadU(d, inputRows[p] + c + v * lanes);
+            if constexpr (!NanRule) detector = hn::Add(detector, value);
+            const auto take = takes<NanRule>(d, value, best[v]);
+            best[v] = hn::IfThenElse(take, value, best[v]);
+            winner[v] = hn::IfThenElse(hn::RebindMask(di, take), label, winner[v]);
+        }
+    }
+    if constexpr (NanRule)
+        return true;
+    else
+        return hn::AllFalse(d, hn::IsNaN(detector));
+}
+
+template <int Vectors, class D, class DI>
+HWY_INLINE void channelGroup(D d, DI di, const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
+                             int64_t positions, int64_t c, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners32,
+                             int64_t *HWY_RESTRICT winners64, bool streaming) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    hn::Vec<D> best[Vectors];
+    hn::Vec<DI> winner[Vectors];
+    if (!searchChannels<Vectors, false>(d, di, inputRows, labels, positions, c, best, winner))
+        searchChannels<Vectors, true>(d, di, inputRows, labels, positions, c, best, winner);
+    for (int v = 0; v < Vectors; ++v) {
+        const int64_t at = c + v * lanes;
+        storeVector(d, best[v], values + at, streaming);
+        storeIndices(di, winner[v], winners32 ? winners32 + at : nullptr, winners64 ? winners64 + at : nullptr,
+                     streaming);
+    }
+}
+
+// One output position of a channels-last row, `Group` vectors of channels from c at once (independent
+// chains). Returns false when the fast search saw a NaN.
+template <int Group, bool NanRule, class D, class DI>
+HWY_INLINE bool searchPosition(D d, DI di, const ChannelsRow &row, const AxisWindow &window, int64_t c,
+                               hn::Vec<D> (&best)[Group], hn::Vec<DI> (&winner)[Group]) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    hn::Vec<D> detector[Group];
+    const int32_t first = row.rowFlat[0] + static_cast<int32_t>(window.first);
+    for (int g = 0; g < Group; ++g) {
+        best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
+        winner[g] = hn::Set(di, first);
+        detector[g] = hn::Zero(d);
+    }
+    for (int64_t r = 0; r < row.rowCount; ++r) {
+        const float *at = row.rowStarts[r] + window.first * row.inputPixelStride + c;
+        int32_t flat = row.rowFlat[r] + static_cast<int32_t>(window.first);
+        for (int64_t j = 0; j < window.count;
+             ++j, at += window.step * row.inputPixelStride, flat += static_cast<int32_t>(window.step)) {
+            const auto label = hn::Set(di, flat);
+            for (int g = 0; g < Group; ++g) {
+                const auto value = hn::LoadU(d, at + g * lanes);
+                if constexpr (!NanRule) detector[g] = hn::Add(detector[g], value);
+                const auto take = takes<NanRule>(d, value, best[g]);
+                best[g] = hn::IfThenElse(take, value, best[g]);
+                winner[g] = hn::IfThenElse(hn::RebindMask(di, take), label, winner[g]);
+            }
+        }
+    }
+    if constexpr (NanRule) {
+        return true;
+    } else {
+        auto sum = detector[0];
+        for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
+        return hn::AllFalse(d, hn::IsNaN(sum));
+    }
+}
+
+template <int Group, class D, class DI>
+HWY_INLINE void channelsOfPosition(D d, DI di, const ChannelsRow &row, const AxisWindow &window, int64_t c,
+                                   float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners32,
+                                   int64_t *HWY_RESTRICT winners64) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    hn::Vec<D> best[Group];
+    hn::Vec<DI> winner[Group];
+    if (!searchPosition<Group, false>(d, di, row, window, c, best, winner))
+        searchPosition<Group, true>(d, di, row, window, c, best, winner);
+    for (int g = 0; g < Group; ++g) {
+        const int64_t at = c + g * lanes;
+        storeVector(d, best[g], values + at, row.streaming);
+        storeIndices(di, winner[g], winners32 ? winners32 + at : nullptr, winners64 ? winners64 + at : nullptr,
+                     row.streaming);
+    }
+}
+
+void ArgmaxChannelsRow(const ChannelsRow &row) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t channels = row.channels;
+    for (int64_t ow = 0; ow < row.outputs; ++ow) {
+        const AxisWindow &window = row.windows[ow];
+        float *values = row.values + ow * row.outputPixelStride;
+        int32_t *winners32 = row.winners32 ? row.winners32 + ow * row.outputPixelStride : nullptr;
+        int64_t *winners64 = row.winners64 ? row.winners64 + ow * row.outputPixelStride : nullptr;
+        if (row.rowCount == 0 || window.count == 0) {  // a window wholly in padding: -inf, index -1
+            for (int64_t c = 0; c < channels; ++c) {
+                values[c] = -std::numeric_limits<float>::infinity();
+                if (winners32) winners32[c] = -1;
+                if (winners64) winners64[c] = -1;
+            }
+            continue;
+        }
+        int64_t c = 0;
+        for (; c + 4 * lanes <= channels; c += 4 * lanes)
+            channelsOfPosition<4>(d, di, row, window, c, values, winners32, winners64);
+        for (; c + 2 * lanes <= channels; c += 2 * lanes)
+            channelsOfPosition<2>(d, di, row, window, c, values, winners32, winners64);
+        for (; c + lanes <= channels; c += lanes)
+            channelsOfPosition<1>(d, di, row, window, c, values, winners32, winners64);
+        for (; c < channels; ++c) {
+            float best = -std::numeric_limits<float>::infinity();
+            int32_t winner = row.rowFlat[0] + static_cast<int32_t>(window.first);
+            for (int64_t r = 0; r < row.rowCount; ++r)
+                for (int64_t j = 0, w = window.first; j < window.count; ++j, w += window.step) {
+                    const float value = row.rowStarts[r][w * row.inputPixelStride + c];
+                    if (value > best || std::isnan(value)) {
+                        best = value;
+                        winner = row.rowFlat[r] + static_cast<int32_t>(w);
+                    }
+                }
+            values[c] = best;
+            if (winners32) winners32[c] = winner;
+            if (winners64) winners64[c] = winner;
+        }
+    }
+}
+
+void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
+                          int64_t positions, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners32,
+                          int64_t *HWY_RESTRICT winners64, int64_t channels, bool streaming) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    int64_t c = 0;
+    for (; c + 2 * lanes <= channels; c += 2 * lanes)
+        channelGroup<2>(d, di, inputRows, labels, positions, c, values, winners32, winners64, streaming);
+    for (; c + lanes <= channels; c += lanes)
+        channelGroup<1>(d, di, inputRows, labels, positions, c, values, winners32, winners64, streaming);
+    for (; c < channels; ++c) {
+        float best = -std::numeric_limits<float>::infinity();
+        int32_t winner = labels[0];
+        for (int64_t p = 0; p < positions; ++p) {
+            const float value = inputRows[p][c];
+            if (value > best || std::isnan(value)) {
+                best = value;
+                winner = labels[p];
+            }
+        }
+        values[c] = best;
+        if (winners32) winners32[c] = winner;
+        if (winners64) winners64[c] = winner;
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(ArgmaxWindowRow);
+HWY_EXPORT(ArgmaxRowLanes);
+HWY_EXPORT(ArgmaxAcrossChannels);
+HWY_EXPORT(ArgmaxChannelsRow);
+
+void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
+                     float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindowRow)
+    (row, rowStarts, rowOffsets, rowCount, paddedRows, paddedStride, values, indices32, indices64);
+}
+
+int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }
+
+void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
+                          int32_t *winners32, int64_t *winners64, int64_t channels, bool streaming) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)
+    (inputRows, labels, positions, values, winners32, winners64, channels, streaming);
+}
+
+void argmaxChannelsRow(const ChannelsRow &row) { HWY_DYNAMIC_DISPATCH(ArgmaxChannelsRow)(row); }
+
+}  // namespace poolgrad::cpu
+#endif

@@ -1,0 +1,70 @@
+// The vector max searches of the argmax forwards (Google Highway, run-time dispatch). Selection rule of
+// every search: scan order, the first strictly greater value wins (ties keep the first element), a NaN
+// wins over everything and the last NaN in scan order is kept. Each search first runs with one compare
+// and one blend per window position, adding the values it saw into a NaN detector; only a group of
+// windows whose detector came out NaN (a NaN, or +inf meeting -inf) is searched again with the NaN rule.
+#pragma once
+
+#include <cstdint>
+
+#include "core/pool_geometry.h"
+
+namespace poolgrad::cpu {
+
+// One output row of a dense float32 plane: the windows of output columns 0..outputs-1 on the input rows
+// r < rowCount (scan order), whose column 0 is at rowStarts[r]. Window ow covers columns origin +
+// ow*stride + j*dilation (0 <= j < kernelWidth), and the search reads up to argmaxRowReach() columns past
+// each chunk of argmaxRowLanes() windows. Where that leaves the rows (padding, or loads past the row's
+// end), the caller passes paddedRows: rowCount rows of paddedStride floats whose columns around the row
+// hold -inf (rowStarts[r] then points into row r of it, at column 0); the rows are copied there first. The
+// caller fixes clipped windows whose result is -inf (all their elements -inf, or none): the search may
+// then name a padding column. The index of column c of row r is rowOffsets[r] + c. Requires every offset
+// and column to fit in int32.
+struct WindowRow {
+    int64_t width = 0;
+    int64_t outputs = 0;
+    int64_t origin = 0;
+    int64_t stride = 1, kernelWidth = 1, dilation = 1;
+};
+
+// values[ow] gets the winner bit for bit, and indices32[ow] or indices64[ow] (whichever is non-null;
+// neither for value-only forwards) its index. With paddedRows, rowStarts[r] comes back pointing at the copy.
+void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
+                     float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64);
+
+// Windows per chunk (the vector length the running CPU's dispatch takes), and the columns a chunk's loads
+// reach past its first window's first tap.
+int64_t argmaxRowLanes();
+inline int64_t argmaxRowReach(const WindowRow &row, int64_t lanes) {
+    const int64_t span = (row.kernelWidth - 1) * row.dilation;
+    return span + (row.stride == 2 && lanes > 1 ? 2 * lanes - 1 : (lanes - 1) * row.stride);
+}
+
+// One window of a channels-last tensor, across `channels` lanes: inputRows[p] holds the C values of
+// window position p (scan order). values[c] gets the winning value bit for bit, and winners32[c] or
+// winners64[c] (whichever is non-null) the label of its position, labels[p] (labels[0] when every value
+// is -inf). Requires positions >= 1. With streaming, aligned vectors bypass the caches.
+void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
+                          int32_t *winners32, int64_t *winners64, int64_t channels, bool streaming);
+
+// One output row (n, od, oh) of a channels-last float32 forward: for each output column ow, the window
+// windows[ow] of columns of the input rows r < rowCount (scan order), each input position holding its C
+// values at rowStarts[r] + w * inputPixelStride. values / winners32 / winners64 (whichever is non-null; the
+// winners are flat plane indices rowFlat[r] + w) of ow start at ow * outputPixelStride. Requires flat
+// indices to fit in int32.
+struct ChannelsRow {
+    const float *const *rowStarts;
+    const int32_t *rowFlat;
+    int64_t rowCount;
+    const AxisWindow *windows;
+    int64_t outputs;
+    int64_t channels;
+    int64_t inputPixelStride, outputPixelStride;
+    float *values;
+    int32_t *winners32;
+    int64_t *winners64;
+    bool streaming;
+};
+void argmaxChannelsRow(const ChannelsRow &row);
+
+}  // namespace poolgrad::cpu

@@ -1,0 +1,120 @@
+// The plans the argmax forward implementations make in phase 1, as poolgradGetLastRunReport reports them:
+// what each decides before seeing data (the row search's windows and loads, the SIMD run of the planar
+// kernel, the channels-last scratch and stores, the thread split), for a few problems at fixed thread
+// counts, and the reasons the row search declines.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "poolgrad/poolgrad.h"
+#include "support/max_pool3d_run.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using test_support::MaxPool3dLists;
+using test_support::TestTensor;
+
+struct Setting {
+    explicit Setting(int threads) {
+        poolgradSetNumThreads(threads);
+        poolgradSetParallelThreshold(1);
+    }
+    ~Setting() {
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+        poolgradForceImplementation(nullptr);
+    }
+};
+
+struct Forward {
+    std::vector<int64_t> input;  // N, C, D, H, W
+    std::vector<int64_t> output;
+    MaxPool3dLists lists;
+    aclDataType type = ACL_FLOAT;
+    bool channelsLast = false;
+};
+
+TestTensor tensorFor(const std::vector<int64_t> &shape, aclDataType type, bool channelsLast) {
+    return channelsLast ? TestTensor::permuted(shape, {0, 2, 3, 4, 1}, type) : TestTensor(shape, type);
+}
+
+// The plan text of the run of `forward` with `implementation` forced (nullptr: the default choice), and
+// the implementation that ran.
+std::pair<std::string, std::string> planOf(const Forward &forward, const char *implementation) {
+    TestTensor self = tensorFor(forward.input, forward.type, forward.channelsLast);
+    for (int64_t i = 0; i < self.elementCount(); ++i) self.set(i, static_cast<double>(i % 7));
+    TestTensor out = tensorFor(forward.output, forward.type, forward.channelsLast);
+    TestTensor indices = tensorFor(forward.output, ACL_INT32, forward.channelsLast);
+    EXPECT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
+    const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, forward.lists, out, indices);
+    EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+    poolgradRunReport report{};
+    EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    return {report.implementation, report.plan};
+}
+
+// 2 planes of 8x8, k3 s2 p1: 4x4 outputs, the first window of each row clipped.
+const Forward kSmall{{1, 2, 1, 8, 8}, {1, 2, 1, 4, 4}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
+
+TEST(ArgmaxForwardPlans, RowSearchPlanNamesItsWindowsLoadsAndThreads) {
+    const Setting setting(2);
+    // W: 4 windows from column -1 (padding 1), stride 2 -> pair loads; 3 input rows per window, copied into
+    // rows padded with -inf (the first window leaves the row); 2 planes x 4 output rows = 8 work items on the
+    // 2 threads.
+    EXPECT_EQ(
+        planOf(kSmall, "cpu_argmax_forward_dense_rows"),
+        std::make_pair(std::string("cpu_argmax_forward_dense_rows"),
+                       std::string("row vectors: 4 windows k3 s2 d1 from column -1, pairs loads, up to 3 padded rows; "
+                                   "8 output rows on 2 threads")));
+    // The default choice for dense float32 planes is the row search.
+    EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_dense_rows");
+}
+
+TEST(ArgmaxForwardPlans, RowSearchLoadsFollowTheStride) {
+    const Setting setting(1);
+    // Stride 1, dilation 2: contiguous loads; 200 - 2*2 = 196 windows from column 0, 2x3 rows. No window
+    // leaves the row and the last chunk's loads end at its last column, whatever the vector length: rows are
+    // read in place.
+    const Forward contiguous{{1, 1, 2, 5, 200}, {1, 1, 1, 2, 196}, {{2, 3, 3}, {2, 2, 1}, {0}, {1, 1, 2}}};
+    EXPECT_EQ(planOf(contiguous, "cpu_argmax_forward_dense_rows").second,
+              "row vectors: 196 windows k3 s1 d2 from column 0, contiguous loads, up to 6 rows in place; 2 output "
+              "rows on 1 threads");
+    // Stride 3: gathered loads; the one window of H is clipped to 2 rows.
+    const Forward gathered{{1, 1, 1, 3, 10}, {1, 1, 1, 1, 4}, {{1, 3, 3}, {1, 3, 3}, {0, 1, 1}}};
+    EXPECT_EQ(planOf(gathered, "cpu_argmax_forward_dense_rows").second,
+              "row vectors: 4 windows k3 s3 d1 from column -1, gathered loads, up to 2 padded rows; 1 output rows "
+              "on 1 threads");
+}
+
+TEST(ArgmaxForwardPlans, PlanarAndChannelsLastPlans) {
+    const Setting setting(2);
+    // The planar kernel searches the unclipped windows 1..3 of each row by SIMD, window 0 scalar.
+    EXPECT_EQ(planOf(kSmall, "cpu_argmax_forward_dense").second,
+              "dense, SIMD across windows ow[1,4), the rest scalar; 2 planes on 2 threads");
+    EXPECT_EQ(planOf(kSmall, "cpu_argmax_forward_reference").second, "strided, scalar; 2 planes on 2 threads");
+    Forward channelsLast = kSmall;
+    channelsLast.channelsLast = true;
+    // 3x3 positions, whole rows searched at once (float32, the plane addressable in 32 bits), outputs too small to
+    // stream; 1 x 4 output rows.
+    EXPECT_EQ(planOf(channelsLast, "cpu_argmax_forward_channels_last").second,
+              "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
+}
+
+TEST(ArgmaxForwardPlans, RowSearchDeclinesSixteenBitValues) {
+    const Setting setting(1);
+    Forward half = kSmall;
+    half.type = ACL_FLOAT16;
+    TestTensor self(half.input, ACL_FLOAT16), out(half.output, ACL_FLOAT16), indices(half.output, ACL_INT32);
+    ASSERT_EQ(poolgradForceImplementation("cpu_argmax_forward_dense_rows"), ACL_SUCCESS);
+    const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, half.lists, out, indices);
+    EXPECT_EQ(status.phaseOne, 561003);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("values are not float32"), std::string::npos);
+    // Unforced, the planar kernel takes it.
+    EXPECT_EQ(planOf(half, nullptr).first, "cpu_argmax_forward_dense");
+}
+
+}  // namespace

@@ -1,0 +1,328 @@
+// The vector searches of the argmax forwards (cpu_argmax_forward_dense_rows, cpu_argmax_forward_channels_last),
+// each forced and checked through poolgradGetLastRunReport that it ran, against the naive reference of
+// tests/reference: exact small cases, and random problems whose data puts ties, NaNs (in every lane position
+// and at vector edges), -inf, -0/+0 where the fast search (one compare, one blend, NaN detected afterwards)
+// and its NaN-rule search must agree with the selection rule. Outputs are poisoned; values are compared bit
+// for bit with the input element the index names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_pooling.h"
+#include "support/max_pool3d_run.h"
+#include "support/max_pool_v3_run.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using reference::ElementType;
+using reference::Shape5;
+using test_support::MaxPool3dLists;
+using test_support::TestTensor;
+
+constexpr const char *kDenseRows = "cpu_argmax_forward_dense_rows";
+constexpr const char *kChannelsLast = "cpu_argmax_forward_channels_last";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ElementType elementType(aclDataType type) {
+    return type == ACL_FLOAT     ? ElementType::Float32
+           : type == ACL_FLOAT16 ? ElementType::Float16
+                                 : ElementType::BFloat16;
+}
+
+struct ThreadSetting {
+    explicit ThreadSetting(int threads) {
+        poolgradSetNumThreads(threads);
+        poolgradSetParallelThreshold(1);
+    }
+    ~ThreadSetting() {
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+        poolgradForceImplementation(nullptr);
+    }
+};
+
+struct Case {
+    Shape5 input{};  // N, C, D, H, W
+    reference::Pool3dParams params;
+    aclDataType type = ACL_FLOAT;
+    aclDataType indexType = ACL_INT32;
+    bool channelsLast = false;
+    std::vector<double> values;  // row-major over `input`, before rounding to `type`
+
+    std::string describe() const {
+        std::ostringstream text;
+        text << (type == ACL_FLOAT     ? "f32"
+                 : type == ACL_FLOAT16 ? "f16"
+                                       : "bf16")
+             << "/" << (indexType == ACL_INT32 ? "i32" : "i64") << (channelsLast ? " channels-last" : "") << " input "
+             << input[0] << "x" << input[1] << "x" << input[2] << "x" << input[3] << "x" << input[4] << " k"
+             << params.kernel[0] << params.kernel[1] << params.kernel[2] << " s" << params.stride[0] << params.stride[1]
+             << params.stride[2] << " p" << params.padding[0] << params.padding[1] << params.padding[2] << " d"
+             << params.dilation[0] << params.dilation[1] << params.dilation[2] << (params.ceilMode ? " ceil" : "");
+        return text.str();
+    }
+};
+
+TestTensor makeTensor(const Shape5 &shape, aclDataType type, bool channelsLast) {
+    const std::vector<int64_t> view(shape.begin(), shape.end());
+    return channelsLast ? TestTensor::permuted(view, {0, 2, 3, 4, 1}, type) : TestTensor(view, type);
+}
+
+// Runs the case through aclnnMaxPool3dWithArgmax with `implementation` forced and compares with the reference.
+void checkCase(const Case &c, const char *implementation, int threads) {
+    SCOPED_TRACE(c.describe() + " on " + implementation + ", " + std::to_string(threads) + " threads");
+    const ThreadSetting setting(threads);
+    TestTensor self = makeTensor(c.input, c.type, c.channelsLast);
+    for (int64_t i = 0; i < self.elementCount(); ++i) self.set(i, c.values[static_cast<size_t>(i)]);
+    // The input as the operator sees it (rounded once to its type), for the reference.
+    std::vector<float> rounded(c.values.size());
+    for (size_t i = 0; i < rounded.size(); ++i)
+        rounded[i] =
+            reference::elementValue(static_cast<uint32_t>(self.bitsAt(static_cast<int64_t>(i))), elementType(c.type));
+    const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, c.input, c.params);
+    TestTensor out = makeTensor(expected.outputShape, c.type, c.channelsLast);
+    TestTensor indices = makeTensor(expected.outputShape, c.indexType, c.channelsLast);
+    out.poison();
+    indices.poison();
+    MaxPool3dLists lists{{c.params.kernel.begin(), c.params.kernel.end()},
+                         {c.params.stride.begin(), c.params.stride.end()},
+                         {c.params.padding.begin(), c.params.padding.end()},
+                         {c.params.dilation.begin(), c.params.dilation.end()},
+                         c.params.ceilMode};
+    ASSERT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
+    const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, lists, out, indices);
+    ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+    poolgradRunReport report{};
+    ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    ASSERT_STREQ(report.implementation, implementation);
+    EXPECT_STREQ(report.fallback, "");
+
+    const int64_t planeIn = c.input[2] * c.input[3] * c.input[4];
+    const Shape5 &o = expected.outputShape;
+    const int64_t planeOut = o[2] * o[3] * o[4];
+    int failures = 0;
+    for (int64_t q = 0; q < out.elementCount() && failures < 5; ++q) {
+        const int64_t plane = q / planeOut;
+        const int64_t expectedIndex = expected.indices[static_cast<size_t>(q)];
+        const int64_t index = static_cast<int64_t>(indices.at(q));
+        const uint64_t expectedBits =
+            expectedIndex >= 0 ? self.bitsAt(plane * planeIn + expectedIndex)
+                               : reference::elementBits(-std::numeric_limits<float>::infinity(), elementType(c.type));
+        if (index != expectedIndex || out.bitsAt(q) != expectedBits) {
+            ++failures;
+            ADD_FAILURE() << "output " << q << ": index " << index << " (expected " << expectedIndex << "), bits 0x"
+                          << std::hex << out.bitsAt(q) << " (expected 0x" << expectedBits << ")" << std::dec;
+        }
+    }
+}
+
+std::vector<const char *> implementationsFor(const Case &c) {
+    if (c.channelsLast) return {kChannelsLast};
+    if (c.type == ACL_FLOAT) return {kDenseRows, "cpu_argmax_forward_dense"};
+    return {"cpu_argmax_forward_dense"};
+}
+
+// Data drawn from a few values (ties everywhere), with NaN, +-inf and -0 sprinkled.
+std::vector<double> tieHeavyData(std::mt19937_64 &rng, int64_t count, double nanChance) {
+    const double pool[] = {-kInf, -2, -1, -0.0, 0.0, 1, 2, 3, kInf};
+    std::uniform_int_distribution<int> pick(0, 8);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::vector<double> values(static_cast<size_t>(count));
+    for (double &value : values) value = unit(rng) < nanChance ? kNaN : pool[pick(rng)];
+    return values;
+}
+
+// ------------------------------------------------------------------------------------------------ exact cases
+
+TEST(ArgmaxForwardVectorSearch, ExactRowWithTiesNaNAndClippedEdges) {
+    // One row of 19 columns (not a multiple of any vector length), k3 s2 p1: 10 windows, the first and the
+    // last clipped. Window ow covers columns 2*ow-1 .. 2*ow+1.
+    Case c;
+    c.input = {1, 1, 1, 1, 19};
+    c.params.kernel = {1, 1, 3};
+    c.params.stride = {1, 1, 2};
+    c.params.padding = {0, 0, 1};
+    c.values = {5, 5, 1, 2, 2, 7, kNaN, 0, kNaN, -kInf, -kInf, -kInf, -0.0, 0.0, 3, 3, 9, 1, 4};
+    for (const char *implementation : {kDenseRows, "cpu_argmax_forward_dense"}) {
+        const ThreadSetting setting(1);
+        TestTensor self({1, 1, 1, 1, 19}, ACL_FLOAT);
+        self.setValues(c.values);
+        TestTensor out({1, 1, 1, 1, 10}, ACL_FLOAT), indices({1, 1, 1, 1, 10}, ACL_INT64);
+        out.poison();
+        indices.poison();
+        ASSERT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
+        const auto status = test_support::runMaxPool3dWithArgmax(self, {{1, 1, 3}, {1, 1, 2}, {0, 0, 1}}, out, indices);
+        ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+        poolgradRunReport report{};
+        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        ASSERT_STREQ(report.implementation, implementation);
+        // ow0 {0,1}: tie 5,5 -> first (0). ow1 {1,2,3}: 5 at 1. ow2 {3,4,5}: 7 at 5. ow3 {5,6,7}: NaN at 6.
+        // ow4 {7,8,9}: NaN at 8. ow5 {9,10,11}: all -inf -> first (9). ow6 {11,12,13}: -0 at 12 (then +0 is
+        // not greater). ow7 {13,14,15}: 3 at 14 (tie with 15). ow8 {15,16,17}: 9 at 16. ow9 {17,18}: 4 at 18.
+        const std::vector<int64_t> expectedIndices = {0, 1, 5, 6, 8, 9, 12, 14, 16, 18};
+        for (int64_t q = 0; q < 10; ++q) {
+            EXPECT_EQ(indices.at(q), expectedIndices[q]) << implementation << " output " << q;
+            EXPECT_EQ(out.bitsAt(q), self.bitsAt(expectedIndices[q])) << implementation << " output " << q;
+        }
+    }
+    poolgradForceImplementation(nullptr);
+}
+
+TEST(ArgmaxForwardVectorSearch, LastNaNWinsAcrossRows) {
+    // 2x2 windows over two rows: NaNs in both rows; the last in scan order (row 1) wins.
+    const ThreadSetting setting(1);
+    TestTensor self({1, 1, 1, 2, 4}, ACL_FLOAT);
+    self.setValues({kNaN, 1, 2, kNaN, 8, kNaN, kNaN, 0});
+    TestTensor out({1, 1, 1, 1, 2}, ACL_FLOAT), indices({1, 1, 1, 1, 2}, ACL_INT32);
+    out.poison();
+    indices.poison();
+    ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
+    ASSERT_EQ(test_support::runMaxPool3dWithArgmax(self, {{1, 2, 2}, {1, 2, 2}, {0}}, out, indices).phaseTwo, 0);
+    EXPECT_EQ(indices.at(0), 5);  // NaN at 0 and 5: the later one
+    EXPECT_EQ(indices.at(1), 6);  // NaN at 3 and 6
+    EXPECT_TRUE(std::isnan(out.at(0)) && std::isnan(out.at(1)));
+}
+
+// ------------------------------------------------------------------------------------------------ NaN placement
+
+TEST(ArgmaxForwardVectorSearch, NaNInEveryLanePositionAndVectorEdge) {
+    // One NaN (then two) moved over every column of rows wider than any vector (every lane position, both
+    // vector edges, the clipped edge windows), for the stride-1 (contiguous), stride-2 (pairs) and stride-3
+    // (gathered) loads, on planes whose other values tie.
+    // Padding 1 makes the search copy the rows into padded rows (NaNs found while copying); stride 1 without
+    // padding reads them in place (NaNs found by the search's own detector).
+    std::mt19937_64 rng(7);
+    for (const auto &[stride, padding] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {3, 1}, {1, 0}}) {
+        Case c;
+        c.input = {1, 1, 1, 2, 67};
+        c.params.kernel = {1, 2, 3};
+        c.params.stride = {1, 1, stride};
+        c.params.padding = {0, 0, padding};
+        const std::vector<double> base = tieHeavyData(rng, 134, 0);
+        for (int64_t position = 0; position < 134; ++position) {
+            c.values = base;
+            c.values[static_cast<size_t>(position)] = kNaN;
+            if (position % 3 == 0) c.values[static_cast<size_t>((position * 7 + 5) % 134)] = kNaN;
+            checkCase(c, kDenseRows, 1);
+            if (HasFailure()) return;
+        }
+    }
+}
+
+TEST(ArgmaxForwardVectorSearch, ChannelsLastNaNInEveryChannel) {
+    // Channels 37 (two vectors, one vector and a scalar rest on every target): a NaN in each channel in turn.
+    std::mt19937_64 rng(11);
+    Case c;
+    c.input = {1, 37, 1, 4, 5};
+    c.params.kernel = {1, 3, 3};
+    c.params.stride = {1, 2, 2};
+    c.params.padding = {0, 1, 1};
+    c.channelsLast = true;
+    const std::vector<double> base = tieHeavyData(rng, 37 * 20, 0);
+    for (int64_t channel = 0; channel < 37; ++channel) {
+        c.values = base;
+        c.values[static_cast<size_t>(channel * 20 + (channel % 20))] = kNaN;
+        checkCase(c, kChannelsLast, 1);
+        if (HasFailure()) return;
+    }
+}
+
+TEST(ArgmaxForwardVectorSearch, NegativeInfinityEverywhere) {
+    for (const bool channelsLast : {false, true}) {
+        Case c;
+        c.input = {1, 19, 1, 5, 23};
+        c.params.kernel = {1, 3, 3};
+        c.params.stride = {1, 2, 2};
+        c.params.padding = {0, 1, 1};
+        c.channelsLast = channelsLast;
+        c.values.assign(19 * 5 * 23, -kInf);
+        checkCase(c, channelsLast ? kChannelsLast : kDenseRows, 2);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ random problems
+
+TEST(ArgmaxForwardVectorSearch, RandomProblemsAgreeWithTheReference) {
+    std::mt19937_64 rng(20261201);
+    const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    for (int trial = 0; trial < 160; ++trial) {
+        Case c;
+        c.type = types[trial % 3];
+        c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
+        c.channelsLast = trial % 5 == 4;
+        auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+        reference::Pool3dParams &p = c.params;
+        for (int a = 0; a < 3; ++a) {
+            p.kernel[a] = a == 0 ? draw(1, 2) : draw(1, 4);
+            p.stride[a] = draw(1, 3);
+            p.padding[a] = draw(0, p.kernel[a] / 2);
+            p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
+        }
+        p.ceilMode = draw(0, 1) == 1;
+        c.input = {draw(1, 2), c.channelsLast ? draw(1, 40) : draw(1, 3), draw(1, 3), draw(1, 9), draw(1, 75)};
+        bool valid = true;
+        for (int a = 0; a < 3; ++a)
+            valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
+                                                   p.dilation[a], p.ceilMode) >= 1;
+        if (!valid) continue;
+        const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+        c.values = tieHeavyData(rng, count, trial % 4 == 0 ? 0.0 : 0.03);
+        for (const char *implementation : implementationsFor(c)) {
+            checkCase(c, implementation, 1 + trial % 3);
+            if (HasFailure()) return;
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ values only
+
+TEST(ArgmaxForwardVectorSearch, ValueOnlyForwardMatchesTheReference) {
+    // aclnnMaxPoolV3WithAttrs writes no indices: the dense rows search without its index blends.
+    std::mt19937_64 rng(5);
+    for (const int threads : {1, 2, 3}) {
+        const ThreadSetting setting(threads);
+        const int64_t n = 2, ch = 3, h = 9, w = 41;
+        const std::vector<double> values = tieHeavyData(rng, n * ch * h * w, 0.02);
+        TestTensor x({n, ch, h, w}, ACL_FLOAT);
+        x.setValues(values);
+        std::vector<float> rounded(values.begin(), values.end());
+        reference::Pool3dParams params;
+        params.kernel = {1, 3, 3};
+        params.stride = {1, 2, 2};
+        params.padding = {0, 1, 1};
+        const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
+        TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+        y.poison();
+        ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
+        const max_pool_v3_test::V3Attributes attributes{
+            {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW", false, false};
+        const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+        ASSERT_EQ(status.phaseTwo, 0) << status.message;
+        poolgradRunReport report{};
+        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        ASSERT_STREQ(report.implementation, kDenseRows);
+        for (int64_t q = 0; q < y.elementCount(); ++q) {
+            const float want = expected.values[static_cast<size_t>(q)];
+            const float got = static_cast<float>(y.at(q));
+            if (std::isnan(want))
+                EXPECT_TRUE(std::isnan(got)) << "output " << q;
+            else
+                EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
+        }
+    }
+}
+
+}  // namespace
