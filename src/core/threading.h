@@ -19,12 +19,20 @@ inline int threadsForWork(int64_t work) {
     return static_cast<int>(std::min<int64_t>(operatorThreadCount(), useful));
 }
 
-// Runs body(begin, end) over contiguous blocks of [0, count), each item touching about workPerItem
-// elements. Each index is visited once; bodies must write only what their indices own, which makes
-// results independent of how many threads run.
+// Threads a plan uses for `items` items of about workPerItem elements each: threadsForWork's rule, never
+// more than there are items. Plans fix this in phase 1, so a thread count changed between the phases does
+// not change a planned run.
+inline int plannedThreadCount(int64_t items, int64_t workPerItem) {
+    const int64_t threads =
+        threadsForWork(saturatingMul(std::max<int64_t>(items, 1), std::max<int64_t>(workPerItem, 1)));
+    return static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(items, 1)));
+}
+
+// Runs body(begin, end) over `threads` contiguous blocks of [0, count) (the calling thread alone for one
+// thread or one item). Each index is visited once; bodies must write only what their indices own, which
+// makes results independent of how many threads run.
 template <typename Body>
-void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
-    const int threads = threadsForWork(saturatingMul(count, std::max<int64_t>(workPerItem, 1)));
+void runBlocksOnThreads(int threads, int64_t count, const Body &body) {
     if (threads <= 1 || count <= 1) {
         body(int64_t{0}, count);
         return;
@@ -36,6 +44,12 @@ void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
         const auto end = static_cast<int64_t>(static_cast<__int128>(count) * (t + 1) / threads);
         if (begin < end) body(begin, end);
     }
+}
+
+// Unplanned kernels: runBlocksOnThreads with the threads `count` items of `workPerItem` elements are worth now.
+template <typename Body>
+void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {
+    runBlocksOnThreads(plannedThreadCount(count, workPerItem), count, body);
 }
 
 }  // namespace poolgrad

@@ -17,7 +17,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "cpu/plan_threads.h"
+#include "core/threading.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -195,7 +195,7 @@ PlanOutcome planPlanar(const PoolProblem &problem) {
     }
     plan.planes = geometry.planes();
     plan.threads =
-        plannedThreads(plan.planes, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
+        plannedThreadCount(plan.planes, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
     return PlanOutcome::accept(std::move(plan));
 }
 

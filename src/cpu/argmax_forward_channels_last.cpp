@@ -17,7 +17,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "cpu/plan_threads.h"
+#include "core/threading.h"
 #include "cpu/simd_argmax.h"
 #include "cpu/simd_rows.h"
 
@@ -194,7 +194,7 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
         1,
         saturatingMul(geometry.planes(), saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements())) /
             std::max<int64_t>(plan.outputRows, 1));
-    plan.threads = plannedThreads(plan.outputRows, workPerRow);
+    plan.threads = plannedThreadCount(plan.outputRows, workPerRow);
     return PlanOutcome::accept(std::move(plan));
 }
 

@@ -16,7 +16,7 @@
 #include "core/scratch_bound.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
-#include "cpu/plan_threads.h"
+#include "core/threading.h"
 #include "cpu/simd_argmax.h"
 
 namespace poolgrad::cpu {
@@ -128,7 +128,7 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     const int64_t workPerRow =
         std::max<int64_t>(1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) /
                                  std::max<int64_t>(1, geometry.axes[0].outputSize * geometry.axes[1].outputSize));
-    plan.threads = plannedThreads(plan.outputRows, workPerRow);
+    plan.threads = plannedThreadCount(plan.outputRows, workPerRow);
     return PlanOutcome::accept(std::move(plan));
 }
 

@@ -19,7 +19,7 @@
 #include "core/scratch_bound.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "cpu/planned_threads.h"
+#include "core/threading.h"
 #include "cpu/simd_first_match_3x3_stride2.h"
 #include "cpu/simd_rows.h"
 
