@@ -82,7 +82,7 @@ constexpr std::array implementations{
                    cpu::planRecomputeArgmaxBackwardChannelsLast, cpu::runRecomputeArgmaxBackwardChannelsLast},
     Implementation{"cpu_recompute_argmax_backward_reference", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
                    cpu::planRecomputeArgmaxBackwardReference, cpu::runRecomputeArgmaxBackwardReference},
-    kernelDecides<acceptAll, cpu::zeroFillGradInput>("cpu_zero_fill", PoolTask::ZeroFill),
+    Implementation{"cpu_zero_fill", PoolTask::ZeroFill, Backend::Cpu, cpu::planZeroFill, cpu::runZeroFill},
 };
 
 }  // namespace

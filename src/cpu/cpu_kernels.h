@@ -52,8 +52,9 @@ RunResult runRecomputeArgmaxBackwardReference(const PoolProblem &problem, const 
 // scratch is bounded for every problem, takes the problem.
 std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
 
-// Writes +0 to every element of problem.gradInput.
-RunResult zeroFillGradInput(const PoolProblem &problem);
+// Writes +0 to every element of problem.gradInput (the empty-input shortcut of the backward operators).
+PlanOutcome planZeroFill(const PoolProblem &problem);
+RunResult runZeroFill(const PoolProblem &problem, const ImplementationPlan &plan);
 void zeroFill(const StridedTensor &tensor);
 
 }  // namespace poolgrad::cpu

@@ -1,5 +1,6 @@
 // Zero-fill of a strided 5-D view; dense planes become one memset each. Split over (n,c) planes.
 #include <cstring>
+#include <string>
 
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
@@ -30,7 +31,26 @@ void zeroFill(const StridedTensor &tensor) {
     });
 }
 
-RunResult zeroFillGradInput(const PoolProblem &problem) {
+namespace {
+
+struct ZeroFillPlan final : ImplementationPlan {
+    bool densePlanes = false;
+    int64_t planes = 0;
+    std::string describe() const override {
+        return std::to_string(planes) + (densePlanes ? " dense planes, one memset each" : " strided planes, by element");
+    }
+};
+
+}  // namespace
+
+PlanOutcome planZeroFill(const PoolProblem &problem) {
+    ZeroFillPlan plan;
+    plan.densePlanes = problem.gradInput.planesDense();
+    plan.planes = problem.gradInput.size[0] * problem.gradInput.size[1];
+    return PlanOutcome::accept(plan);
+}
+
+RunResult runZeroFill(const PoolProblem &problem, const ImplementationPlan &) {
     zeroFill(problem.gradInput);
     return {};
 }
