@@ -50,28 +50,11 @@ std::optional<std::string> forwardChannelsLastDecline(const PoolProblem &problem
     return cpu::argmaxForwardChannelsLastScratchDecline(problem);
 }
 
-std::optional<std::string> backwardDenseDecline(const PoolProblem &problem) {
-    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    if (auto reason = requireDensePlanes(
-            {{"gradOutput", &problem.gradOutput}, {"indices", &problem.indices}, {"gradInput", &problem.gradInput}}))
-        return reason;
-    return cpu::indexScatterSlabsScratchDecline(problem, false);
-}
-
 std::optional<std::string> recomputeDenseDecline(const PoolProblem &problem) {
     return requireDensePlanes({{"input", &problem.input},
                                {"output", &problem.output},
                                {"gradOutput", &problem.gradOutput},
                                {"gradInput", &problem.gradInput}});
-}
-
-std::optional<std::string> backwardChannelsLastDecline(const PoolProblem &problem) {
-    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    for (const auto &[role, tensor] :
-         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
-          std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
-    return cpu::indexScatterSlabsScratchDecline(problem, true);
 }
 
 std::optional<std::string> recomputeChannelsLastDecline(const PoolProblem &problem) {
@@ -90,12 +73,12 @@ constexpr std::array implementations{
     kernelDecides<forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast>("cpu_argmax_forward_channels_last",
                                                                               PoolTask::ArgmaxForward),
     kernelDecides<acceptAll, cpu::argmaxForwardStrided>("cpu_argmax_forward_reference", PoolTask::ArgmaxForward),
-    kernelDecides<backwardDenseDecline, cpu::indexScatterBackwardDense>("cpu_index_scatter_backward_dense",
-                                                                        PoolTask::IndexScatterBackward),
-    kernelDecides<backwardChannelsLastDecline, cpu::indexScatterBackwardChannelsLast>(
-        "cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward),
-    kernelDecides<acceptAll, cpu::indexScatterBackwardStrided>("cpu_index_scatter_backward_reference",
-                                                               PoolTask::IndexScatterBackward),
+    Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexScatterBackwardDense, cpu::runIndexScatterBackwardDense},
+    Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexScatterBackwardChannelsLast, cpu::runIndexScatterBackwardChannelsLast},
+    Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexScatterBackwardReference, cpu::runIndexScatterBackwardReference},
     kernelDecides<recomputeDenseDecline, cpu::recomputeArgmaxBackwardDense>("cpu_recompute_argmax_backward_dense",
                                                                             PoolTask::RecomputeArgmaxBackward),
     kernelDecides<recomputeChannelsLastDecline, cpu::recomputeArgmaxBackwardChannelsLast>(

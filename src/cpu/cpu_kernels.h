@@ -14,10 +14,14 @@ RunResult argmaxForwardStrided(const PoolProblem &problem);
 // Channels-last (NDHWC / NHWC) input and outputs: vectorised across channels.
 RunResult argmaxForwardChannelsLast(const PoolProblem &problem);
 
-// Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
-RunResult indexScatterBackwardDense(const PoolProblem &problem);
-RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem);
-RunResult indexScatterBackwardStrided(const PoolProblem &problem);
+// Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane. Dense:
+// slabs of dense planes; channels-last: slabs of NDHWC / NHWC rows; reference: any strides, every problem.
+PlanOutcome planIndexScatterBackwardDense(const PoolProblem &problem);
+RunResult runIndexScatterBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+PlanOutcome planIndexScatterBackwardChannelsLast(const PoolProblem &problem);
+RunResult runIndexScatterBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+PlanOutcome planIndexScatterBackwardReference(const PoolProblem &problem);
+RunResult runIndexScatterBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of
 // input equal to output; no match drops it. Dense: every operand's planes dense row-major.
@@ -30,7 +34,6 @@ RunResult recomputeArgmaxBackwardChannelsLast(const PoolProblem &problem);
 // for a problem, or nullopt when it fits; the implementation then declines and the reference, whose
 // scratch is bounded for every problem, takes the problem.
 std::optional<std::string> argmaxForwardChannelsLastScratchDecline(const PoolProblem &problem);
-std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
 std::optional<std::string> recomputeArgmaxChannelsLastScratchDecline(const PoolProblem &problem);
 
 // Writes +0 to every element of problem.gradInput.
