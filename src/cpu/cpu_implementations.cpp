@@ -73,6 +73,8 @@ constexpr std::array implementations{
     kernelDecides<forwardChannelsLastDecline, cpu::argmaxForwardChannelsLast>("cpu_argmax_forward_channels_last",
                                                                               PoolTask::ArgmaxForward),
     kernelDecides<acceptAll, cpu::argmaxForwardStrided>("cpu_argmax_forward_reference", PoolTask::ArgmaxForward),
+    Implementation{"cpu_index_gather_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexGatherBackwardDense, cpu::runIndexGatherBackwardDense},
     Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexScatterBackwardDense, cpu::runIndexScatterBackwardDense},
     Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,

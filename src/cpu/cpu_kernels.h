@@ -14,6 +14,11 @@ RunResult argmaxForwardStrided(const PoolProblem &problem);
 // Channels-last (NDHWC / NHWC) input and outputs: vectorised across channels.
 RunResult argmaxForwardChannelsLast(const PoolProblem &problem);
 
+// Index-gather backward (dense planes): each gradInput element written once from the windows containing it;
+// hands over to the scatter reference when an index lies outside its own window.
+PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem);
+RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane. Dense:
 // slabs of dense planes; channels-last: slabs of NDHWC / NHWC rows; reference: any strides, every problem.
 PlanOutcome planIndexScatterBackwardDense(const PoolProblem &problem);

@@ -1,6 +1,7 @@
 #include "support/index_backward_case.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -45,18 +46,24 @@ void IndexBackwardCase::prepare() {
     }
     gradOutput.resize(static_cast<size_t>(count(outputShape)));
     const float inf = std::numeric_limits<float>::infinity();
+    // Magnitudes far apart, so that float32 sums depend on their order, yet every value exact in the type.
+    const std::array<int, 3> scales =
+        type == ACL_FLOAT16 ? std::array<int, 3>{-6, 0, 8} : std::array<int, 3>{-10, 0, 20};
     for (float &value : gradOutput) {
         const double roll = std::uniform_real_distribution<double>(0, 1)(rng);
-        if (roll < specialShare * 0.4)
-            value = std::nanf("");
-        else if (roll < specialShare * 0.7)
+        if (roll < specialShare * 0.4) {
+            // NaNs with payloads (float32 keeps them): which NaN a sum keeps shows the order of the additions.
+            const uint32_t bits = 0x7fc00000u | std::uniform_int_distribution<uint32_t>(0, 0x3fffff)(rng);
+            std::memcpy(&value, &bits, sizeof value);
+        } else if (roll < specialShare * 0.7) {
             value = -0.0f;
-        else if (roll < specialShare * 0.85)
+        } else if (roll < specialShare * 0.85) {
             value = inf;
-        else if (roll < specialShare)
+        } else if (roll < specialShare)
             value = -inf;
         else
-            value = static_cast<float>(std::uniform_int_distribution<int>(-64, 64)(rng)) * 0.5f;
+            value = std::ldexp(static_cast<float>(std::uniform_int_distribution<int>(-64, 64)(rng)),
+                               scales[std::uniform_int_distribution<size_t>(0, 2)(rng)]);
     }
 }
 
