@@ -32,7 +32,7 @@ namespace poolgrad::cpu {
 namespace {
 
 // Beyond this many windows containing one element the gather compares more than the scatter adds.
-constexpr int64_t kMostCandidateWindows = 8;
+constexpr int64_t kMostCandidateWindows = kMostGatherRows;
 
 // For each input coordinate of an axis, the output coordinates whose windows contain it, increasing.
 struct AxisCandidates {
@@ -64,6 +64,7 @@ struct AxisCandidates {
 struct GatherPlan final : ImplementationPlan {
     AxisCandidates depth, height, width;
     GatherWidthTables widthTables;
+    GatherRowCandidates rowCandidates;
     int64_t planes = 0, rows = 0, outputRows = 0;  // rows: D*H input rows of a plane; outputRows: Do*Ho
     int64_t blocksPerPlane = 1;                    // each a range of a plane's rows, and of its output rows
     int64_t threads = 1;
@@ -85,6 +86,7 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
                                                 int64_t outputWidth, int64_t lanes) {
     GatherWidthTables tables;
     tables.lanes = lanes;
+    tables.width = inputWidth;
     tables.blocks = (inputWidth + lanes - 1) / lanes;
     tables.slots = candidates.most;
     const size_t entries = static_cast<size_t>(tables.blocks * tables.slots);
@@ -92,6 +94,8 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
     tables.readable.assign(entries, 0);
     tables.laneMask.assign(entries, 0);
     tables.laneOffset.assign(entries * static_cast<size_t>(lanes), 0);
+    tables.columns.resize(static_cast<size_t>(tables.blocks * lanes));
+    for (size_t i = 0; i < tables.columns.size(); ++i) tables.columns[i] = static_cast<int32_t>(i);
     for (int64_t block = 0; block < tables.blocks; ++block)
         for (int64_t slot = 0; slot < tables.slots; ++slot) {
             const size_t entry = static_cast<size_t>(block * tables.slots + slot);
@@ -160,6 +164,17 @@ PlanOutcome planGather(const PoolProblem &problem) {
         return PlanOutcome::decline(
             joinText("windows along W read outputs more than ", lanes, " apart for one block of input columns"));
     plan.widthTables = std::move(*widthTables);
+    // Each input row's candidate output rows, in increasing order (depth major, as outputs are numbered).
+    const int64_t inputHeight = geometry.axes[1].inputSize, outputHeight = geometry.axes[1].outputSize;
+    plan.rowCandidates.outputWidth = geometry.axes[2].outputSize;
+    plan.rowCandidates.start.push_back(0);
+    for (int64_t d = 0; d < geometry.axes[0].inputSize; ++d)
+        for (int64_t h = 0; h < inputHeight; ++h) {
+            for (int64_t i = 0; i < plan.depth.count(d); ++i)
+                for (int64_t j = 0; j < plan.height.count(h); ++j)
+                    plan.rowCandidates.outputRows.push_back(plan.depth.of(d)[i] * outputHeight + plan.height.of(h)[j]);
+            plan.rowCandidates.start.push_back(static_cast<int64_t>(plan.rowCandidates.outputRows.size()));
+        }
     if (const std::optional<int64_t> bytes = scratchBytes(problem, plan); !bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("a row of sums and the converted output rows", bytes));
 
@@ -200,8 +215,7 @@ template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
                  std::vector<float> &sumsRow, BlockCounts<T, I> &counts) {
     const PoolGeometry &geometry = problem.geometry;
-    const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
-    const int64_t Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
     const T *gradOut = problem.gradOutput.plane<const T>(n, c);
     const I *indices = problem.indices.plane<const I>(n, c);
@@ -212,14 +226,12 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
     const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
                   lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
     int64_t expected = 0;
-    for (int64_t q = firstOutputRow * Wo; q < lastOutputRow * Wo; ++q) expected += indices[q] != I{-1};
+    const int64_t firstOutput = firstOutputRow * Wo, endOutput = lastOutputRow * Wo;
+    for (int64_t q = firstOutput; q < endOutput; ++q) expected += indices[q] != I{-1};
     counts.expected += expected;
 
     const auto candidateRow = [&](int64_t outputRow, const int32_t *&indexRow, const float *&gradientRow) {
-        if constexpr (direct) {
-            indexRow = indices + outputRow * Wo;
-            gradientRow = gradOut + outputRow * Wo;
-        } else {
+        if constexpr (!direct) {
             for (const ConvertedRows::Row &row : cache.rows)
                 if (row.plane == plane && row.outputRow == outputRow) {
                     indexRow = row.indices.data();
@@ -249,23 +261,28 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
         }
     };
 
-    const int64_t most = plan.depth.most * plan.height.most;
-    const int32_t *indexRows[kMostCandidateWindows];
-    const float *gradientRows[kMostCandidateWindows];
+    const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
+                  endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
+    if constexpr (direct) {
+        counts.matched += gatherPlaneRows(plan.widthTables, plan.rowCandidates, firstRow, endRow, indices, gradOut,
+                                          gradIn, plan.streaming);
+        return;
+    }
+    const int32_t *indexRows[kMostGatherRows];
+    const float *gradientRows[kMostGatherRows];
+    const GatherRowCandidates &rowCandidates = plan.rowCandidates;
     int64_t matched = 0;
-    for (int64_t r = plan.rows * block / plan.blocksPerPlane; r < plan.rows * (block + 1) / plan.blocksPerPlane; ++r) {
-        const int64_t d = r / H, h = r % H;
-        int64_t rowCount = 0;
-        const int64_t *ods = plan.depth.of(d), *ohs = plan.height.of(h);
-        for (int64_t i = 0; i < plan.depth.count(d); ++i)
-            for (int64_t j = 0; j < plan.height.count(h); ++j, ++rowCount)
-                candidateRow(ods[i] * Ho + ohs[j], indexRows[rowCount], gradientRows[rowCount]);
-        (void)most;
+    for (int64_t r = firstRow; r < endRow; ++r) {
+        const int64_t begin = rowCandidates.start[static_cast<size_t>(r)],
+                      end = rowCandidates.start[static_cast<size_t>(r + 1)];
+        for (int64_t k = begin; k < end; ++k)
+            candidateRow(rowCandidates.outputRows[static_cast<size_t>(k)], indexRows[k - begin],
+                         gradientRows[k - begin]);
         if constexpr (std::is_same_v<T, float>) {
-            matched += gatherRow(plan.widthTables, indexRows, gradientRows, rowCount, static_cast<int32_t>(r * W), W,
+            matched += gatherRow(plan.widthTables, indexRows, gradientRows, end - begin, static_cast<int32_t>(r * W),
                                  gradIn + r * W, plan.streaming);
         } else {
-            matched += gatherRow(plan.widthTables, indexRows, gradientRows, rowCount, static_cast<int32_t>(r * W), W,
+            matched += gatherRow(plan.widthTables, indexRows, gradientRows, end - begin, static_cast<int32_t>(r * W),
                                  sumsRow.data(), false);
             storeFloatRow(problem.gradInput.type, sumsRow.data(), gradIn + r * W, W, plan.streaming);
         }
