@@ -1,13 +1,16 @@
-// Write-once index gather backward (dense planes). Every gradInput element is produced once, by the thread
-// that owns its row, from the windows that contain it: per input row (d,h) the output rows (od,oh) whose
-// depth and height windows contain it, in increasing order, and per input column the windows along W that
-// contain it (gather_rows.h, vectorised across W). An output contributes where its index equals the
-// element's plane position; the sums run in increasing output order from +0, as the scatter's do, so the
-// results are bit for bit the scatter's whenever every index lies in its own window. No zero-fill pass, no
-// slab buffer: float32 rows are written straight into gradInput (streaming stores when it is larger than
-// the cache), 16-bit ones through one row of float32 sums.
+// Write-once index gather backward (dense planes, windows that do not overlap). Every gradInput element is
+// produced once, by the thread that owns its row, from the one window that contains it: per input row
+// (d,h) the output row (od,oh) whose depth and height windows contain it, and per input column the window
+// along W (gather_rows.h, vectorised across W). The element receives +0 + the output's gradient when the
+// output's index is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever
+// every index lies in its own window. No zero-fill pass, no slab buffer: float32 rows are written straight
+// into gradInput (streaming stores when it is larger than the cache), 16-bit ones through one row of
+// float32 sums; INT64 indices and 16-bit gradients are converted an output row at a time.
 //
-// A gather sees an output only through the windows containing its index, so an index outside its own
+// The plan declines overlapping windows and narrow rows, where the scatter measured faster (see
+// docs/kernels/index_backward.md).
+//
+// A gather sees an output only through the window containing its index, so an index outside its own
 // window (still inside the plane, where SPEC §3.6 scatters it) would be lost, and a bad index would go
 // unreported. Counting finds both: every output whose index is not -1 must match exactly one element.
 // Otherwise the scatter reference reruns the problem (reports bad indices, scatters stray ones) and the
@@ -31,8 +34,9 @@
 namespace poolgrad::cpu {
 namespace {
 
-// Beyond this many windows containing one element the gather compares more than the scatter adds.
-constexpr int64_t kMostCandidateWindows = kMostGatherRows;
+// Narrower rows cost the gather more per element than the scatter (case E, 14 columns: 2.5x the
+// scatter's time on the Zen 4 host).
+constexpr int64_t kNarrowestRowInVectors = 2;
 
 // For each input coordinate of an axis, the output coordinates whose windows contain it, increasing.
 struct AxisCandidates {
@@ -75,9 +79,8 @@ struct GatherPlan final : ImplementationPlan {
     int64_t mostWindows() const { return depth.most * height.most * width.most; }
     std::string describe() const override {
         return joinText("gather blocks=", planes, "x", blocksPerPlane,
-                        " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, <=", mostWindows(),
-                        " windows per element (", depth.most, "x", height.most, "x", width.most, "), ",
-                        widthTables.lanes, " lanes, ", streaming ? "streaming" : "cached", " threads=", threads);
+                        " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, ", widthTables.lanes,
+                        " lanes, ", streaming ? "streaming" : "cached", " threads=", threads);
     }
 };
 
@@ -88,36 +91,34 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
     tables.lanes = lanes;
     tables.width = inputWidth;
     tables.blocks = (inputWidth + lanes - 1) / lanes;
-    tables.slots = candidates.most;
-    const size_t entries = static_cast<size_t>(tables.blocks * tables.slots);
-    tables.firstOutput.assign(entries, 0);
-    tables.readable.assign(entries, 0);
-    tables.laneMask.assign(entries, 0);
-    tables.laneOffset.assign(entries * static_cast<size_t>(lanes), 0);
-    tables.columns.resize(static_cast<size_t>(tables.blocks * lanes));
+    const size_t blocks = static_cast<size_t>(tables.blocks);
+    tables.firstOutput.assign(blocks, 0);
+    tables.readable.assign(blocks, 0);
+    tables.laneMask.assign(blocks, 0);
+    tables.laneOffset.assign(blocks * static_cast<size_t>(lanes), 0);
+    tables.columns.resize(blocks * static_cast<size_t>(lanes));
     for (size_t i = 0; i < tables.columns.size(); ++i) tables.columns[i] = static_cast<int32_t>(i);
-    for (int64_t block = 0; block < tables.blocks; ++block)
-        for (int64_t slot = 0; slot < tables.slots; ++slot) {
-            const size_t entry = static_cast<size_t>(block * tables.slots + slot);
-            int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
-            for (int64_t lane = 0; lane < lanes; ++lane) {
-                const int64_t w = block * lanes + lane;
-                if (w >= inputWidth || candidates.count(w) <= slot) continue;
-                lowest = std::min(lowest, candidates.of(w)[slot]);
-                highest = std::max(highest, candidates.of(w)[slot]);
-            }
-            if (highest < 0) continue;
-            if (highest - lowest >= lanes) return std::nullopt;
-            tables.firstOutput[entry] = static_cast<int32_t>(lowest);
-            tables.readable[entry] = static_cast<int32_t>(std::min(lanes, outputWidth - lowest));
-            for (int64_t lane = 0; lane < lanes; ++lane) {
-                const int64_t w = block * lanes + lane;
-                if (w >= inputWidth || candidates.count(w) <= slot) continue;
-                tables.laneMask[entry] |= uint64_t{1} << lane;
-                tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
-                    static_cast<int32_t>(candidates.of(w)[slot] - lowest);
-            }
+    for (int64_t block = 0; block < tables.blocks; ++block) {
+        const size_t entry = static_cast<size_t>(block);
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t w = block * lanes + lane;
+            if (w >= inputWidth || candidates.count(w) == 0) continue;
+            lowest = std::min(lowest, candidates.of(w)[0]);
+            highest = std::max(highest, candidates.of(w)[0]);
         }
+        if (highest < 0) continue;
+        if (highest - lowest >= lanes) return std::nullopt;
+        tables.firstOutput[entry] = static_cast<int32_t>(lowest);
+        tables.readable[entry] = static_cast<int32_t>(std::min(lanes, outputWidth - lowest));
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t w = block * lanes + lane;
+            if (w >= inputWidth || candidates.count(w) == 0) continue;
+            tables.laneMask[entry] |= uint64_t{1} << lane;
+            tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
+                static_cast<int32_t>(candidates.of(w)[0] - lowest);
+        }
+    }
     return tables;
 }
 
@@ -136,8 +137,7 @@ std::optional<int64_t> scratchBytes(const PoolProblem &problem, const GatherPlan
     const int64_t inputWidth = problem.geometry.axes[2].inputSize, outputWidth = problem.geometry.axes[2].outputSize;
     const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
     const std::optional<int64_t> sumsRow = checkedMul(plan.widthTables.blocks * plan.widthTables.lanes, int64_t{4});
-    const std::optional<int64_t> outputRowsBytes =
-        converts ? checkedProduct<int64_t>({2 * plan.depth.most * plan.height.most, outputWidth, 8}) : int64_t{0};
+    const std::optional<int64_t> outputRowsBytes = converts ? checkedProduct<int64_t>({outputWidth, 8}) : int64_t{0};
     if (!sumsRow || !outputRowsBytes) return std::nullopt;
     (void)inputWidth;
     return checkedAdd(*sumsRow, *outputRowsBytes);
@@ -154,27 +154,32 @@ PlanOutcome planGather(const PoolProblem &problem) {
     plan.depth = AxisCandidates::of(windows.axes[0], geometry.axes[0].inputSize);
     plan.height = AxisCandidates::of(windows.axes[1], geometry.axes[1].inputSize);
     plan.width = AxisCandidates::of(windows.axes[2], geometry.axes[2].inputSize);
-    if (plan.mostWindows() > kMostCandidateWindows)
-        return PlanOutcome::decline(joinText("up to ", plan.mostWindows(), " windows contain one element (more than ",
-                                             kMostCandidateWindows, "): the scatter does less work"));
+    // Overlapping windows need several candidates per element, each a compare and a NaN-safe add per
+    // element; a version doing that measured 4-6x the scatter's time (cases B, C1) on the Zen 4 host.
+    if (plan.mostWindows() != 1)
+        return PlanOutcome::decline(plan.mostWindows() == 0
+                                        ? std::string("no window holds an element")
+                                        : joinText("up to ", plan.mostWindows(),
+                                                   " windows contain one element: the scatter adds each output once"));
     const int64_t lanes = gatherLaneCount();
+    if (geometry.axes[2].inputSize < kNarrowestRowInVectors * lanes)
+        return PlanOutcome::decline(joinText("rows of ", geometry.axes[2].inputSize, " elements (fewer than ",
+                                             kNarrowestRowInVectors * lanes,
+                                             "): per-row costs outweigh the scatter's per-output ones"));
     std::optional<GatherWidthTables> widthTables =
         widthTablesFor(plan.width, geometry.axes[2].inputSize, geometry.axes[2].outputSize, lanes);
     if (!widthTables)
         return PlanOutcome::decline(
             joinText("windows along W read outputs more than ", lanes, " apart for one block of input columns"));
     plan.widthTables = std::move(*widthTables);
-    // Each input row's candidate output rows, in increasing order (depth major, as outputs are numbered).
+    // Each input row's output row (at most one: the windows do not overlap).
     const int64_t inputHeight = geometry.axes[1].inputSize, outputHeight = geometry.axes[1].outputSize;
     plan.rowCandidates.outputWidth = geometry.axes[2].outputSize;
-    plan.rowCandidates.start.push_back(0);
     for (int64_t d = 0; d < geometry.axes[0].inputSize; ++d)
-        for (int64_t h = 0; h < inputHeight; ++h) {
-            for (int64_t i = 0; i < plan.depth.count(d); ++i)
-                for (int64_t j = 0; j < plan.height.count(h); ++j)
-                    plan.rowCandidates.outputRows.push_back(plan.depth.of(d)[i] * outputHeight + plan.height.of(h)[j]);
-            plan.rowCandidates.start.push_back(static_cast<int64_t>(plan.rowCandidates.outputRows.size()));
-        }
+        for (int64_t h = 0; h < inputHeight; ++h)
+            plan.rowCandidates.outputRow.push_back(plan.depth.count(d) == 1 && plan.height.count(h) == 1
+                                                       ? plan.depth.of(d)[0] * outputHeight + plan.height.of(h)[0]
+                                                       : -1);
     if (const std::optional<int64_t> bytes = scratchBytes(problem, plan); !bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("a row of sums and the converted output rows", bytes));
 
@@ -268,22 +273,18 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
                                           gradIn, plan.streaming);
         return;
     }
-    const int32_t *indexRows[kMostGatherRows];
-    const float *gradientRows[kMostGatherRows];
-    const GatherRowCandidates &rowCandidates = plan.rowCandidates;
     int64_t matched = 0;
     for (int64_t r = firstRow; r < endRow; ++r) {
-        const int64_t begin = rowCandidates.start[static_cast<size_t>(r)],
-                      end = rowCandidates.start[static_cast<size_t>(r + 1)];
-        for (int64_t k = begin; k < end; ++k)
-            candidateRow(rowCandidates.outputRows[static_cast<size_t>(k)], indexRows[k - begin],
-                         gradientRows[k - begin]);
+        const int64_t outputRow = plan.rowCandidates.outputRow[static_cast<size_t>(r)];
+        const int32_t *indexRow = nullptr;
+        const float *gradientRow = nullptr;
+        if (outputRow >= 0) candidateRow(outputRow, indexRow, gradientRow);
         if constexpr (std::is_same_v<T, float>) {
-            matched += gatherRow(plan.widthTables, indexRows, gradientRows, end - begin, static_cast<int32_t>(r * W),
-                                 gradIn + r * W, plan.streaming);
+            matched += gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), gradIn + r * W,
+                                 plan.streaming);
         } else {
-            matched += gatherRow(plan.widthTables, indexRows, gradientRows, end - begin, static_cast<int32_t>(r * W),
-                                 sumsRow.data(), false);
+            matched +=
+                gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), sumsRow.data(), false);
             storeFloatRow(problem.gradInput.type, sumsRow.data(), gradIn + r * W, W, plan.streaming);
         }
     }
@@ -294,7 +295,7 @@ template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
     std::atomic<int64_t> expected{0}, matched{0};
     const int64_t Wo = problem.geometry.axes[2].outputSize;
-    const size_t cachedRows = static_cast<size_t>(2 * plan.depth.most * plan.height.most);
+    const size_t cachedRows = 2;
     parallelForBlocks(plan.planes * plan.blocksPerPlane, plan.workPerBlock, [&](int64_t begin, int64_t end) {
         ConvertedRows cache;
         if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
