@@ -34,6 +34,10 @@
 namespace poolgrad::cpu {
 namespace {
 
+// Output rows kept converted (INT64 indices, 16-bit gradients): the input rows of one window height
+// share one, and a window is rarely taller than two.
+constexpr int64_t kConvertedRows = 2;
+
 // Narrower rows cost the gather more per element than the scatter (case E, 14 columns: 2.5x the
 // scatter's time on the Zen 4 host).
 constexpr int64_t kNarrowestRowInVectors = 2;
@@ -132,14 +136,14 @@ std::optional<std::string> layoutDecline(const PoolProblem &problem) {
 }
 
 // Per thread: one row of float32 sums (16-bit gradInput) and, for INT64 indices or 16-bit gradients, the
-// candidate output rows converted to int32 / float32.
+// two cached output rows converted to int32 / float32.
 std::optional<int64_t> scratchBytes(const PoolProblem &problem, const GatherPlan &plan) {
-    const int64_t inputWidth = problem.geometry.axes[2].inputSize, outputWidth = problem.geometry.axes[2].outputSize;
+    const int64_t outputWidth = problem.geometry.axes[2].outputSize;
     const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
     const std::optional<int64_t> sumsRow = checkedMul(plan.widthTables.blocks * plan.widthTables.lanes, int64_t{4});
-    const std::optional<int64_t> outputRowsBytes = converts ? checkedProduct<int64_t>({outputWidth, 8}) : int64_t{0};
+    const std::optional<int64_t> outputRowsBytes =
+        converts ? checkedProduct<int64_t>({kConvertedRows, outputWidth, 8}) : int64_t{0};
     if (!sumsRow || !outputRowsBytes) return std::nullopt;
-    (void)inputWidth;
     return checkedAdd(*sumsRow, *outputRowsBytes);
 }
 
@@ -211,14 +215,13 @@ struct ConvertedRows {
     size_t next = 0;
 };
 
-template <typename T, typename I>
 struct BlockCounts {
     int64_t expected = 0, matched = 0;
 };
 
 template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
-                 std::vector<float> &sumsRow, BlockCounts<T, I> &counts) {
+                 std::vector<float> &sumsRow, BlockCounts &counts) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -295,11 +298,10 @@ template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
     std::atomic<int64_t> expected{0}, matched{0};
     const int64_t Wo = problem.geometry.axes[2].outputSize;
-    const size_t cachedRows = 2;
     parallelForBlocks(plan.planes * plan.blocksPerPlane, plan.workPerBlock, [&](int64_t begin, int64_t end) {
         ConvertedRows cache;
         if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
-            cache.rows.resize(cachedRows);
+            cache.rows.resize(static_cast<size_t>(kConvertedRows));
             for (ConvertedRows::Row &row : cache.rows) {
                 row.indices.resize(static_cast<size_t>(Wo));
                 row.gradients.resize(static_cast<size_t>(Wo));
@@ -308,7 +310,7 @@ bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
         std::vector<float> sumsRow;
         if constexpr (!std::is_same_v<T, float>)
             sumsRow.resize(static_cast<size_t>(plan.widthTables.blocks * plan.widthTables.lanes));
-        BlockCounts<T, I> counts;
+        BlockCounts counts;
         for (int64_t item = begin; item < end; ++item)
             gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, cache, sumsRow,
                               counts);
