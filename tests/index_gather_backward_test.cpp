@@ -198,9 +198,10 @@ TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
     const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
     EXPECT_EQ(run.implementation, kGather);
     // 6 planes of 4x6 rows; 2x2x2 windows do not overlap; a float32 gradInput of 18 KiB stays cached. The
-    // lane count is the dispatched instruction set's (16 with AVX-512, 8 with AVX2).
+    // lane count is the dispatched instruction set's (16 with AVX-512, 8 with AVX2); windows {2ow, 2ow+1}
+    // are made in pairs.
     const std::string prefix = "gather blocks=6x1 of <=24 rows, ";
-    const std::string suffix = " lanes, cached threads=2";
+    const std::string suffix = " lanes, pairs, cached threads=2";
     ASSERT_GT(run.plan.size(), prefix.size() + suffix.size()) << run.plan;
     EXPECT_EQ(run.plan.substr(0, prefix.size()), prefix) << run.plan;
     EXPECT_EQ(run.plan.substr(run.plan.size() - suffix.size()), suffix) << run.plan;

@@ -37,7 +37,38 @@ HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, cons
     const auto rowStartVector = hn::Set(di, rowStart);
     const auto zero = hn::Zero(df);
     auto count = matchCount;
-    for (int64_t block = 0; block < tables.blocks; ++block) {
+    int64_t firstBlock = 0;
+    if (indexRow != nullptr && tables.pairChunks > 0) {
+        const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
+        const auto one = hn::Set(di, 1);
+        const auto lowerPairs = hn::SetTableIndices(df, tables.lowerPairs.data());
+        const auto upperPairs = hn::SetTableIndices(df, tables.upperPairs.data());
+        for (int64_t chunk = 0; chunk < tables.pairChunks; ++chunk) {
+            const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
+            const auto indices = hn::LoadU(di, indexRow + firstOutput);
+            const auto gradients = hn::BitCast(df, hn::LoadU(di, gradientBits + firstOutput));
+            const auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
+            const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
+            count = hn::Add(hn::Add(count, hn::VecFromMask(di, evenMatch)), hn::VecFromMask(di, oddMatch));
+            // +0 + gradient, as below.
+            const auto evenSums = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, evenMatch), gradients));
+            const auto oddSums = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, oddMatch), gradients));
+            const auto lower =
+                hn::OddEven(hn::TableLookupLanes(oddSums, lowerPairs), hn::TableLookupLanes(evenSums, lowerPairs));
+            const auto upper =
+                hn::OddEven(hn::TableLookupLanes(oddSums, upperPairs), hn::TableLookupLanes(evenSums, upperPairs));
+            float *at = destination + column;
+            if (streaming && reinterpret_cast<uintptr_t>(at) % vectorBytes == 0) {
+                hn::Stream(lower, df, at);
+                hn::Stream(upper, df, at + lanes);
+            } else {
+                hn::StoreU(lower, df, at);
+                hn::StoreU(upper, df, at + lanes);
+            }
+        }
+        firstBlock = 2 * tables.pairChunks;
+    }
+    for (int64_t block = firstBlock; block < tables.blocks; ++block) {
         const int64_t column = block * lanes;
         auto sum = zero;
         if (indexRow != nullptr) {

@@ -25,6 +25,13 @@ struct GatherWidthTables {
     std::vector<uint64_t> laneMask;    // bit i: lane i lies in a window
     std::vector<int32_t> laneOffset;   // per lane (index block * lanes + i): its window's output - firstOutput
     std::vector<int32_t> columns;      // 0, 1, ..., blocks * lanes - 1: each lane's column
+    // Windows {2ow, 2ow+1} (2x2 pooling at stride 2, evenly divided adaptive pooling): the first
+    // pairChunks chunks of 2*lanes columns are made from one load of `lanes` outputs each (a compare for
+    // the even and one for the odd columns, then an interleave); the blocks from 2*pairChunks on as above.
+    int64_t pairChunks = 0;
+    std::vector<int32_t> evenColumns;  // 0, 2, ..., 2*(lanes-1)
+    std::vector<int32_t> lowerPairs;   // 0, 0, 1, 1, ...: lane i takes output lane i/2
+    std::vector<int32_t> upperPairs;   // lanes/2 + i/2
 };
 
 // For each input row r = d*H + h of a plane, the output row od*Ho + oh whose window contains it, or -1.

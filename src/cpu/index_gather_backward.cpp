@@ -84,7 +84,8 @@ struct GatherPlan final : ImplementationPlan {
     std::string describe() const override {
         return joinText("gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, ", widthTables.lanes,
-                        " lanes, ", streaming ? "streaming" : "cached", " threads=", threads);
+                        " lanes, ", widthTables.pairChunks > 0 ? "pairs, " : "", streaming ? "streaming" : "cached",
+                        " threads=", threads);
     }
 };
 
@@ -121,6 +122,19 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
             tables.laneMask[entry] |= uint64_t{1} << lane;
             tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
                 static_cast<int32_t>(candidates.of(w)[0] - lowest);
+        }
+    }
+    // Pairs: every window {2ow, 2ow+1}; whole chunks of `lanes` outputs whose columns all exist.
+    bool pairs = lanes >= 2;
+    for (int64_t ow = 0; ow < outputWidth && pairs; ++ow)
+        pairs = 2 * ow + 1 < inputWidth && candidates.count(2 * ow) == 1 && candidates.of(2 * ow)[0] == ow &&
+                candidates.count(2 * ow + 1) == 1 && candidates.of(2 * ow + 1)[0] == ow;
+    if (pairs) {
+        tables.pairChunks = outputWidth / lanes;
+        for (int64_t i = 0; i < lanes; ++i) {
+            tables.evenColumns.push_back(static_cast<int32_t>(2 * i));
+            tables.lowerPairs.push_back(static_cast<int32_t>(i / 2));
+            tables.upperPairs.push_back(static_cast<int32_t>(lanes / 2 + i / 2));
         }
     }
     return tables;
