@@ -400,6 +400,9 @@ void randomList(Rng &rng, std::vector<int64_t> &list, int64_t &h, int64_t &w, bo
 // Problem sizes: batch, channels, and how much each input axis exceeds its smallest valid size.
 struct Sizes {
     int64_t maxBatch = 2, minChannels = 1, maxChannels = 3, minExtra = 0, maxExtra = 6;
+    // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
+    // the smallest: what the write-once gather backward takes.
+    bool disjointWideRows = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -433,6 +436,12 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                                    chance(rng, 0.6) ? 1 : uniform(rng, 2, 3)};
     randomList(rng, p.lists.dilation, params.dilation[1], params.dilation[2], false, d, d, false);
     params.ceilMode = p.lists.ceilMode = chance(rng, 0.5);
+    if (sizes.disjointWideRows) {
+        params.stride[1] = params.kernel[1], params.stride[2] = params.kernel[2];
+        p.lists.stride = {};
+        params.dilation[1] = params.dilation[2] = 1;
+        p.lists.dilation = {1};
+    }
 
     p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
     p.in[1] = uniform(rng, sizes.minChannels, sizes.maxChannels);
@@ -445,6 +454,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.in[2 + a] = sizes.minExtra == 0 && chance(rng, 0.15)
                           ? smallest
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
+        if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -618,8 +628,10 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("2-D backward");
-    const bool passed = forEachRandomCase({501, 502, 503}, 80, [&](Rng &rng, int) {
-        const BackwardCase c = randomBackwardCase(rng);
+    const bool passed = forEachRandomCase({501, 502, 503}, 80, [&](Rng &rng, int n) {
+        Sizes sizes;
+        sizes.disjointWideRows = n % 2 == 1;
+        const BackwardCase c = randomBackwardCase(rng, sizes);
         BackwardOperands o = makeBackwardOperands(rng, c);
         OperatorCall call = backwardCall(c, o);
         driver.run(call);

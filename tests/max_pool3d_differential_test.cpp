@@ -77,6 +77,9 @@ struct ProblemLimits {
     int64_t maxBatch = 2;
     int64_t maxChannels = 3;
     int64_t maxExtra = 5;  // input axis = smallest valid size + [0, maxExtra]
+    // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
+    // the smallest: what the write-once gather backward takes.
+    bool disjointWideRows = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -128,6 +131,12 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {p.dilation.begin(), p.dilation.end()};
     }
     p.ceilMode = lists.ceilMode = chance(rng, 0.5);
+    if (limits.disjointWideRows) {
+        p.stride = p.kernel;
+        lists.stride = {};
+        p.dilation.fill(1);
+        lists.dilation = {1};
+    }
 
     problem.inputShape[0] = problem.rank == 5 ? uniform(rng, 1, limits.maxBatch) : 1;
     problem.inputShape[1] = uniform(rng, 1, limits.maxChannels);
@@ -136,6 +145,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         while (reference::pooledSize(smallest, p.kernel[a], p.stride[a], p.padding[a], p.dilation[a], p.ceilMode) < 1)
             ++smallest;
         problem.inputShape[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, limits.maxExtra);
+        if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
     return problem;
@@ -286,8 +296,10 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     DifferentialDriver driver("3-D backward");
-    const bool passed = forEachRandomCase({11, 12, 13, 14}, 100, [&](Rng &rng, int) {
-        const BackwardCase c = randomBackwardCase(rng);
+    const bool passed = forEachRandomCase({11, 12, 13, 14}, 100, [&](Rng &rng, int n) {
+        ProblemLimits limits;
+        limits.disjointWideRows = n % 2 == 1;
+        const BackwardCase c = randomBackwardCase(rng, limits);
         BackwardOperands operands = makeBackwardOperands(rng, c);
         OperatorCall call = backwardCall(c, operands);
         driver.run(call);

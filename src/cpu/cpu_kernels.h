@@ -22,10 +22,19 @@ RunResult runArgmaxForwardChannelsLast(const PoolProblem &problem, const Impleme
 PlanOutcome planArgmaxForwardReference(const PoolProblem &problem);
 RunResult runArgmaxForwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 
-// Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane.
-RunResult indexScatterBackwardDense(const PoolProblem &problem);
-RunResult indexScatterBackwardChannelsLast(const PoolProblem &problem);
-RunResult indexScatterBackwardStrided(const PoolProblem &problem);
+// Index-gather backward (dense planes): each gradInput element written once from the windows containing it;
+// hands over to the scatter reference when an index lies outside its own window.
+PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem);
+RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+
+// Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane. Dense:
+// slabs of dense planes; channels-last: slabs of NDHWC / NHWC rows; reference: any strides, every problem.
+PlanOutcome planIndexScatterBackwardDense(const PoolProblem &problem);
+RunResult runIndexScatterBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+PlanOutcome planIndexScatterBackwardChannelsLast(const PoolProblem &problem);
+RunResult runIndexScatterBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+PlanOutcome planIndexScatterBackwardReference(const PoolProblem &problem);
+RunResult runIndexScatterBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of
 // input equal to output; no match drops it. Each implementation plans in phase 1 (or declines) and runs
@@ -50,7 +59,6 @@ RunResult runRecomputeArgmaxBackwardReference(const PoolProblem &problem, const 
 // Why an implementation's per-thread scratch would exceed kScratchBytesPerThread (core/scratch_bound.h)
 // for a problem, or nullopt when it fits; the implementation then declines and the reference, whose
 // scratch is bounded for every problem, takes the problem.
-std::optional<std::string> indexScatterSlabsScratchDecline(const PoolProblem &problem, bool channelsLast);
 
 // Writes +0 to every element of problem.gradInput (the empty-input shortcut of the backward operators).
 PlanOutcome planZeroFill(const PoolProblem &problem);

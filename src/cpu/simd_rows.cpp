@@ -3,8 +3,6 @@
 #define HWY_TARGET_INCLUDE "cpu/simd_rows.cpp"
 #include "cpu/simd_rows.h"
 
-#include "core/gradient_sum.h"
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/gradient_sum.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 
@@ -54,7 +53,7 @@ void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT desti
 // overwritten.
 template <class D16, class Convert, class Scalar>
 HWY_INLINE void storeSixteenBitRow(D16 d16, uint16_t *HWY_RESTRICT destination, int64_t count, bool streaming,
-                                  Convert convert, Scalar scalar) {
+                                   Convert convert, Scalar scalar) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
     int64_t i = 0;
     if (streaming) {

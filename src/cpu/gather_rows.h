@@ -1,0 +1,60 @@
+// The SIMD core of the write-once index gather backward (Highway, run-time dispatch) for windows that do
+// not overlap: one input row of a dense plane from the one output row whose windows reach it, vectorised
+// across W. Lane i of a block of input columns takes the window containing its column; the plan tables,
+// per block, the first output the block reads, each lane's offset from it and which lanes lie in a window,
+// so a block needs one load and one lane permutation of indices and of gradients, a compare against the
+// lanes' own plane positions and a masked select.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace poolgrad::cpu {
+
+// Lanes of the instruction set the dispatch chose for this CPU (at most 16): the block width the plan
+// builds its tables for.
+int64_t gatherLaneCount();
+
+struct GatherWidthTables {
+    int64_t lanes = 1;
+    int64_t width = 0;   // W: input columns
+    int64_t blocks = 0;  // ceil(W / lanes)
+    // Per block:
+    std::vector<int32_t> firstOutput;  // output column the block's lanes are read from
+    std::vector<int32_t> readable;     // outputs that exist from firstOutput on (at most lanes)
+    std::vector<uint64_t> laneMask;    // bit i: lane i lies in a window
+    std::vector<int32_t> laneOffset;   // per lane (index block * lanes + i): its window's output - firstOutput
+    std::vector<int32_t> columns;      // 0, 1, ..., blocks * lanes - 1: each lane's column
+    // Windows {2ow, 2ow+1} (2x2 pooling at stride 2, evenly divided adaptive pooling): the first
+    // pairChunks chunks of 2*lanes columns are made from one load of `lanes` outputs each (a compare for
+    // the even and one for the odd columns, then an interleave); the blocks from 2*pairChunks on as above.
+    int64_t pairChunks = 0;
+    std::vector<int32_t> evenColumns;  // 0, 2, ..., 2*(lanes-1)
+    std::vector<int32_t> lowerPairs;   // 0, 0, 1, 1, ...: lane i takes output lane i/2
+    std::vector<int32_t> upperPairs;   // lanes/2 + i/2
+};
+
+// For each input row r = d*H + h of a plane, the output row od*Ho + oh whose window contains it, or -1.
+struct GatherRowCandidates {
+    std::vector<int64_t> outputRow;
+    int64_t outputWidth = 0;  // Wo
+};
+
+// One input row from its output row's indices (int32 plane positions) and float32 gradients, Wo each (both
+// null: no window reaches the row); rowStart is the plane position of the row's first element. Writes
+// the row's W float32 sums (+0 + the gradient of the output whose index is the element's position, else
+// +0) to destination (streaming: aligned vectors bypass the caches) and returns how many outputs' indices
+// matched an element of the row.
+int64_t gatherRow(const GatherWidthTables &tables, const int32_t *indexRow, const float *gradientRow, int32_t rowStart,
+                  float *destination, bool streaming);
+
+// Input rows [firstRow, endRow) of a dense plane whose indices are int32 and gradients float32, straight
+// from the plane's operands into the float32 gradInput plane; returns the matches as gatherRow does.
+int64_t gatherPlaneRows(const GatherWidthTables &tables, const GatherRowCandidates &candidates, int64_t firstRow,
+                        int64_t endRow, const int32_t *indexPlane, const float *gradientPlane, float *destinationPlane,
+                        bool streaming);
+
+// bfloat16 bit patterns widened to float32 (exact).
+void widenBFloat16Row(const uint16_t *source, float *destination, int64_t count);
+
+}  // namespace poolgrad::cpu

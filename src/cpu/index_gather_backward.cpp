@@ -1,0 +1,359 @@
+// Write-once index gather backward (dense planes, windows that do not overlap). Every gradInput element is
+// produced once, by the thread that owns its row, from the one window that contains it: per input row
+// (d,h) the output row (od,oh) whose depth and height windows contain it, and per input column the window
+// along W (gather_rows.h, vectorised across W). The element receives +0 + the output's gradient when the
+// output's index is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever
+// every index lies in its own window. No zero-fill pass, no slab buffer: float32 rows are written straight
+// into gradInput (streaming stores when it is larger than the cache), 16-bit ones through one row of
+// float32 sums; INT64 indices and 16-bit gradients are converted an output row at a time.
+//
+// The plan declines overlapping windows and narrow rows, where the scatter measured faster (see
+// docs/kernels/index_backward.md).
+//
+// A gather sees an output only through the window containing its index, so an index outside its own
+// window (still inside the plane, where SPEC §3.6 scatters it) would be lost, and a bad index would go
+// unreported. Counting finds both: every output whose index is not -1 must match exactly one element.
+// Otherwise the scatter reference reruns the problem (reports bad indices, scatters stray ones) and the
+// run result names the hand-over.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/error_message.h"
+#include "core/scratch_bound.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/gather_rows.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Output rows kept converted (INT64 indices, 16-bit gradients): the input rows of one window height
+// share one, and a window is rarely taller than two.
+constexpr int64_t kConvertedRows = 2;
+
+// Narrower rows cost the gather more per element than the scatter (case E, 14 columns: 2.5x the
+// scatter's time on the Zen 4 host).
+constexpr int64_t kNarrowestRowInVectors = 2;
+
+// For each input coordinate of an axis, the output coordinates whose windows contain it, increasing.
+struct AxisCandidates {
+    std::vector<int64_t> start;  // outputs of coordinate x: outputs[start[x] .. start[x+1])
+    std::vector<int64_t> outputs;
+    int64_t most = 0;
+
+    static AxisCandidates of(const std::vector<AxisWindow> &windows, int64_t inputSize) {
+        AxisCandidates table;
+        table.start.assign(static_cast<size_t>(inputSize + 1), 0);
+        for (const AxisWindow &window : windows)
+            for (int64_t j = 0, x = window.first; j < window.count; ++j, x += window.step)
+                ++table.start[static_cast<size_t>(x + 1)];
+        for (int64_t x = 0; x < inputSize; ++x) {
+            table.most = std::max(table.most, table.start[static_cast<size_t>(x + 1)]);
+            table.start[static_cast<size_t>(x + 1)] += table.start[static_cast<size_t>(x)];
+        }
+        table.outputs.resize(static_cast<size_t>(table.start.back()));
+        std::vector<int64_t> next(table.start.begin(), table.start.end() - 1);
+        for (size_t o = 0; o < windows.size(); ++o)
+            for (int64_t j = 0, x = windows[o].first; j < windows[o].count; ++j, x += windows[o].step)
+                table.outputs[static_cast<size_t>(next[static_cast<size_t>(x)]++)] = static_cast<int64_t>(o);
+        return table;
+    }
+    int64_t count(int64_t x) const { return start[static_cast<size_t>(x + 1)] - start[static_cast<size_t>(x)]; }
+    const int64_t *of(int64_t x) const { return outputs.data() + start[static_cast<size_t>(x)]; }
+};
+
+struct GatherPlan final : ImplementationPlan {
+    AxisCandidates depth, height, width;
+    GatherWidthTables widthTables;
+    GatherRowCandidates rowCandidates;
+    int64_t planes = 0, rows = 0, outputRows = 0;  // rows: D*H input rows of a plane; outputRows: Do*Ho
+    int64_t blocksPerPlane = 1;                    // each a range of a plane's rows, and of its output rows
+    int64_t threads = 1;
+    bool streaming = false;
+    std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
+
+    int64_t mostWindows() const { return depth.most * height.most * width.most; }
+    std::string describe() const override {
+        return joinText("gather blocks=", planes, "x", blocksPerPlane,
+                        " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, ", widthTables.lanes,
+                        " lanes, ", widthTables.pairChunks > 0 ? "pairs, " : "", streaming ? "streaming" : "cached",
+                        " threads=", threads);
+    }
+};
+
+// Declines when a block of input columns would read outputs too far apart for one lane permutation.
+std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates, int64_t inputWidth,
+                                                int64_t outputWidth, int64_t lanes) {
+    GatherWidthTables tables;
+    tables.lanes = lanes;
+    tables.width = inputWidth;
+    tables.blocks = (inputWidth + lanes - 1) / lanes;
+    const size_t blocks = static_cast<size_t>(tables.blocks);
+    tables.firstOutput.assign(blocks, 0);
+    tables.readable.assign(blocks, 0);
+    tables.laneMask.assign(blocks, 0);
+    tables.laneOffset.assign(blocks * static_cast<size_t>(lanes), 0);
+    tables.columns.resize(blocks * static_cast<size_t>(lanes));
+    for (size_t i = 0; i < tables.columns.size(); ++i) tables.columns[i] = static_cast<int32_t>(i);
+    for (int64_t block = 0; block < tables.blocks; ++block) {
+        const size_t entry = static_cast<size_t>(block);
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t w = block * lanes + lane;
+            if (w >= inputWidth || candidates.count(w) == 0) continue;
+            lowest = std::min(lowest, candidates.of(w)[0]);
+            highest = std::max(highest, candidates.of(w)[0]);
+        }
+        if (highest < 0) continue;
+        if (highest - lowest >= lanes) return std::nullopt;
+        tables.firstOutput[entry] = static_cast<int32_t>(lowest);
+        tables.readable[entry] = static_cast<int32_t>(std::min(lanes, outputWidth - lowest));
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t w = block * lanes + lane;
+            if (w >= inputWidth || candidates.count(w) == 0) continue;
+            tables.laneMask[entry] |= uint64_t{1} << lane;
+            tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
+                static_cast<int32_t>(candidates.of(w)[0] - lowest);
+        }
+    }
+    // Pairs: every window {2ow, 2ow+1}; whole chunks of `lanes` outputs whose columns all exist.
+    bool pairs = lanes >= 2;
+    for (int64_t ow = 0; ow < outputWidth && pairs; ++ow)
+        pairs = 2 * ow + 1 < inputWidth && candidates.count(2 * ow) == 1 && candidates.of(2 * ow)[0] == ow &&
+                candidates.count(2 * ow + 1) == 1 && candidates.of(2 * ow + 1)[0] == ow;
+    if (pairs) {
+        tables.pairChunks = outputWidth / lanes;
+        for (int64_t i = 0; i < lanes; ++i) {
+            tables.evenColumns.push_back(static_cast<int32_t>(2 * i));
+            tables.lowerPairs.push_back(static_cast<int32_t>(i / 2));
+            tables.upperPairs.push_back(static_cast<int32_t>(lanes / 2 + i / 2));
+        }
+    }
+    return tables;
+}
+
+std::optional<std::string> layoutDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+// Per thread: one row of float32 sums (16-bit gradInput) and, for INT64 indices or 16-bit gradients, the
+// two cached output rows converted to int32 / float32.
+std::optional<int64_t> scratchBytes(const PoolProblem &problem, const GatherPlan &plan) {
+    const int64_t outputWidth = problem.geometry.axes[2].outputSize;
+    const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
+    const std::optional<int64_t> sumsRow = checkedMul(plan.widthTables.blocks * plan.widthTables.lanes, int64_t{4});
+    const std::optional<int64_t> outputRowsBytes =
+        converts ? checkedProduct<int64_t>({kConvertedRows, outputWidth, 8}) : int64_t{0};
+    if (!sumsRow || !outputRowsBytes) return std::nullopt;
+    return checkedAdd(*sumsRow, *outputRowsBytes);
+}
+
+PlanOutcome planGather(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    if (planeElements >= std::numeric_limits<int32_t>::max())
+        return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
+    const WindowTables windows = WindowTables::of(geometry);
+    GatherPlan plan;
+    plan.depth = AxisCandidates::of(windows.axes[0], geometry.axes[0].inputSize);
+    plan.height = AxisCandidates::of(windows.axes[1], geometry.axes[1].inputSize);
+    plan.width = AxisCandidates::of(windows.axes[2], geometry.axes[2].inputSize);
+    // Overlapping windows need several candidates per element, each a compare and a NaN-safe add per
+    // element; a version doing that measured 4-6x the scatter's time (cases B, C1) on the Zen 4 host.
+    if (plan.mostWindows() != 1)
+        return PlanOutcome::decline(plan.mostWindows() == 0
+                                        ? std::string("no window holds an element")
+                                        : joinText("up to ", plan.mostWindows(),
+                                                   " windows contain one element: the scatter adds each output once"));
+    const int64_t lanes = gatherLaneCount();
+    if (geometry.axes[2].inputSize < kNarrowestRowInVectors * lanes)
+        return PlanOutcome::decline(joinText("rows of ", geometry.axes[2].inputSize, " elements (fewer than ",
+                                             kNarrowestRowInVectors * lanes,
+                                             "): per-row costs outweigh the scatter's per-output ones"));
+    std::optional<GatherWidthTables> widthTables =
+        widthTablesFor(plan.width, geometry.axes[2].inputSize, geometry.axes[2].outputSize, lanes);
+    if (!widthTables)
+        return PlanOutcome::decline(
+            joinText("windows along W read outputs more than ", lanes, " apart for one block of input columns"));
+    plan.widthTables = std::move(*widthTables);
+    // Each input row's output row (at most one: the windows do not overlap).
+    const int64_t inputHeight = geometry.axes[1].inputSize, outputHeight = geometry.axes[1].outputSize;
+    plan.rowCandidates.outputWidth = geometry.axes[2].outputSize;
+    for (int64_t d = 0; d < geometry.axes[0].inputSize; ++d)
+        for (int64_t h = 0; h < inputHeight; ++h)
+            plan.rowCandidates.outputRow.push_back(plan.depth.count(d) == 1 && plan.height.count(h) == 1
+                                                       ? plan.depth.of(d)[0] * outputHeight + plan.height.of(h)[0]
+                                                       : -1);
+    if (const std::optional<int64_t> bytes = scratchBytes(problem, plan); !bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("a row of sums and the converted output rows", bytes));
+
+    plan.planes = geometry.planes();
+    plan.rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
+    plan.outputRows = geometry.axes[0].outputSize * geometry.axes[1].outputSize;
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    plan.threads = threadsForWork(work);
+    // Whole planes per thread when there are enough of them; otherwise each plane's rows are cut so that
+    // every thread gets two blocks.
+    if (plan.planes < 2 * plan.threads)
+        plan.blocksPerPlane =
+            std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1, std::max<int64_t>(plan.rows, 1));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+// Candidate output rows converted to int32 indices and float32 gradients, kept while consecutive input
+// rows share them (rows of a window's height).
+struct ConvertedRows {
+    struct Row {
+        int64_t plane = -1, outputRow = -1;
+        std::vector<int32_t> indices;
+        std::vector<float> gradients;
+    };
+    std::vector<Row> rows;
+    size_t next = 0;
+};
+
+struct BlockCounts {
+    int64_t expected = 0, matched = 0;
+};
+
+template <typename T, typename I>
+void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
+                 std::vector<float> &sumsRow, BlockCounts &counts) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+    const T *gradOut = problem.gradOutput.plane<const T>(n, c);
+    const I *indices = problem.indices.plane<const I>(n, c);
+    T *gradIn = problem.gradInput.plane<T>(n, c);
+    constexpr bool direct = std::is_same_v<T, float> && std::is_same_v<I, int32_t>;
+
+    // The outputs this block owns: each output's index is expected to match one element, unless it is -1.
+    const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
+                  lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
+    int64_t expected = 0;
+    const int64_t firstOutput = firstOutputRow * Wo, endOutput = lastOutputRow * Wo;
+    for (int64_t q = firstOutput; q < endOutput; ++q) expected += indices[q] != I{-1};
+    counts.expected += expected;
+
+    const auto candidateRow = [&](int64_t outputRow, const int32_t *&indexRow, const float *&gradientRow) {
+        if constexpr (!direct) {
+            for (const ConvertedRows::Row &row : cache.rows)
+                if (row.plane == plane && row.outputRow == outputRow) {
+                    indexRow = row.indices.data();
+                    gradientRow = row.gradients.data();
+                    return;
+                }
+            ConvertedRows::Row &row = cache.rows[cache.next];
+            cache.next = (cache.next + 1) % cache.rows.size();
+            row.plane = plane;
+            row.outputRow = outputRow;
+            const I *indexSource = indices + outputRow * Wo;
+            for (int64_t i = 0; i < Wo; ++i) {
+                // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
+                const int64_t value = static_cast<int64_t>(indexSource[i]);
+                row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(std::clamp<int64_t>(
+                    value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+            }
+            const T *gradientSource = gradOut + outputRow * Wo;
+            if constexpr (std::is_same_v<T, Float16>)
+                widenFloat16Row(&gradientSource->bits, row.gradients.data(), Wo);
+            else if constexpr (std::is_same_v<T, BFloat16>)
+                widenBFloat16Row(&gradientSource->bits, row.gradients.data(), Wo);
+            else
+                std::copy(gradientSource, gradientSource + Wo, row.gradients.begin());
+            indexRow = row.indices.data();
+            gradientRow = row.gradients.data();
+        }
+    };
+
+    const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
+                  endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
+    if constexpr (direct) {
+        counts.matched += gatherPlaneRows(plan.widthTables, plan.rowCandidates, firstRow, endRow, indices, gradOut,
+                                          gradIn, plan.streaming);
+        return;
+    }
+    int64_t matched = 0;
+    for (int64_t r = firstRow; r < endRow; ++r) {
+        const int64_t outputRow = plan.rowCandidates.outputRow[static_cast<size_t>(r)];
+        const int32_t *indexRow = nullptr;
+        const float *gradientRow = nullptr;
+        if (outputRow >= 0) candidateRow(outputRow, indexRow, gradientRow);
+        if constexpr (std::is_same_v<T, float>) {
+            matched += gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), gradIn + r * W,
+                                 plan.streaming);
+        } else {
+            matched +=
+                gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), sumsRow.data(), false);
+            storeFloatRow(problem.gradInput.type, sumsRow.data(), gradIn + r * W, W, plan.streaming);
+        }
+    }
+    counts.matched += matched;
+}
+
+template <typename T, typename I>
+bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
+    std::atomic<int64_t> expected{0}, matched{0};
+    const int64_t Wo = problem.geometry.axes[2].outputSize;
+    runBlocksOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane,
+                       [&](int64_t begin, int64_t end) {
+                           ConvertedRows cache;
+                           if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
+                               cache.rows.resize(static_cast<size_t>(kConvertedRows));
+                               for (ConvertedRows::Row &row : cache.rows) {
+                                   row.indices.resize(static_cast<size_t>(Wo));
+                                   row.gradients.resize(static_cast<size_t>(Wo));
+                               }
+                           }
+                           std::vector<float> sumsRow;
+                           if constexpr (!std::is_same_v<T, float>)
+                               sumsRow.resize(static_cast<size_t>(plan.widthTables.blocks * plan.widthTables.lanes));
+                           BlockCounts counts;
+                           for (int64_t item = begin; item < end; ++item)
+                               gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane,
+                                                 cache, sumsRow, counts);
+                           expected += counts.expected;
+                           matched += counts.matched;
+                       });
+    if (plan.streaming) streamingStoreFence();
+    return expected.load() == matched.load();
+}
+
+RunResult runGather(const PoolProblem &problem, const ImplementationPlan &madePlan) {
+    const GatherPlan &plan = planAs<GatherPlan>(madePlan);
+    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+        });
+    });
+    if (complete) return {};
+    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    RunResult result = runIndexScatterBackwardReference(problem, *plan.fallback);
+    result.fallback = result.status != 0 ? "cpu_index_scatter_backward_reference: an index outside its plane"
+                                         : "cpu_index_scatter_backward_reference: indices leave their own windows";
+    return result;
+}
+
+}  // namespace
+
+PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem) { return planGather(problem); }
+RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runGather(problem, plan);
+}
+
+}  // namespace poolgrad::cpu

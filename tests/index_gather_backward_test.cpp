@@ -1,0 +1,247 @@
+// cpu_index_gather_backward_dense, forced: small problems with windows that do not overlap (regular,
+// padded, with gaps between windows, dilated, ceil mode, whole-row, evenly divided adaptive; rows of whole
+// and partial vectors; NaN with payloads, -0, Inf and gradients of far-apart magnitudes; -1 indices;
+// INT32/INT64; float32/float16/bfloat16; 1, 2 and 3 threads with every problem split) against the naive
+// reference bit for bit, and against the scatter reference bit for bit including NaN payloads. Each run must
+// be the gather's own (no fallback), with gradInput poisoned before and nothing outside it touched. Indices
+// outside their own window hand the problem to the scatter reference, which the run report names; a bad
+// index gives 161002 and a zero gradInput. The plan declines overlapping windows and narrow rows (the
+// scatter takes them), and is the default choice for the others on dense planes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "poolgrad/poolgrad.h"
+#include "support/index_backward_case.h"
+
+namespace {
+
+using test_support::IndexBackwardCase;
+using test_support::IndexBackwardRun;
+
+constexpr const char *kGather = "cpu_index_gather_backward_dense";
+constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
+
+class ThreadSetting {
+public:
+    ThreadSetting(int threads, int64_t threshold) {
+        poolgradSetNumThreads(threads);
+        poolgradSetParallelThreshold(threshold);
+    }
+    ~ThreadSetting() {
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+    }
+};
+
+struct Geometry {
+    const char *label;
+    reference::Shape5 input;
+    std::array<int64_t, 3> kernel, stride, padding, dilation;
+    bool ceilMode = false;
+    bool adaptive = false;
+    std::array<int64_t, 3> adaptiveOutput{1, 1, 1};
+};
+
+// Every row at least 32 wide: the plan declines narrower rows on machines with 16-lane vectors.
+const Geometry geometries[] = {
+    {"disjoint 2x2x2", {2, 3, 4, 6, 32}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    {"disjoint, a partial vector per row", {1, 2, 2, 4, 70}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    {"disjoint, padded, ceil mode", {2, 2, 5, 7, 37}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true},
+    {"2-D 3x3 at stride 3, padded", {2, 3, 1, 9, 35}, {1, 3, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}},
+    {"gaps between windows", {1, 2, 2, 7, 41}, {1, 2, 2}, {1, 3, 3}, {0, 0, 0}, {1, 1, 1}},
+    {"dilated, stride past the span", {1, 2, 3, 9, 47}, {1, 2, 2}, {1, 4, 4}, {0, 1, 1}, {1, 2, 2}},
+    {"whole-row windows", {2, 2, 2, 3, 40}, {1, 1, 40}, {1, 1, 40}, {0, 0, 0}, {1, 1, 1}},
+    {"adaptive, evenly divided", {1, 3, 4, 8, 64}, {}, {}, {}, {}, false, true, {2, 4, 32}},
+};
+
+IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
+    IndexBackwardCase problem;
+    problem.inputShape = geometry.input;
+    problem.params.kernel = geometry.kernel;
+    problem.params.stride = geometry.stride;
+    problem.params.padding = geometry.padding;
+    problem.params.dilation = geometry.dilation;
+    problem.params.ceilMode = geometry.ceilMode;
+    problem.adaptive = geometry.adaptive;
+    problem.adaptiveOutput = geometry.adaptiveOutput;
+    problem.type = type;
+    problem.indexType = indexType;
+    problem.seed = seed;
+    problem.specialShare = seed % 2 == 0 ? 0.3 : 0.0;
+    problem.prepare();
+    // Some outputs say "no element" (-1), as a forward does for an empty window: they contribute nothing.
+    for (size_t q = 3; q < problem.indices.size(); q += 11) problem.indices[q] = -1;
+    return problem;
+}
+
+void expectBitsEqual(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
+                     bool nanBitsToo) {
+    ASSERT_EQ(run.gradInputBits.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const bool same = nanBitsToo ? expected[i] == run.gradInputBits[i]
+                                     : test_support::sameGradInput(expected[i], run.gradInputBits[i], type);
+        ASSERT_TRUE(same) << "gradInput element " << i << ": expected bits 0x" << std::hex << expected[i] << ", got 0x"
+                          << run.gradInputBits[i];
+    }
+    EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+}
+
+TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {
+    uint64_t seed = 1;
+    for (const Geometry &geometry : geometries)
+        for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+            for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+                for (const int threads : {1, 2, 3}) {
+                    const IndexBackwardCase problem = makeCase(geometry, type, indexType, ++seed);
+                    SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                                 std::to_string(threads));
+                    ThreadSetting setting(threads, 1);
+                    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+                    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+                    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+                    EXPECT_EQ(run.implementation, kGather);
+                    EXPECT_EQ(run.fallback, "");
+                    expectBitsEqual(problem.expectedBits(), run, type, false);
+                    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
+                    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
+                    expectBitsEqual(scatter.gradInputBits, run, type, true);
+                }
+}
+
+TEST(IndexGatherBackward, SignallingNaNsArriveQuietWithTheirPayloads) {
+    // As +0 + NaN gives them in the scatter's sum from +0.
+    ThreadSetting setting(1, 0);
+    IndexBackwardCase problem;
+    problem.inputShape = {1, 1, 1, 1, 64};
+    problem.params.kernel = {1, 1, 32};
+    problem.params.stride = {1, 1, 32};
+    problem.prepare();
+    ASSERT_EQ(problem.gradOutput.size(), 2u);
+    problem.indices = {2, 40};
+    const auto nanWithPayload = [](uint32_t payload) {
+        const uint32_t bits = 0x7f800000u | payload;
+        float value;
+        std::memcpy(&value, &bits, sizeof value);
+        return value;
+    };
+    problem.gradOutput = {nanWithPayload(1), nanWithPayload(2)};
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.fallback, "");
+    std::vector<uint64_t> expected(64, 0);
+    expected[2] = 0x7fc00001u;
+    expected[40] = 0x7fc00002u;
+    EXPECT_EQ(run.gradInputBits, expected);
+}
+
+TEST(IndexGatherBackward, ExactSmallSums) {
+    // One 4x32 plane, windows 1x2x16 at their own stride: four outputs, each sending its float16 gradient to a
+    // chosen element of its window; a -0 gradient arrives as +0 (sums start from +0), every other element is +0.
+    ThreadSetting setting(2, 1);
+    IndexBackwardCase problem;
+    problem.inputShape = {1, 1, 1, 4, 32};
+    problem.params.kernel = {1, 2, 16};
+    problem.params.stride = {1, 2, 16};
+    problem.params.padding = {0, 0, 0};
+    problem.params.dilation = {1, 1, 1};
+    problem.type = ACL_FLOAT16;
+    problem.prepare();
+    ASSERT_EQ(problem.gradOutput.size(), 4u);  // outputs (oh, ow) = (0,0) (0,1) (1,0) (1,1)
+    problem.indices = {32 + 1, 16 + 4, 64 + 0, 96 + 31};
+    problem.gradOutput = {2048.0f, -0.0f, 1.0f, 0.5f};
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.fallback, "");
+    std::vector<uint64_t> expected(128, 0);
+    expected[33] = 0x6800;                   // 2048
+    expected[64] = 0x3c00;                   // 1
+    expected[127] = 0x3800;                  // 0.5
+    EXPECT_EQ(run.gradInputBits, expected);  // element 20: -0 arrives as +0
+}
+
+TEST(IndexGatherBackward, AnIndexOutsideItsWindowHandsOverToTheScatter) {
+    for (const int threads : {1, 2}) {
+        ThreadSetting setting(threads, 1);
+        IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
+        problem.indices[0] = 2 * 6 * 32 + 5;  // inside the plane, outside output 0's window
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+        EXPECT_EQ(run.implementation, kGather);
+        EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: indices leave their own windows");
+        expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+    }
+}
+
+TEST(IndexGatherBackward, ABadIndexIs161002WithAZeroGradInput) {
+    ThreadSetting setting(2, 1);
+    for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+        for (const int64_t bad : {int64_t{-2}, int64_t{4 * 6 * 32}, int64_t{1} << 32}) {
+            if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
+            IndexBackwardCase problem = makeCase(geometries[0], ACL_BF16, indexType, 9);
+            problem.indices[17] = bad;
+            const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+            EXPECT_EQ(run.status.phaseTwo, 161002);
+            EXPECT_NE(run.message.find(std::to_string(bad)), std::string::npos) << run.message;
+            EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: an index outside its plane");
+            for (uint64_t bits : run.gradInputBits) ASSERT_EQ(bits, 0u);
+            EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+        }
+}
+
+TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
+    ThreadSetting setting(2, 1);
+    const IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 4);
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
+    EXPECT_EQ(run.implementation, kGather);
+    // 6 planes of 4x6 rows; 2x2x2 windows do not overlap; a float32 gradInput of 18 KiB stays cached. The
+    // lane count is the dispatched instruction set's (16 with AVX-512, 8 with AVX2); windows {2ow, 2ow+1}
+    // are made in pairs.
+    const std::string prefix = "gather blocks=6x1 of <=24 rows, ";
+    const std::string suffix = " lanes, pairs, cached threads=2";
+    ASSERT_GT(run.plan.size(), prefix.size() + suffix.size()) << run.plan;
+    EXPECT_EQ(run.plan.substr(0, prefix.size()), prefix) << run.plan;
+    EXPECT_EQ(run.plan.substr(run.plan.size() - suffix.size()), suffix) << run.plan;
+    expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+}
+
+TEST(IndexGatherBackward, DeclinesWhatTheScatterDoesBetter) {
+    ThreadSetting setting(1, 0);
+    struct Declined {
+        const char *label;
+        reference::Shape5 input;
+        std::array<int64_t, 3> kernel, stride;
+        const char *reason;
+    };
+    const Declined cases[] = {
+        {"overlapping 3x3x3 at stride 2",
+         {1, 1, 5, 5, 64},
+         {3, 3, 3},
+         {2, 2, 2},
+         "up to 8 windows contain one element"},
+        {"overlapping 3x3x3 at stride 1",
+         {1, 1, 5, 5, 64},
+         {3, 3, 3},
+         {1, 1, 1},
+         "up to 27 windows contain one element"},
+        {"rows of 14", {1, 2, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, "rows of 14 elements"},
+    };
+    for (const Declined &declined : cases) {
+        SCOPED_TRACE(declined.label);
+        IndexBackwardCase problem;
+        problem.inputShape = declined.input;
+        problem.params.kernel = declined.kernel;
+        problem.params.stride = declined.stride;
+        problem.prepare();
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find(declined.reason), std::string::npos) << run.message;
+        const IndexBackwardRun chosen = test_support::runIndexBackward(problem, "");
+        EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_dense");
+    }
+}
+
+}  // namespace
