@@ -11,19 +11,14 @@
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
+// clang-format off: after highway.h
+#include "cpu/simd_store-inl.h"
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <class D, class V, typename T>
-HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
-    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
-        hn::Stream(v, d, destination);
-    else
-        hn::StoreU(v, d, destination);
-}
 
 // Stores int32 winners as int64 (two half vectors widened), or as they are.
 template <class DI>

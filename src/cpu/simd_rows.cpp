@@ -13,21 +13,14 @@
 #include "core/gradient_sum.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
+// clang-format off: after highway.h
+#include "cpu/simd_store-inl.h"
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// Stores vector v at destination + i, streaming when asked and aligned (non-temporal stores need
-// vector alignment), a plain unaligned store otherwise.
-template <class D, class V, typename T>
-HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
-    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
-        hn::Stream(v, d, destination);
-    else
-        hn::StoreU(v, d, destination);
-}
 
 void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count, bool streaming) {
     const hn::ScalableTag<float> d;

@@ -1,0 +1,34 @@
+// Per-target store helpers shared by the Highway sources (simd_rows.cpp, simd_argmax.cpp): each includes
+// this after hwy/highway.h, and foreach_target.h compiles it once per instruction set (the include guard
+// toggles with HWY_TARGET_TOGGLE, as Highway's own -inl headers do).
+#if defined(POOLGRAD_CPU_SIMD_STORE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef POOLGRAD_CPU_SIMD_STORE_INL_H_
+#undef POOLGRAD_CPU_SIMD_STORE_INL_H_
+#else
+#define POOLGRAD_CPU_SIMD_STORE_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+
+// Stores vector v at destination, streaming when asked and aligned (non-temporal stores need vector
+// alignment), a plain unaligned store otherwise.
+template <class D, class V, typename T>
+HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
+        hn::Stream(v, d, destination);
+    else
+        hn::StoreU(v, d, destination);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // POOLGRAD_CPU_SIMD_STORE_INL_H_
