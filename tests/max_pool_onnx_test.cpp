@@ -445,14 +445,28 @@ TEST(MaxPoolV3, CeilModeNullIsFalseAndAnyNonZeroScalarIsTrue) {
     ASSERT_EQ(status.phaseOne, 0) << status.message;
     max_pool_v3_test::expectBits(floorOut, {7, 9, 17, 19}, "out");
     bool yes = true;
-    float half = 2.5f;
-    for (aclScalar *ceil : {aclCreateScalar(&yes, ACL_BOOL), aclCreateScalar(&half, ACL_FLOAT)}) {
+    float half = 2.5f, nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity(),
+          minusInf = -inf, beyondInt64 = 1e30f;
+    double hugeDouble = -2.97e222;
+    // A floating scalar counts as its integer part; NaN, +-Inf and values beyond int64 are non-zero (and are
+    // decided without an undefined conversion to int64: the fuzzer's finding).
+    for (aclScalar *ceil : {aclCreateScalar(&yes, ACL_BOOL), aclCreateScalar(&half, ACL_FLOAT),
+                            aclCreateScalar(&nan, ACL_FLOAT), aclCreateScalar(&inf, ACL_FLOAT),
+                            aclCreateScalar(&minusInf, ACL_FLOAT), aclCreateScalar(&beyondInt64, ACL_FLOAT),
+                            aclCreateScalar(&hugeDouble, ACL_DOUBLE)}) {
         ceilOut.poison();
         status = runMaxPoolV3(x, {1, 1, 2, 2}, {1, 1, 2, 2}, std::nullopt, ceil, ceilOut);
         aclDestroyScalar(ceil);
         ASSERT_EQ(status.phaseOne, 0) << status.message;
         max_pool_v3_test::expectBits(ceilOut, {7, 9, 10, 17, 19, 20, 22, 24, 25}, "out");
     }
+    float belowOne = -0.75f;  // integer part 0: floor mode
+    aclScalar *floorScalar = aclCreateScalar(&belowOne, ACL_FLOAT);
+    floorOut.poison();
+    status = runMaxPoolV3(x, {1, 1, 2, 2}, {1, 1, 2, 2}, std::nullopt, floorScalar, floorOut);
+    aclDestroyScalar(floorScalar);
+    ASSERT_EQ(status.phaseOne, 0) << status.message;
+    max_pool_v3_test::expectBits(floorOut, {7, 9, 17, 19}, "out");
 }
 
 TEST(MaxPoolV3Validation, EveryRuleInOrder) {

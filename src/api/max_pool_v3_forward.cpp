@@ -2,6 +2,7 @@
 // aclnnMaxPoolV3Grad (rules 1-4, 6-8 and 10 of §6 as §7.4 adapts them), and aclnnMaxPoolV3, the same with
 // paddingMode CALCULATED, dataFormat NCHW and no global pooling, its ceilMode given as an aclScalar. Phase 1
 // checks in CANN's order and describes a value-only argmax forward (no indices); the shared kernels run it.
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -28,8 +29,12 @@ T scalarValue(const aclScalar *scalar) {
     return value;
 }
 
-// CANN reads the scalar as an integer (ToInt64) and tests it against 0: floating scalars count as their
-// integer part, as a conversion to int64 takes it. nullopt for a type that is neither numeric nor bool.
+// CANN reads the scalar as an integer (ToInt64) and tests it against 0: a floating scalar counts as its
+// integer part, which is non-zero exactly when |value| >= 1. That test is made in floating point: converting
+// NaN, +-Inf or a value beyond int64 to an integer is undefined, and each of them is non-zero (SPEC §7.5:
+// "non-zero = true"). nullopt for a type that is neither numeric nor bool.
+bool integerPartNonZero(double value) { return !(std::fabs(value) < 1.0); }
+
 std::optional<bool> nonZeroAsInteger(const aclScalar *scalar) {
     switch (scalar->dataType) {
         case ACL_BOOL:
@@ -46,13 +51,13 @@ std::optional<bool> nonZeroAsInteger(const aclScalar *scalar) {
         case ACL_UINT64:
             return scalarValue<uint64_t>(scalar) != 0;
         case ACL_FLOAT:
-            return static_cast<int64_t>(scalarValue<float>(scalar)) != 0;
+            return integerPartNonZero(scalarValue<float>(scalar));
         case ACL_DOUBLE:
-            return static_cast<int64_t>(scalarValue<double>(scalar)) != 0;
+            return integerPartNonZero(scalarValue<double>(scalar));
         case ACL_FLOAT16:
-            return static_cast<int64_t>(toFloat(Float16{scalarValue<uint16_t>(scalar)})) != 0;
+            return integerPartNonZero(toFloat(Float16{scalarValue<uint16_t>(scalar)}));
         case ACL_BF16:
-            return static_cast<int64_t>(toFloat(BFloat16{scalarValue<uint16_t>(scalar)})) != 0;
+            return integerPartNonZero(toFloat(BFloat16{scalarValue<uint16_t>(scalar)}));
         default:
             return std::nullopt;
     }
