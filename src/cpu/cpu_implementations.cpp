@@ -21,6 +21,8 @@ constexpr std::array implementations{
                    cpu::planIndexGatherBackwardDense, cpu::runIndexGatherBackwardDense},
     Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexScatterBackwardDense, cpu::runIndexScatterBackwardDense},
+    Implementation{"cpu_index_gather_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexGatherBackwardChannelsLast, cpu::runIndexGatherBackwardChannelsLast},
     Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexScatterBackwardChannelsLast, cpu::runIndexScatterBackwardChannelsLast},
     Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu,

@@ -26,6 +26,9 @@ RunResult runArgmaxForwardReference(const PoolProblem &problem, const Implementa
 // hands over to the scatter reference when an index lies outside its own window.
 PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem);
 RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+// The same on dense channels-last storage, vectorised across C.
+PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem);
+RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane. Dense:
 // slabs of dense planes; channels-last: slabs of NDHWC / NHWC rows; reference: any strides, every problem.

@@ -1,0 +1,271 @@
+// Write-once index gather backward on channels-last storage (NDHWC / NHWC, dense), windows that do not
+// overlap. Every gradInput element is produced once, by the thread that owns its input row (n, d, h): a
+// position (d, h, w) lies in at most one window, whose output holds its C indices and C gradients next to
+// each other, so a row is gathered vectorised across C (gather_channels.h): the element receives +0 + the
+// gradient when the output's index is the position's plane index, else +0, bit for bit the scatter's sum
+// from +0 whenever every index lies in its own window. No zero-fill pass, no slab buffer: float32 rows go
+// straight into gradInput (streaming stores when it is larger than the cache), 16-bit ones through one row
+// of float32 sums; INT64 indices and 16-bit gradients are converted an output row at a time.
+//
+// As in the dense gather (index_gather_backward.cpp), an index outside its own window or outside the
+// plane would go unseen; counting finds both (every output whose index is not -1 must match exactly one
+// element) and hands the problem to the scatter reference, which the run result names.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/error_message.h"
+#include "core/scratch_bound.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/gather_channels.h"
+#include "cpu/gather_rows.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Output rows kept converted (INT64 indices, 16-bit gradients): the input rows of one window height
+// share one.
+constexpr int64_t kConvertedRows = 2;
+
+// For each input coordinate of an axis, the output whose window contains it, or -1; and whether some
+// coordinate lies in several windows or some window holds no coordinate.
+struct AxisOwners {
+    std::vector<int64_t> output;
+    int64_t mostWindows = 0;
+    bool emptyWindow = false;
+
+    static AxisOwners of(const std::vector<AxisWindow> &windows, int64_t inputSize) {
+        AxisOwners owners;
+        owners.output.assign(static_cast<size_t>(inputSize), -1);
+        std::vector<int64_t> windowsOf(static_cast<size_t>(inputSize), 0);
+        for (size_t o = 0; o < windows.size(); ++o) {
+            const AxisWindow &window = windows[o];
+            owners.emptyWindow = owners.emptyWindow || window.count <= 0;
+            for (int64_t j = 0, x = window.first; j < window.count; ++j, x += window.step) {
+                owners.output[static_cast<size_t>(x)] = static_cast<int64_t>(o);
+                owners.mostWindows = std::max(owners.mostWindows, ++windowsOf[static_cast<size_t>(x)]);
+            }
+        }
+        return owners;
+    }
+};
+
+struct GatherChannelsLastPlan final : ImplementationPlan {
+    std::vector<int64_t> outputColumn;     // per input column w: its output column, or -1
+    std::vector<int64_t> outputRow;        // per input row r = d*H + h: its output row od*Ho + oh, or -1
+    std::vector<int64_t> countsOutputRow;  // per input row: the output row whose indices it counts, or -1
+    int64_t batch = 0, rows = 0, width = 0, channels = 0, outputWidth = 0;
+    int64_t threads = 1;
+    bool streaming = false;
+    std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
+
+    std::string describe() const override {
+        return joinText("gather channels-last rows=", batch, "x", rows, " of ", width, "x", channels,
+                        " split over threads=", threads, ", ", streaming ? "streaming" : "cached");
+    }
+};
+
+std::optional<std::string> layoutDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->channelsLastDense()) return std::string(role) + " is not dense channels-last";
+    return std::nullopt;
+}
+
+// Per thread: one row of float32 sums (16-bit gradInput) and, for INT64 indices or 16-bit gradients, the
+// cached output rows converted to int32 / float32.
+std::optional<int64_t> scratchBytes(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    const bool sums = problem.gradInput.type != ElementType::Float32;
+    const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
+    const std::optional<int64_t> sumsRow =
+        sums ? checkedProduct<int64_t>({geometry.axes[2].inputSize, geometry.channels, 4}) : int64_t{0};
+    const std::optional<int64_t> outputRowsBytes =
+        converts ? checkedProduct<int64_t>({kConvertedRows, geometry.axes[2].outputSize, geometry.channels, 8})
+                 : int64_t{0};
+    if (!sumsRow || !outputRowsBytes) return std::nullopt;
+    return checkedAdd(*sumsRow, *outputRowsBytes);
+}
+
+PlanOutcome planGatherChannelsLast(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    if (planeElements >= std::numeric_limits<int32_t>::max())
+        return PlanOutcome::decline(joinText("planes of ", planeElements, " positions need 64-bit positions"));
+    const WindowTables windows = WindowTables::of(geometry);
+    std::array<AxisOwners, 3> owners;
+    int64_t mostWindows = 1;
+    for (size_t axis = 0; axis < 3; ++axis) {
+        owners[axis] = AxisOwners::of(windows.axes[axis], geometry.axes[axis].inputSize);
+        if (owners[axis].emptyWindow) return PlanOutcome::decline("a window holds no element");
+        mostWindows *= owners[axis].mostWindows;
+    }
+    // Overlapping windows need several candidates per element: the scatter adds each output once.
+    if (mostWindows != 1)
+        return PlanOutcome::decline(
+            joinText("up to ", mostWindows, " windows contain one element: the scatter adds each output once"));
+    if (const std::optional<int64_t> bytes = scratchBytes(problem); !bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("a row of sums and the converted output rows", bytes));
+
+    GatherChannelsLastPlan plan;
+    plan.batch = geometry.batch;
+    plan.channels = geometry.channels;
+    plan.width = geometry.axes[2].inputSize;
+    plan.outputWidth = geometry.axes[2].outputSize;
+    const int64_t inputHeight = geometry.axes[1].inputSize, outputHeight = geometry.axes[1].outputSize;
+    plan.rows = geometry.axes[0].inputSize * inputHeight;
+    plan.outputColumn = owners[2].output;
+    plan.countsOutputRow.assign(static_cast<size_t>(plan.rows), -1);
+    for (int64_t d = 0; d < geometry.axes[0].inputSize; ++d)
+        for (int64_t h = 0; h < inputHeight; ++h) {
+            const int64_t od = owners[0].output[static_cast<size_t>(d)], oh = owners[1].output[static_cast<size_t>(h)];
+            plan.outputRow.push_back(od >= 0 && oh >= 0 ? od * outputHeight + oh : -1);
+        }
+    // Each output row is counted by the first input row of its window (every window holds one).
+    for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od)
+        for (int64_t oh = 0; oh < outputHeight; ++oh)
+            plan.countsOutputRow[static_cast<size_t>(windows.depth(od).first * inputHeight +
+                                                     windows.height(oh).first)] = od * outputHeight + oh;
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    plan.threads = std::clamp<int64_t>(threadsForWork(work), 1, std::max<int64_t>(plan.batch * plan.rows, 1));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+// An output row converted to int32 indices and float32 gradients, kept while consecutive input rows share it.
+struct ConvertedRow {
+    int64_t n = -1, outputRow = -1;
+    std::vector<int32_t> indices;
+    std::vector<float> gradients;
+};
+
+template <typename T, typename I>
+struct RowGatherer {
+    const PoolProblem &problem;
+    const GatherChannelsLastPlan &plan;
+    std::vector<ConvertedRow> cache;
+    size_t nextCached = 0;
+    std::vector<float> sumsRow;
+    int64_t expected = 0, matched = 0;
+
+    static constexpr bool direct = std::is_same_v<T, float> && std::is_same_v<I, int32_t>;
+
+    RowGatherer(const PoolProblem &problem, const GatherChannelsLastPlan &plan) : problem(problem), plan(plan) {
+        const size_t outputRowElements = static_cast<size_t>(plan.outputWidth * plan.channels);
+        if constexpr (!direct) {
+            cache.resize(static_cast<size_t>(kConvertedRows));
+            for (ConvertedRow &row : cache) {
+                row.indices.resize(outputRowElements);
+                row.gradients.resize(outputRowElements);
+            }
+        }
+        if constexpr (!std::is_same_v<T, float>) sumsRow.resize(static_cast<size_t>(plan.width * plan.channels));
+    }
+
+    const ConvertedRow &converted(int64_t n, int64_t outputRow, const I *indexSource, const T *gradientSource) {
+        for (const ConvertedRow &row : cache)
+            if (row.n == n && row.outputRow == outputRow) return row;
+        ConvertedRow &row = cache[nextCached];
+        nextCached = (nextCached + 1) % cache.size();
+        row.n = n;
+        row.outputRow = outputRow;
+        const int64_t count = plan.outputWidth * plan.channels;
+        for (int64_t i = 0; i < count; ++i) {
+            // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
+            const int64_t value = static_cast<int64_t>(indexSource[i]);
+            row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(
+                std::clamp<int64_t>(value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+        }
+        if constexpr (std::is_same_v<T, Float16>)
+            widenFloat16Row(&gradientSource->bits, row.gradients.data(), count);
+        else if constexpr (std::is_same_v<T, BFloat16>)
+            widenBFloat16Row(&gradientSource->bits, row.gradients.data(), count);
+        else
+            std::copy(gradientSource, gradientSource + count, row.gradients.begin());
+        return row;
+    }
+
+    void gather(int64_t item) {
+        const int64_t n = item / plan.rows, r = item % plan.rows;
+        const int64_t rowElements = plan.width * plan.channels, outputRowElements = plan.outputWidth * plan.channels;
+        const I *indexPlane = problem.indices.plane<const I>(n, 0);
+        const T *gradientPlane = problem.gradOutput.plane<const T>(n, 0);
+        T *destination = problem.gradInput.plane<T>(n, 0) + r * rowElements;
+
+        if (const int64_t counted = plan.countsOutputRow[static_cast<size_t>(r)]; counted >= 0) {
+            const I *indices = indexPlane + counted * outputRowElements;
+            int64_t notEmpty = 0;
+            for (int64_t i = 0; i < outputRowElements; ++i) notEmpty += indices[i] != I{-1};
+            expected += notEmpty;
+        }
+        const int64_t outputRow = plan.outputRow[static_cast<size_t>(r)];
+        const int32_t *indexRow = nullptr;
+        const float *gradientRow = nullptr;
+        if (outputRow >= 0) {
+            const I *indexSource = indexPlane + outputRow * outputRowElements;
+            const T *gradientSource = gradientPlane + outputRow * outputRowElements;
+            if constexpr (direct) {
+                indexRow = indexSource;
+                gradientRow = gradientSource;
+            } else {
+                const ConvertedRow &row = converted(n, outputRow, indexSource, gradientSource);
+                indexRow = row.indices.data();
+                gradientRow = row.gradients.data();
+            }
+        }
+        const auto rowStart = static_cast<int32_t>(r * plan.width);
+        if constexpr (std::is_same_v<T, float>) {
+            matched += gatherChannelsRow(plan.outputColumn.data(), plan.width, plan.channels, indexRow, gradientRow,
+                                         rowStart, destination, plan.streaming);
+        } else {
+            matched += gatherChannelsRow(plan.outputColumn.data(), plan.width, plan.channels, indexRow, gradientRow,
+                                         rowStart, sumsRow.data(), false);
+            storeFloatRow(problem.gradInput.type, sumsRow.data(), destination, rowElements, plan.streaming);
+        }
+    }
+};
+
+template <typename T, typename I>
+bool gatherAll(const PoolProblem &problem, const GatherChannelsLastPlan &plan) {
+    std::atomic<int64_t> expected{0}, matched{0};
+    runBlocksOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, [&](int64_t begin, int64_t end) {
+        RowGatherer<T, I> gatherer(problem, plan);
+        for (int64_t item = begin; item < end; ++item) gatherer.gather(item);
+        expected += gatherer.expected;
+        matched += gatherer.matched;
+    });
+    if (plan.streaming) streamingStoreFence();
+    return expected.load() == matched.load();
+}
+
+}  // namespace
+
+PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem) { return planGatherChannelsLast(problem); }
+
+RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &madePlan) {
+    const GatherChannelsLastPlan &plan = planAs<GatherChannelsLastPlan>(madePlan);
+    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+        });
+    });
+    if (complete) return {};
+    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    RunResult result = runIndexScatterBackwardReference(problem, *plan.fallback);
+    result.fallback = result.status != 0 ? "cpu_index_scatter_backward_reference: an index outside its plane"
+                                         : "cpu_index_scatter_backward_reference: indices leave their own windows";
+    return result;
+}
+
+}  // namespace poolgrad::cpu
