@@ -228,6 +228,12 @@ void readCeilScalar(FuzzInput &in, Call &call) {
             call.ceilJudged = false;
             return;
     }
+    if (knownDefectsAvoided() && !(std::fabs(value) < 0x1p63)) {  // regression-max-pool-v3-*-ceil-mode
+        scalar.type = ACL_BOOL;
+        scalar.bytes[0] = 1;
+        call.ceilMode = true;
+        return;
+    }
     call.ceilJudged = std::isfinite(value) && (value == 0 || std::fabs(value) >= 1);
     call.ceilMode = value != 0;
 }
