@@ -917,7 +917,7 @@ void fillInputs(Call &call, const Expectation &e, SplitMix &rng, std::vector<int
             continue;
         }
         const size_t bytes = operand.bytesPerElement();
-        const bool integerValues = op.family == Family::Onnx && !isFloatType(operand.type);
+        const bool integerValues = op.family == Family::Onnx && isOnnxIntegerType(operand.type);
         for (size_t at = 0; at + bytes <= operand.buffer->size; at += bytes) {
             const uint64_t bits[2] = {isFloatType(operand.type) ? randomElementBits(rng, operand.type, call.dataMode)
                                       : integerValues           ? randomIntegerBits(rng, operand.type, call.dataMode)
@@ -1105,7 +1105,7 @@ struct Checks {
 
 void restoreSnapshots(Call &call) {
     for (Operand &operand : call.operands)
-        if (operand.snapshot.size() == operand.buffer->size)
+        if (operand.snapshot.size() == operand.buffer->size && operand.buffer->size > 0)
             std::memcpy(operand.buffer->bytes, operand.snapshot.data(), operand.buffer->size);
 }
 
