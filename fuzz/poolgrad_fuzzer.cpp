@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     poolgrad_fuzz::FuzzInput in(data, size);
     for (int command = 0; command < kMaxCommands && !in.exhausted(); ++command) {
         // Codes 0-11 the first twelve operators, 12-15 the runtime commands, 16-17 the operators added later
-        // (aclnnMaxPool, aclnnMaxPoolV3), so that the inputs written before them keep their meaning.
+        // (aclnnMaxPool, aclnnMaxPoolV3), so that the checked-in inputs (command bytes below 16) keep their meaning.
         const int code = in.byte() % (poolgrad_fuzz::kOperatorCount + poolgrad_fuzz::kRuntimeCommandCount);
         if (code < kFirstRuntimeCode)
             poolgrad_fuzz::fuzzOperatorCall(in, code);
