@@ -199,6 +199,11 @@ SEEDS = {
     'seed-max-pool-onnx-rank3': operator_call(MAX_POOL_ONNX, batched=False, shape=(1, 3, 1, 4, 5), kernel=(2,),
                                               stride=(), padding=(1, 0), dilation=(), ceil_value=INT64_MIN,
                                               value_type=7, data_mode=0, layouts=[(GAPPED, 1, CLAIM_EXACT)] * 2),
+    # a batched call whose every operand lost its last dim (edits): a valid rank-3 call (C=2, H=W=1); the
+    # oracle once built the expected shapes from the batched flag instead of the input's rank
+    'seed-max-pool-onnx-rank3-by-edits': operator_call(
+        MAX_POOL_ONNX, shape=(2, 1, 1, 1, 1), kernel=(1,), stride=(1,), padding=(0,), dilation=(1,),
+        edits=[(0, EDIT_DROP_DIM, 0, 0), (1, EDIT_DROP_DIM, 0, 0)]),
     # aclnnMaxPoolV3 with ceilMode as an INT64, a FLOAT and a null scalar
     'seed-max-pool-v3': operator_call(MAX_POOL_V3, shape=(1, 2, 1, 5, 5), ksize=(1, 1, 3, 3), strides=(1, 1, 2, 2),
                                       pads=(1, 1, 0, 1), ceil_scalar=(0, SCALAR_INT64, 1), data_mode=1, force=8),

@@ -441,12 +441,13 @@ std::array<int, 5> axisMap(const Call &call, size_t rank) {
 }
 
 // Dims of an operand of logical (N,C,D,H,W) size in the operator's layout.
-std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size) {
+// `batched`: whether it has an N axis (regular and adaptive pools and aclnnMaxPool: rank spatialDims + 2).
+std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size, bool batched) {
     if (call.op->family == Family::V3)
         return call.nhwc ? std::vector<int64_t>{size[0], size[3], size[4], size[1]}
                          : std::vector<int64_t>{size[0], size[1], size[3], size[4]};
     std::vector<int64_t> dims;
-    if (call.batched) dims.push_back(size[0]);
+    if (batched) dims.push_back(size[0]);
     dims.push_back(size[1]);
     if (call.op->spatialDims == 3) dims.push_back(size[2]);
     dims.push_back(size[3]);
@@ -454,15 +455,20 @@ std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &
     return dims;
 }
 
+std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size) {
+    return layoutDims(call, size, call.batched);
+}
+
 int channelAxisOf(const Call &call) {
     if (call.op->family == Family::V3) return call.nhwc ? 3 : 1;
     return call.batched ? 1 : 0;
 }
 
-std::vector<int64_t> maskDims(const Call &call, int64_t kernelElements, int64_t outH, int64_t outW) {
+// The mask shape of an input of N (when batched) and C planes.
+std::vector<int64_t> maskDims(bool batched, int64_t n, int64_t c, int64_t kernelElements, int64_t outH, int64_t outW) {
     std::vector<int64_t> dims;
-    if (call.batched) dims.push_back(call.shape[0]);
-    dims.push_back(call.shape[1]);
+    if (batched) dims.push_back(n);
+    dims.push_back(c);
     dims.push_back(kernelElements);
     const Int128 perPlane = std::min<Int128>(Int128(outH) * outW, kHuge);
     dims.push_back(static_cast<int64_t>(std::min<Int128>(((perPlane + 15) / 16 + 1) * 32, INT64_MAX)));
@@ -800,7 +806,10 @@ Expectation judge(const Call &call) {
     for (const Operand &operand : call.operands) e.work = std::min(e.work + operand.elements, kHuge);
 
     // Shapes.
-    const std::vector<int64_t> inDims = layoutDims(call, e.in), outDims = layoutDims(call, e.out);
+    // The input's rank says whether the call is batched (edits may have dropped or added a dim to every
+    // operand, consistently).
+    const bool batched = rank == size_t(op.spatialDims) + 2;
+    const std::vector<int64_t> inDims = layoutDims(call, e.in, batched), outDims = layoutDims(call, e.out, batched);
     auto requireDims = [&](const Operand &operand, const std::vector<int64_t> &dims) {
         if (operand.dims != dims && e.refuse.empty()) e.refuse = operand.role + " shape differs from the contract's";
     };
@@ -814,13 +823,13 @@ Expectation judge(const Call &call) {
     } else if (!op.backward) {
         requireDims(call.operands[1], outDims);
         if (op.mask)
-            requireDims(call.operands[2], maskDims(call, kernelArea(e.axes), e.out[3], e.out[4]));
+            requireDims(call.operands[2], maskDims(batched, e.in[0], e.in[1], kernelArea(e.axes), e.out[3], e.out[4]));
         else
             requireDims(call.operands[2], outDims);
     } else {
         if (op.family == Family::Pool) requireDims(call.operands[0], outDims);
         if (op.mask)
-            requireDims(call.operands[2], maskDims(call, kernelArea(e.axes), e.out[3], e.out[4]));
+            requireDims(call.operands[2], maskDims(batched, e.in[0], e.in[1], kernelArea(e.axes), e.out[3], e.out[4]));
         else
             requireDims(call.operands[2], call.operands[0].dims);
         requireDims(call.operands[3], inDims);
@@ -1251,7 +1260,9 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         aclDataType type;
     };
     const std::vector<int64_t> inDims = layoutDims(call, call.shape), outDims = layoutDims(call, outSize);
-    const std::vector<int64_t> indexDims = op.mask ? maskDims(call, kernelElements, outSize[3], outSize[4]) : outDims;
+    const std::vector<int64_t> indexDims =
+        op.mask ? maskDims(call.batched, call.shape[0], call.shape[1], kernelElements, outSize[3], outSize[4])
+                : outDims;
     std::vector<Role> roles;
     if (op.family == Family::V3) {
         roles = op.backward ? std::vector<Role>{{"origInput", false, inDims, call.valueType},
