@@ -23,6 +23,7 @@ MAX_POOL3D, MAX_POOL3D_BACKWARD, ADAPTIVE3D, ADAPTIVE3D_BACKWARD = 0, 1, 2, 3
 MAX_POOL2D_INDICES, MAX_POOL2D_MASK, MAX_POOL2D_INDICES_BACKWARD, MAX_POOL2D_MASK_BACKWARD = 4, 5, 6, 7
 ADAPTIVE2D, ADAPTIVE2D_BACKWARD, V3_WITH_ATTRS, V3_GRAD = 8, 9, 10, 11
 TENSOR_DESCRIPTOR, ARRAYS, MISUSE, DEVICE_MEMORY = 12, 13, 14, 15
+MAX_POOL_ONNX, MAX_POOL_V3 = 16, 17  # aclnnMaxPool, aclnnMaxPoolV3 (added after the runtime commands)
 MASK_OPS = (MAX_POOL2D_MASK, MAX_POOL2D_MASK_BACKWARD)
 
 # Layout codes of an operand, storage-claim codes and edit fields (fuzz/README.md).
@@ -48,13 +49,30 @@ def int_list(values, low, high, length_code=0):
     return bytes([length_code]) + b''.join(fuzzy(v, low, high) for v in values)
 
 
+def onnx_list(values, low, high, canonical):
+    """An aclnnMaxPool attribute list of any length (0-5) or None (null)."""
+    if values is None:
+        return bytes([7])
+    code = {canonical: [0], 1: [4], 0: [5]}.get(len(values), [6, len(values)])
+    return bytes(code) + b''.join(fuzzy(v, low, high) for v in values)
+
+
+# aclnnMaxPoolV3's ceilMode scalar dtypes by code (fuzz/operator_calls.cpp, readCeilScalar).
+SCALAR_BOOL, SCALAR_INT64, SCALAR_INT32, SCALAR_FLOAT, SCALAR_FLOAT16, SCALAR_BF16, SCALAR_DOUBLE = range(7)
+
+
 def operator_call(op, value_type=0, index_type=1, batched=True, ceil=False, nhwc=False, padding_mode=0,
                   global_pooling=False, null_optional=False, alias=False, shape=(1, 1, 1, 4, 4),
                   kernel=(1, 2, 2), stride=None, padding=(0,), dilation=(1,), output_size=(2, 2, 2),
                   ksize=None, strides=None, pads=(0, 0, 0, 0), data_mode=2, index_mode=1, seed=1,
-                  layouts=None, edits=(), force=0, threads=0):
+                  layouts=None, edits=(), force=0, threads=0, auto_pad=0, ceil_value=0,
+                  ceil_scalar=(0, SCALAR_BOOL, 0)):
     """One operator call; shape is (N, C, D, H, W) of the input, lists as the operator takes them.
-    layouts: one (layout, offset, claim) per operand; edits: (operand, field, axis, value)."""
+    layouts: one (layout, offset, claim) per operand; edits: (operand, field, axis, value).
+    aclnnMaxPool: kernel, stride, padding (ONNX {top, left, bottom, right}), dilation as given (any length,
+    None = null), auto_pad and ceil_value (its int64 ceilMode). aclnnMaxPoolV3: ceil_scalar = (code, dtype
+    code, value): code 6 = value as 8 raw bytes, 7 = null.
+    force: 0 the default implementation, k the (k-1)-th; + 8: then every implementation in turn."""
     out = bytearray([op, value_type])
     if op not in MASK_OPS:
         out.append(index_type)
@@ -63,7 +81,7 @@ def operator_call(op, value_type=0, index_type=1, batched=True, ceil=False, nhwc
     out.append(flags)
     n, c, d, h, w = shape
     out += fuzzy(n, 1, 3) + fuzzy(c, 1, 3) + fuzzy(d, 1, 6) + fuzzy(h, 1, 6) + fuzzy(w, 1, 6)
-    family_v3 = op in (V3_WITH_ATTRS, V3_GRAD)
+    family_v3 = op in (V3_WITH_ATTRS, V3_GRAD, MAX_POOL_V3)
     family_adaptive = op in (ADAPTIVE3D, ADAPTIVE3D_BACKWARD, ADAPTIVE2D, ADAPTIVE2D_BACKWARD)
     spatial = 3 if op in (MAX_POOL3D, MAX_POOL3D_BACKWARD, ADAPTIVE3D, ADAPTIVE3D_BACKWARD) else 2
     if family_v3:
@@ -73,6 +91,16 @@ def operator_call(op, value_type=0, index_type=1, batched=True, ceil=False, nhwc
         out += bytes([0]) + b''.join(fuzzy(v, 1, 3) if i in spatial_at else fuzzy(v, 1, 1) for i, v in enumerate(ksize))
         out += bytes([0]) + b''.join(fuzzy(v, 1, 3) if i in spatial_at else fuzzy(v, 1, 1) for i, v in enumerate(strides))
         out += int_list(pads, 0, 2)
+        if op == MAX_POOL_V3:
+            code, dtype, value = ceil_scalar
+            out += bytes([code, dtype])
+            if code == 6:
+                out += struct.pack('<q', value)
+            elif code != 7:
+                out += fuzzy(value, 0, 1)
+    elif op == MAX_POOL_ONNX:
+        out += onnx_list(kernel, 1, 3, 2) + onnx_list(stride, 1, 3, 2) + onnx_list(padding, 0, 1, 4)
+        out += onnx_list(dilation, 1, 1, 2) + fuzzy(auto_pad, 0, 0) + fuzzy(ceil_value, 0, 1)
     elif family_adaptive:
         out += int_list(output_size[-spatial:], 1, 6)
     else:
@@ -82,7 +110,7 @@ def operator_call(op, value_type=0, index_type=1, batched=True, ceil=False, nhwc
         out += int_list(padding, 0, 1, 0 if len(padding) == spatial else 4)
         out += int_list(dilation, 1, 2, 0 if len(dilation) == spatial else 4)
     out += bytes([data_mode, index_mode]) + struct.pack('<I', seed)
-    operands = 2 if op == V3_WITH_ATTRS else 4 if op in (MAX_POOL3D_BACKWARD, ADAPTIVE3D_BACKWARD,
+    operands = 2 if op in (V3_WITH_ATTRS, MAX_POOL_ONNX, MAX_POOL_V3) else 4 if op in (MAX_POOL3D_BACKWARD, ADAPTIVE3D_BACKWARD,
                                                          MAX_POOL2D_INDICES_BACKWARD, MAX_POOL2D_MASK_BACKWARD,
                                                          ADAPTIVE2D_BACKWARD, V3_GRAD) else 3
     layouts = layouts or [(CONTIGUOUS, 0, CLAIM_EXACT)] * operands
@@ -162,12 +190,55 @@ SEEDS = {
     'seed-max-pool-v3-grad-valid-nhwc': operator_call(V3_GRAD, shape=(1, 3, 1, 5, 4), nhwc=True, padding_mode=2,
                                                       ksize=(1, 2, 2, 1), strides=(1, 1, 1, 1), value_type=1,
                                                       layouts=[(GAPPED, 1, CLAIM_EXACT)] * 4),
+    # aclnnMaxPool (ONNX) in each of its nine dtypes (float NaN/Inf data, integers at their extremes), every
+    # implementation in turn; rank 3, default strides, pads of length 2, ceilMode INT64_MIN (non-zero)
+    **{f'seed-max-pool-onnx-{name}': operator_call(
+        MAX_POOL_ONNX, value_type=code, shape=(2, 2, 1, 5, 6), kernel=(3, 2), stride=(2, 1), padding=(1, 0, 1, 1),
+        dilation=(1, 1), ceil_value=1, data_mode=1, seed=code + 1, force=8)
+       for code, name in enumerate(['float', 'float16', 'bf16', 'int32', 'int64', 'uint8', 'int16', 'int8', 'uint16'])},
+    'seed-max-pool-onnx-rank3': operator_call(MAX_POOL_ONNX, batched=False, shape=(1, 3, 1, 4, 5), kernel=(2,),
+                                              stride=(), padding=(1, 0), dilation=(), ceil_value=INT64_MIN,
+                                              value_type=7, data_mode=0, layouts=[(GAPPED, 1, CLAIM_EXACT)] * 2),
+    # a batched call whose every operand lost its last dim (edits): a valid rank-3 call (C=2, H=W=1); the
+    # oracle once built the expected shapes from the batched flag instead of the input's rank
+    'seed-max-pool-onnx-rank3-by-edits': operator_call(
+        MAX_POOL_ONNX, shape=(2, 1, 1, 1, 1), kernel=(1,), stride=(1,), padding=(0,), dilation=(1,),
+        edits=[(0, EDIT_DROP_DIM, 0, 0), (1, EDIT_DROP_DIM, 0, 0)]),
+    # aclnnMaxPoolV3 with ceilMode as an INT64, a FLOAT and a null scalar
+    'seed-max-pool-v3': operator_call(MAX_POOL_V3, shape=(1, 2, 1, 5, 5), ksize=(1, 1, 3, 3), strides=(1, 1, 2, 2),
+                                      pads=(1, 1, 0, 1), ceil_scalar=(0, SCALAR_INT64, 1), data_mode=1, force=8),
+    'seed-max-pool-v3-float-ceil': operator_call(MAX_POOL_V3, shape=(2, 1, 1, 6, 4), ksize=(1, 1, 2, 3),
+                                                 strides=(1, 1, 2, 1), ceil_scalar=(0, SCALAR_FLOAT, 1), value_type=1,
+                                                 layouts=[(REVERSED, 0, CLAIM_EXACT)] * 2),
+    'seed-max-pool-v3-null-ceil': operator_call(MAX_POOL_V3, shape=(1, 3, 1, 4, 4), ksize=(1, 1, 2, 2),
+                                                ceil_scalar=(7, SCALAR_BOOL, 0), value_type=2, data_mode=0),
+    # every implementation of the new kernels' problems in turn: 3x3 stride-2 MaxPoolV3Grad (NCHW, NHWC),
+    # a dense-rows forward, an index-scatter backward
+    'seed-max-pool-v3-grad-3x3-stride2-every-implementation': operator_call(
+        V3_GRAD, shape=(1, 2, 1, 7, 7), ksize=(1, 1, 3, 3), strides=(1, 1, 2, 2), pads=(1, 1, 1, 1), data_mode=0,
+        force=8),
+    'seed-max-pool-v3-grad-3x3-stride2-nhwc-every-implementation': operator_call(
+        V3_GRAD, shape=(1, 4, 1, 7, 9), nhwc=True, ksize=(1, 3, 3, 1), strides=(1, 2, 2, 1), pads=(0, 0, 0, 0),
+        data_mode=1, force=8),
+    'seed-max-pool2d-with-indices-every-implementation': operator_call(
+        MAX_POOL2D_INDICES, shape=(2, 3, 1, 6, 7), kernel=(3, 3), stride=(2, 2), padding=(1,), force=8),
+    'seed-max-pool3d-backward-every-implementation': operator_call(
+        MAX_POOL3D_BACKWARD, shape=(1, 2, 3, 4, 4), kernel=(2, 2, 2), index_mode=0, data_mode=0, force=8),
     # refused calls: a bad padding, a short storage claim, a null data pointer
     'seed-refused-padding': operator_call(MAX_POOL3D, kernel=(1, 2, 2), padding=(2,)),
     'seed-refused-short-storage': operator_call(MAX_POOL2D_INDICES, kernel=(2,),
                                                 layouts=[(GAPPED, 1, CLAIM_SHORT), (CONTIGUOUS, 0, CLAIM_EXACT),
                                                          (CONTIGUOUS, 0, CLAIM_EXACT)]),
     'seed-refused-null-data': operator_call(ADAPTIVE2D, edits=[(1, EDIT_NULL_DATA, 0, 0)]),
+    # ... aclnnMaxPool with a dilation of 2, with an NHWC self and with a pad equal to its kernel; aclnnMaxPoolV3
+    # with a C entry of ksize 2
+    'seed-refused-max-pool-onnx-dilation': operator_call(MAX_POOL_ONNX, kernel=(2, 2), stride=(), padding=(),
+                                                         dilation=(1, 2)),
+    'seed-refused-max-pool-onnx-nhwc': operator_call(MAX_POOL_ONNX, kernel=(2, 2), stride=(), padding=(),
+                                                     dilation=(), edits=[(0, EDIT_FORMAT, 0, 1)]),
+    'seed-refused-max-pool-onnx-pad': operator_call(MAX_POOL_ONNX, kernel=(2, 2), stride=(), padding=(0, 2, 0, 0),
+                                                    dilation=()),
+    'seed-refused-max-pool-v3-channel-kernel': operator_call(MAX_POOL_V3, ksize=(1, 2, 2, 2)),
     # the descriptor and runtime API
     'seed-tensor-descriptor': tensor_descriptor([2, 3, 4], strides=[12, 4, 1], offset=3, storage=[40]),
     'seed-tensor-descriptor-contiguous': tensor_descriptor([5, 1, 7], dtype=1, fmt=0),
@@ -252,6 +323,21 @@ REGRESSIONS = {
                                                          dilation=(INT64_MAX,)),
     'regression-huge-dilation-max-pool3d-float16': operator_call(MAX_POOL3D, shape=(1, 1, 2, 4, 4), kernel=(1,),
                                                                  dilation=(INT64_MAX,), value_type=1),
+    # OPEN (found by this fuzzer on 2026-12-01; these fail until src/ is fixed): aclnnMaxPoolV3 converts a
+    # floating ceilMode scalar to int64 before testing it for zero (nonZeroAsInteger,
+    # src/api/max_pool_v3_forward.cpp:49-55); NaN, ±Inf and values beyond int64 make that conversion
+    # undefined (UBSan float-cast-overflow). The harness does not judge such a call's outcome: accepting it
+    # (either ceil reading) or refusing it with a message both pass once the conversion is defined.
+    'regression-max-pool-v3-nan-ceil-mode': operator_call(MAX_POOL_V3, ksize=(1, 1, 2, 2),
+                                                          ceil_scalar=(6, SCALAR_FLOAT, 0x7FC00000)),
+    'regression-max-pool-v3-huge-float-ceil-mode': operator_call(MAX_POOL_V3, ksize=(1, 1, 2, 2),
+                                                                 ceil_scalar=(6, SCALAR_FLOAT, 0x7F000000)),
+    'regression-max-pool-v3-inf-double-ceil-mode': operator_call(MAX_POOL_V3, ksize=(1, 1, 2, 2),
+                                                                 ceil_scalar=(6, SCALAR_DOUBLE, 0x7FF0000000000000)),
+    'regression-max-pool-v3-inf-float16-ceil-mode': operator_call(MAX_POOL_V3, ksize=(1, 1, 2, 2),
+                                                                  ceil_scalar=(6, SCALAR_FLOAT16, 0x7C00)),
+    'regression-max-pool-v3-inf-bf16-ceil-mode': operator_call(MAX_POOL_V3, ksize=(1, 1, 2, 2),
+                                                               ceil_scalar=(6, SCALAR_BF16, 0xFF80)),
 }
 
 # Defects this fuzzer finds that are not fixed yet go to fuzz/findings/ (kept out of the corpus, which the

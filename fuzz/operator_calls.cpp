@@ -19,10 +19,12 @@
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
+#include "aclnnop/aclnn_max_pool.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnnop/aclnn_max_pool_v3.h"
 #include "aclnnop/aclnn_max_pool_v3_grad.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "fuzz_operand.h"
@@ -42,7 +44,8 @@ constexpr aclnnStatus kInvalid = 161002;
 constexpr int64_t kMaxWork = int64_t(1) << 17;
 constexpr Int128 kHuge = Int128(1) << 100;
 
-enum class Family { Pool, Adaptive, V3 };
+// Onnx: aclnnMaxPool (ONNX MaxPool, values only); V3 also covers aclnnMaxPoolV3 (CALCULATED, NCHW).
+enum class Family { Pool, Adaptive, V3, Onnx };
 
 struct OpInfo {
     const char *name;
@@ -66,7 +69,10 @@ constexpr OpInfo kOps[kOperatorCount] = {
     {"aclnnAdaptiveMaxPool2dBackward", Family::Adaptive, true, 2, false, "index-scatter-backward"},
     {"aclnnMaxPoolV3WithAttrs", Family::V3, false, 2, false, "argmax-forward"},
     {"aclnnMaxPoolV3Grad", Family::V3, true, 2, false, "recompute-argmax-backward"},
+    {"aclnnMaxPool", Family::Onnx, false, 2, false, "argmax-forward"},
+    {"aclnnMaxPoolV3", Family::V3, false, 2, false, "argmax-forward"},
 };
+constexpr int kMaxPoolV3 = 13;  // aclnnMaxPoolV3: the V3 forward with fixed paddingMode, dataFormat and pooling
 
 // ------------------------------------------------------------------------------------------------ decoding
 
@@ -77,7 +83,8 @@ struct ListArgument {
     ~ListArgument() {
         if (array != nullptr) aclDestroyIntArray(array);
     }
-    aclIntArray *make() {
+    aclIntArray *make() {  // again for every phase 1 (one per implementation tried)
+        if (array != nullptr) aclDestroyIntArray(array), array = nullptr;
         if (!null) array = aclCreateIntArray(values.data(), values.size());
         return array;
     }
@@ -99,6 +106,22 @@ void readList(FuzzInput &in, ListArgument &list, size_t canonical, Range range) 
     }
 }
 
+// The aclScalar ceilMode of aclnnMaxPoolV3: any dtype, its value's bytes as the input gives them.
+struct ScalarArgument {
+    bool null = false;
+    aclDataType type = ACL_BOOL;
+    alignas(8) unsigned char bytes[16] = {};
+    aclScalar *scalar = nullptr;
+    ~ScalarArgument() {
+        if (scalar != nullptr) aclDestroyScalar(scalar);
+    }
+    aclScalar *make() {
+        if (scalar != nullptr) aclDestroyScalar(scalar), scalar = nullptr;
+        if (!null) scalar = aclCreateScalar(bytes, type);
+        return scalar;
+    }
+};
+
 struct Call {
     const OpInfo *op = nullptr;
     aclDataType valueType = ACL_FLOAT, indexType = ACL_INT64;
@@ -106,6 +129,9 @@ struct Call {
     int paddingModeCode = 0;
     std::array<int64_t, 5> shape{};  // N, C, D, H, W of the input
     ListArgument kernel, stride, padding, dilation, outputSize, ksize, strides, pads;
+    int64_t autoPad = 0, ceilModeValue = 0;  // aclnnMaxPool's int64 attributes (ceilMode: non-zero = ceil)
+    ScalarArgument ceilScalar;               // aclnnMaxPoolV3's ceilMode
+    bool ceilJudged = true;  // false: a ceilMode scalar whose truth the harness does not decide (NaN, ±Inf, huge)
     uint8_t dataMode = 0, indexMode = 0;
     uint32_t seed = 0;
     std::vector<Operand> operands;  // in the operator's argument order
@@ -127,6 +153,89 @@ const char *paddingModeText(int code) {
         default:
             return "CALCULATED";
     }
+}
+
+reference::ElementType referenceType(aclDataType type);
+
+// aclnnMaxPoolV3's ceilMode scalar: code (byte % 8: 6 raw value bytes, 7 nullptr), dtype (the usual
+// numeric ones by code % 13, any for codes >= 0xC0), then fuzzy(0,1) stored in that dtype (or 8 raw bytes).
+// The contract: nullptr = false, a numeric or bool scalar non-zero = ceil. A float strictly between -1 and 1
+// other than ±0, a NaN, an infinity or a non-numeric dtype is not judged (the call is then neither judged
+// nor run: only the sanitizers watch it).
+void readCeilScalar(FuzzInput &in, Call &call) {
+    ScalarArgument &scalar = call.ceilScalar;
+    const uint8_t code = in.byte() % 8;
+    scalar.type = decodeType(in.byte(), {ACL_BOOL, ACL_INT64, ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE,
+                                         ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_UINT32, ACL_UINT64});
+    scalar.null = code == 7 || call.nullOptional;
+    call.ceilMode = false;
+    call.ceilJudged = true;
+    if (scalar.null) return;
+    if (code == 6) {
+        const uint32_t low = in.u32(), high = in.u32();
+        std::memcpy(scalar.bytes, &low, 4);
+        std::memcpy(scalar.bytes + 4, &high, 4);
+    } else {
+        const int64_t value = in.fuzzy(0, 1);
+        if (scalar.type == ACL_FLOAT) {
+            const float f = float(value);
+            std::memcpy(scalar.bytes, &f, 4);
+        } else if (scalar.type == ACL_DOUBLE) {
+            const double d = double(value);
+            std::memcpy(scalar.bytes, &d, 8);
+        } else if (scalar.type == ACL_FLOAT16 || scalar.type == ACL_BF16) {
+            const uint32_t bits = reference::elementBits(float(value), referenceType(scalar.type));
+            std::memcpy(scalar.bytes, &bits, 2);
+        } else {
+            std::memcpy(scalar.bytes, &value, 8);
+        }
+    }
+    uint64_t raw = 0;
+    std::memcpy(&raw, scalar.bytes, 8);
+    double value = 0;
+    switch (scalar.type) {
+        case ACL_BOOL:
+        case ACL_INT8:
+        case ACL_UINT8:
+            call.ceilMode = (raw & 0xFF) != 0;
+            return;
+        case ACL_INT16:
+        case ACL_UINT16:
+            call.ceilMode = (raw & 0xFFFF) != 0;
+            return;
+        case ACL_INT32:
+        case ACL_UINT32:
+            call.ceilMode = (raw & 0xFFFFFFFFu) != 0;
+            return;
+        case ACL_INT64:
+        case ACL_UINT64:
+            call.ceilMode = raw != 0;
+            return;
+        case ACL_FLOAT: {
+            float f;
+            std::memcpy(&f, scalar.bytes, 4);
+            value = f;
+            break;
+        }
+        case ACL_DOUBLE:
+            std::memcpy(&value, scalar.bytes, 8);
+            break;
+        case ACL_FLOAT16:
+        case ACL_BF16:
+            value = reference::elementValue(uint32_t(raw & 0xFFFF), referenceType(scalar.type));
+            break;
+        default:
+            call.ceilJudged = false;
+            return;
+    }
+    if (knownDefectsAvoided() && !(std::fabs(value) < 0x1p63)) {  // regression-max-pool-v3-*-ceil-mode
+        scalar.type = ACL_BOOL;
+        scalar.bytes[0] = 1;
+        call.ceilMode = true;
+        return;
+    }
+    call.ceilJudged = std::isfinite(value) && (value == 0 || std::fabs(value) >= 1);
+    call.ceilMode = value != 0;
 }
 
 // ------------------------------------------------------------------------------------------------ the contract
@@ -266,6 +375,53 @@ std::optional<V3Plan> v3Plan(const Call &call, int64_t inH, int64_t inW, std::st
     return plan;
 }
 
+// aclnnMaxPool (SPEC §7.3): kernelShape length 1/2 (>= 1), strides 0/1/2 (>= 1, default 1), pads 0/1/2/4
+// ({top, left, bottom, right}; each 0 <= pad < its kernel and begin + end <= kernel), dilations 0/1/2/4 all 1,
+// autoPad 0; as a V3 plan with CALCULATED pads (axes[a].p the leading, padEnd the trailing pad).
+std::optional<V3Plan> onnxPlan(const Call &call, int64_t inH, int64_t inW, std::string &why) {
+    if (call.kernel.null || call.stride.null || call.padding.null || call.dilation.null)
+        return why = "a list is null", std::nullopt;
+    const auto &k = call.kernel.values, &s = call.stride.values, &p = call.padding.values, &d = call.dilation.values;
+    if (k.size() != 1 && k.size() != 2) return why = "kernelShape length", std::nullopt;
+    if (s.size() > 2) return why = "strides length", std::nullopt;
+    if (p.size() != 0 && p.size() != 1 && p.size() != 2 && p.size() != 4) return why = "pads length", std::nullopt;
+    if (d.size() != 0 && d.size() != 1 && d.size() != 2 && d.size() != 4) return why = "dilations length", std::nullopt;
+    for (int64_t value : d)
+        if (value != 1) return why = "a dilation is not 1", std::nullopt;
+    if (call.autoPad != 0) return why = "autoPad is not 0", std::nullopt;
+    std::array<int64_t, 4> pads{0, 0, 0, 0};  // top, left, bottom, right
+    if (p.size() == 1) pads = {p[0], p[0], p[0], p[0]};
+    if (p.size() == 2) pads = {p[0], p[1], p[0], p[1]};
+    if (p.size() == 4) pads = {p[0], p[1], p[2], p[3]};
+    V3Plan plan;
+    const std::array<int64_t, 2> in{inH, inW};
+    std::array<Int128, 2> out{};
+    for (int a = 0; a < 2; ++a) {
+        Axis &axis = plan.axes[a];
+        axis.k = k.size() == 1 ? k[0] : k[a];
+        axis.s = s.empty() ? 1 : s.size() == 1 ? s[0] : s[a];
+        axis.p = pads[a];
+        axis.padEnd = pads[a + 2];
+        if (axis.k < 1 || axis.s < 1) return why = "kernel or stride < 1", std::nullopt;
+        if (axis.p < 0 || axis.padEnd < 0 || axis.p >= axis.k || axis.padEnd >= axis.k ||
+            Int128(axis.p) + axis.padEnd > axis.k)
+            return why = text("pads ", axis.p, " and ", axis.padEnd, " against kernel ", axis.k), std::nullopt;
+        const Int128 span = Int128(in[a]) + axis.p + axis.padEnd - axis.k;
+        Int128 o = (call.ceilMode ? floorDiv(span + axis.s - 1, axis.s) : floorDiv(span, axis.s)) + 1;
+        if (call.ceilMode && (o - 1) * axis.s >= Int128(in[a]) + axis.p) o -= 1;
+        if (o < 1 || o > INT64_MAX) return why = "Ho or Wo < 1", std::nullopt;
+        out[a] = o;
+    }
+    plan.outH = static_cast<int64_t>(out[0]);
+    plan.outW = static_cast<int64_t>(out[1]);
+    return plan;
+}
+
+// The plan of a V3-like call: aclnnMaxPool's ONNX attributes or the MaxPoolV3 ones.
+std::optional<V3Plan> windowPlan(const Call &call, int64_t inH, int64_t inW, std::string &why) {
+    return call.op->family == Family::Onnx ? onnxPlan(call, inH, inW, why) : v3Plan(call, inH, inW, why);
+}
+
 // ------------------------------------------------------------------------------------------------ operands
 
 // Which dim of an operand is N, C, D, H, W (-1: a size-1 axis it does not have).
@@ -285,12 +441,13 @@ std::array<int, 5> axisMap(const Call &call, size_t rank) {
 }
 
 // Dims of an operand of logical (N,C,D,H,W) size in the operator's layout.
-std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size) {
+// `batched`: whether it has an N axis (regular and adaptive pools and aclnnMaxPool: rank spatialDims + 2).
+std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size, bool batched) {
     if (call.op->family == Family::V3)
         return call.nhwc ? std::vector<int64_t>{size[0], size[3], size[4], size[1]}
                          : std::vector<int64_t>{size[0], size[1], size[3], size[4]};
     std::vector<int64_t> dims;
-    if (call.batched) dims.push_back(size[0]);
+    if (batched) dims.push_back(size[0]);
     dims.push_back(size[1]);
     if (call.op->spatialDims == 3) dims.push_back(size[2]);
     dims.push_back(size[3]);
@@ -298,15 +455,20 @@ std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &
     return dims;
 }
 
+std::vector<int64_t> layoutDims(const Call &call, const std::array<int64_t, 5> &size) {
+    return layoutDims(call, size, call.batched);
+}
+
 int channelAxisOf(const Call &call) {
     if (call.op->family == Family::V3) return call.nhwc ? 3 : 1;
     return call.batched ? 1 : 0;
 }
 
-std::vector<int64_t> maskDims(const Call &call, int64_t kernelElements, int64_t outH, int64_t outW) {
+// The mask shape of an input of N (when batched) and C planes.
+std::vector<int64_t> maskDims(bool batched, int64_t n, int64_t c, int64_t kernelElements, int64_t outH, int64_t outW) {
     std::vector<int64_t> dims;
-    if (call.batched) dims.push_back(call.shape[0]);
-    dims.push_back(call.shape[1]);
+    if (batched) dims.push_back(n);
+    dims.push_back(c);
     dims.push_back(kernelElements);
     const Int128 perPlane = std::min<Int128>(Int128(outH) * outW, kHuge);
     dims.push_back(static_cast<int64_t>(std::min<Int128>(((perPlane + 15) / 16 + 1) * 32, INT64_MAX)));
@@ -347,6 +509,34 @@ void forEach5(const std::array<int64_t, 5> &size, Visit &&visit) {
 
 bool isFloatType(aclDataType type) { return type == ACL_FLOAT || type == ACL_FLOAT16 || type == ACL_BF16; }
 
+bool isOnnxIntegerType(aclDataType type) {
+    return type == ACL_INT32 || type == ACL_INT64 || type == ACL_UINT8 || type == ACL_INT16 || type == ACL_INT8 ||
+           type == ACL_UINT16;
+}
+
+// The integer an element's raw bits hold (sign- or zero-extended from its width).
+int64_t integerValue(uint64_t bits, aclDataType type) {
+    switch (type) {
+        case ACL_INT8:
+            return int8_t(uint8_t(bits));
+        case ACL_UINT8:
+            return uint8_t(bits);
+        case ACL_INT16:
+            return int16_t(uint16_t(bits));
+        case ACL_UINT16:
+            return uint16_t(bits);
+        case ACL_INT32:
+            return int32_t(uint32_t(bits));
+        default:
+            return int64_t(bits);
+    }
+}
+
+uint64_t integerBits(int64_t value, aclDataType type) {
+    const size_t bytes = elementBytes(type);
+    return bytes >= 8 ? uint64_t(value) : uint64_t(value) & ((uint64_t(1) << (8 * bytes)) - 1);
+}
+
 reference::ElementType referenceType(aclDataType type) {
     return type == ACL_FLOAT16 ? reference::ElementType::Float16
            : type == ACL_BF16  ? reference::ElementType::BFloat16
@@ -373,6 +563,21 @@ uint64_t randomElementBits(SplitMix &rng, aclDataType type, uint8_t mode) {
             return reference::elementBits(float(int64_t(raw % 200001) - 100000) / 64.0f, element);
         default:  // any bit pattern
             return elementBytes(type) == 2 ? raw & 0xFFFFu : raw & 0xFFFFFFFFu;
+    }
+}
+
+// aclnnMaxPool's integer elements by data mode: tie-heavy -2..2, the type's extremes among 0 and ±1, any.
+uint64_t randomIntegerBits(SplitMix &rng, aclDataType type, uint8_t mode) {
+    const uint64_t signBit = uint64_t(1) << (8 * elementBytes(type) - 1);
+    switch (mode % 4) {
+        case 0:
+            return integerBits(rng.uniform(-2, 2), type);
+        case 1: {
+            const uint64_t choices[] = {0, 1, ~uint64_t(0), signBit - 1, signBit};
+            return integerBits(int64_t(choices[rng.uniform(0, 4)]), type);
+        }
+        default:
+            return rng.next();
     }
 }
 
@@ -445,6 +650,13 @@ aclnnStatus phaseOne(Call &call, uint64_t *workspaceSize, aclOpExecutor **execut
             return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(t(0), call.ksize.make(), call.strides.make(), mode,
                                                            call.pads.make(), format, call.globalPooling, call.ceilMode,
                                                            t(1), workspaceSize, executor);
+        case 12:
+            return aclnnMaxPoolGetWorkspaceSize(t(0), call.kernel.make(), call.stride.make(), call.autoPad,
+                                                call.padding.make(), call.dilation.make(), call.ceilModeValue, t(1),
+                                                workspaceSize, executor);
+        case kMaxPoolV3:
+            return aclnnMaxPoolV3GetWorkspaceSize(t(0), call.ksize.make(), call.strides.make(), call.pads.make(),
+                                                  call.ceilScalar.make(), t(1), workspaceSize, executor);
         default:
             return aclnnMaxPoolV3GradGetWorkspaceSize(t(0), t(1), t(2), call.ksize.make(), call.strides.make(), mode,
                                                       call.pads.make(), format, call.globalPooling, call.ceilMode, t(3),
@@ -454,18 +666,28 @@ aclnnStatus phaseOne(Call &call, uint64_t *workspaceSize, aclOpExecutor **execut
 
 using PhaseTwo = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 constexpr PhaseTwo kPhaseTwo[kOperatorCount] = {
-    aclnnMaxPool3dWithArgmax,          aclnnMaxPool3dWithArgmaxBackward, aclnnAdaptiveMaxPool3d,
-    aclnnAdaptiveMaxPool3dBackward,    aclnnMaxPool2dWithIndices,        aclnnMaxPool2dWithMask,
-    aclnnMaxPool2dWithIndicesBackward, aclnnMaxPool2dWithMaskBackward,   aclnnAdaptiveMaxPool2d,
-    aclnnAdaptiveMaxPool2dBackward,    aclnnMaxPoolV3WithAttrs,          aclnnMaxPoolV3Grad,
+    aclnnMaxPool3dWithArgmax,
+    aclnnMaxPool3dWithArgmaxBackward,
+    aclnnAdaptiveMaxPool3d,
+    aclnnAdaptiveMaxPool3dBackward,
+    aclnnMaxPool2dWithIndices,
+    aclnnMaxPool2dWithMask,
+    aclnnMaxPool2dWithIndicesBackward,
+    aclnnMaxPool2dWithMaskBackward,
+    aclnnAdaptiveMaxPool2d,
+    aclnnAdaptiveMaxPool2dBackward,
+    aclnnMaxPoolV3WithAttrs,
+    aclnnMaxPoolV3Grad,
+    aclnnMaxPool,
+    aclnnMaxPoolV3,
 };
 
 // What the contract says about an accepted call: the expected output shapes and the data needed by the
 // reference, or why the call should have been refused. Empty operands skip the judgement (their rules
 // are subtle and there is nothing to compare).
 struct Expectation {
-    std::string refuse;  // non-empty: the contract refuses the call
-    bool anyEmpty = false;
+    std::string refuse;     // non-empty: the contract refuses the call
+    bool anyEmpty = false;  // an empty operand, or a call the harness does not judge (neither judged nor run)
     std::array<int64_t, 5> in{}, out{};  // logical sizes of the pooled input and output
     std::array<Axis, 3> axes{};          // Pool
     V3Plan v3;                           // V3
@@ -499,14 +721,17 @@ Expectation judge(const Call &call) {
     const bool adaptive2dDouble =
         valueType == ACL_DOUBLE && op.family == Family::Adaptive && !op.backward && op.spatialDims == 2;
     if (adaptive2dDouble) e.referenceSafe = false;
-    if (!(valueType == ACL_FLOAT || valueType == ACL_FLOAT16 || (valueType == ACL_BF16 && !v3Grad) || adaptive2dDouble))
+    // aclnnMaxPool also takes six integer dtypes (SPEC §7.3), compared exactly.
+    const bool onnxInteger = op.family == Family::Onnx && isOnnxIntegerType(valueType);
+    if (!(valueType == ACL_FLOAT || valueType == ACL_FLOAT16 || (valueType == ACL_BF16 && !v3Grad) ||
+          adaptive2dDouble || onnxInteger))
         return e.refuse = "input dtype unsupported", e;
     const size_t rank = input.dims.size();
     for (const Operand &operand : call.operands)
         if (operand.dims.size() != rank) return e.refuse = operand.role + " rank differs from the input's", e;
     for (size_t i = 0; i < call.operands.size(); ++i) {
         const Operand &operand = call.operands[i];
-        const bool isIndices = op.family != Family::V3 && i == 2;
+        const bool isIndices = i == 2 && (op.family == Family::Pool || op.family == Family::Adaptive);
         if (isIndices) {
             if (op.mask ? operand.type != ACL_INT8 : (operand.type != ACL_INT32 && operand.type != ACL_INT64))
                 return e.refuse = "indices dtype unsupported", e;
@@ -559,7 +784,15 @@ Expectation judge(const Call &call) {
         for (int a = 2; a < 5; ++a) factors.push_back(e.in[a] / e.out[a] + 2);  // taps per window, at most
         e.work = product(factors);
     } else {
-        const auto plan = v3Plan(call, e.in[3], e.in[4], why);
+        if (op.family == Family::Onnx) {
+            // Formats ND, NCHW and NCL, equal for self and out (SPEC §7.3).
+            const aclFormat format = call.operands[0].format;
+            if (format != ACL_FORMAT_ND && format != ACL_FORMAT_NCHW && format != ACL_FORMAT_NCL)
+                return e.refuse = "self format is not ND, NCHW or NCL", e;
+            if (call.operands[1].format != format) return e.refuse = "out format differs from self's", e;
+        }
+        if (!call.ceilJudged) return e.anyEmpty = true, e;  // not judged, not run
+        const auto plan = windowPlan(call, e.in[3], e.in[4], why);
         if (!plan) return e.refuse = why, e;
         e.v3 = *plan;
         e.out = {e.in[0], e.in[1], 1, plan->outH, plan->outW};
@@ -573,11 +806,14 @@ Expectation judge(const Call &call) {
     for (const Operand &operand : call.operands) e.work = std::min(e.work + operand.elements, kHuge);
 
     // Shapes.
-    const std::vector<int64_t> inDims = layoutDims(call, e.in), outDims = layoutDims(call, e.out);
+    // The input's rank says whether the call is batched (edits may have dropped or added a dim to every
+    // operand, consistently).
+    const bool batched = rank == size_t(op.spatialDims) + 2;
+    const std::vector<int64_t> inDims = layoutDims(call, e.in, batched), outDims = layoutDims(call, e.out, batched);
     auto requireDims = [&](const Operand &operand, const std::vector<int64_t> &dims) {
         if (operand.dims != dims && e.refuse.empty()) e.refuse = operand.role + " shape differs from the contract's";
     };
-    if (op.family == Family::V3) {
+    if (op.family == Family::V3 || op.family == Family::Onnx) {
         requireDims(call.operands[0], inDims);
         requireDims(call.operands[1], outDims);
         if (op.backward) {
@@ -587,19 +823,20 @@ Expectation judge(const Call &call) {
     } else if (!op.backward) {
         requireDims(call.operands[1], outDims);
         if (op.mask)
-            requireDims(call.operands[2], maskDims(call, kernelArea(e.axes), e.out[3], e.out[4]));
+            requireDims(call.operands[2], maskDims(batched, e.in[0], e.in[1], kernelArea(e.axes), e.out[3], e.out[4]));
         else
             requireDims(call.operands[2], outDims);
     } else {
         if (op.family == Family::Pool) requireDims(call.operands[0], outDims);
         if (op.mask)
-            requireDims(call.operands[2], maskDims(call, kernelArea(e.axes), e.out[3], e.out[4]));
+            requireDims(call.operands[2], maskDims(batched, e.in[0], e.in[1], kernelArea(e.axes), e.out[3], e.out[4]));
         else
             requireDims(call.operands[2], call.operands[0].dims);
         requireDims(call.operands[3], inDims);
     }
     if (!e.refuse.empty()) return e;
-    if (op.family != Family::V3 && (op.mask || call.operands[2].type == ACL_INT32) && plane > INT32_MAX)
+    if ((op.family == Family::Pool || op.family == Family::Adaptive) &&
+        (op.mask || call.operands[2].type == ACL_INT32) && plane > INT32_MAX)
         e.refuse = "INT32 indices for a plane of more than 2^31-1 elements";
     return e;
 }
@@ -689,10 +926,12 @@ void fillInputs(Call &call, const Expectation &e, SplitMix &rng, std::vector<int
             continue;
         }
         const size_t bytes = operand.bytesPerElement();
+        const bool integerValues = op.family == Family::Onnx && isOnnxIntegerType(operand.type);
         for (size_t at = 0; at + bytes <= operand.buffer->size; at += bytes) {
-            const uint64_t bits[2] = {
-                isFloatType(operand.type) ? randomElementBits(rng, operand.type, call.dataMode) : rng.next(),
-                rng.next()};
+            const uint64_t bits[2] = {isFloatType(operand.type) ? randomElementBits(rng, operand.type, call.dataMode)
+                                      : integerValues           ? randomIntegerBits(rng, operand.type, call.dataMode)
+                                                                : rng.next(),
+                                      rng.next()};
             std::memcpy(operand.buffer->bytes + at, bits, std::min(bytes, sizeof bits));
         }
     }
@@ -731,6 +970,23 @@ void fillInputs(Call &call, const Expectation &e, SplitMix &rng, std::vector<int
     for (size_t q = 0; q < stored.size(); ++q) indices[q] = signedIndex(stored[q], target.type);
 }
 
+// The naive reference's description of a V3-like call (MaxPoolV3WithAttrs, MaxPoolV3Grad, MaxPoolV3 and
+// aclnnMaxPool, whose ONNX pads the plan holds as CALCULATED leading and trailing pads).
+reference::MaxPoolV3Params v3Params(const Call &call, const Expectation &e) {
+    reference::MaxPoolV3Params params;
+    params.kernelH = e.v3.axes[0].k;
+    params.kernelW = e.v3.axes[1].k;
+    params.strideH = e.v3.axes[0].s;
+    params.strideW = e.v3.axes[1].s;
+    params.mode = call.paddingModeCode == 1   ? reference::V3PaddingMode::Same
+                  : call.paddingModeCode == 2 ? reference::V3PaddingMode::Valid
+                                              : reference::V3PaddingMode::Calculated;
+    params.pads = {e.v3.axes[0].p, e.v3.axes[0].padEnd, e.v3.axes[1].p, e.v3.axes[1].padEnd};
+    params.ceilMode = call.ceilMode;
+    params.globalPooling = call.globalPooling;
+    return params;
+}
+
 void checkForward(const Call &call, const Expectation &e, aclnnStatus status) {
     const OpInfo &op = *call.op;
     FUZZ_REQUIRE(status == 0, op.name, ": phase 2 failed with ", status,
@@ -742,22 +998,21 @@ void checkForward(const Call &call, const Expectation &e, aclnnStatus status) {
     const int64_t plane = e.in[2] * e.in[3] * e.in[4];
     std::vector<uint64_t> expected;
     std::vector<int64_t> expectedIndices;
-    if (op.family == Family::V3) {
-        reference::MaxPoolV3Params params;
-        params.kernelH = e.v3.axes[0].k;
-        params.kernelW = e.v3.axes[1].k;
-        params.strideH = e.v3.axes[0].s;
-        params.strideW = e.v3.axes[1].s;
-        params.mode = call.paddingModeCode == 1   ? reference::V3PaddingMode::Same
-                      : call.paddingModeCode == 2 ? reference::V3PaddingMode::Valid
-                                                  : reference::V3PaddingMode::Calculated;
-        if (!call.pads.null) std::copy(call.pads.values.begin(), call.pads.values.end(), params.pads.begin());
-        params.ceilMode = call.ceilMode;
-        params.globalPooling = call.globalPooling;
+    if (op.family == Family::V3 || op.family == Family::Onnx) {
+        const reference::MaxPoolV3Params params = v3Params(call, e);
+        if (!isFloatType(type)) {  // aclnnMaxPool's integers, exactly
+            std::vector<int64_t> integers;
+            for (uint64_t bits : inputBits) integers.push_back(integerValue(bits, type));
+            const std::vector<int64_t> values =
+                reference::maxPoolV3ForwardIntegers(integers, e.in[0], e.in[1], e.in[3], e.in[4], params);
+            for (int64_t value : values) expected.push_back(integerBits(value, type));
+            compareBits(call, out, e.out, expected, false, "out");
+            return;
+        }
         const std::vector<float> values =
             reference::maxPoolV3Forward(input, e.in[0], e.in[1], e.in[3], e.in[4], params);
         for (float value : values) expected.push_back(reference::elementBits(value, referenceType(type)));
-        compareBits(call, out, e.out, expected, true, "y");
+        compareBits(call, out, e.out, expected, true, op.family == Family::V3 ? "y" : "out");
         return;
     }
     std::vector<int64_t> selected;  // flat input position of each output, -1 for an empty window
@@ -848,13 +1103,88 @@ void checkBackward(const Call &call, const Expectation &e, aclnnStatus status, c
     compareBits(call, gradInput, e.in, expected, true, "gradInput");
 }
 
+// What one run of a call is judged with (computed once per call, whichever implementation runs it).
+struct Checks {
+    const Expectation &e;
+    bool small;
+    int opIndex;
+    const std::vector<int64_t> &indices;
+    const std::vector<uint64_t> &gradOutputBits, &origInputBits, &origOutputBits;
+};
+
+void restoreSnapshots(Call &call) {
+    for (Operand &operand : call.operands)
+        if (operand.snapshot.size() == operand.buffer->size && operand.buffer->size > 0)
+            std::memcpy(operand.buffer->bytes, operand.snapshot.data(), operand.buffer->size);
+}
+
+// Both phases of the call with `forced` as the only implementation (nullptr: the library's choice), judged.
+// Returns whether phase 2 ran and its outputs were compared with the reference.
+bool runAndJudge(Call &call, const Checks &c, const char *forced) {
+    const OpInfo &op = *call.op;
+    const Expectation &e = c.e;
+    uint64_t workspaceSize = 0xDEADBEEF;
+    aclOpExecutor *executor = reinterpret_cast<aclOpExecutor *>(uintptr_t(0x1234560));
+    poolgradForceImplementation(forced);
+    const aclnnStatus first = phaseOne(call, &workspaceSize, &executor);
+    poolgradForceImplementation(nullptr);
+
+    if (first != 0) {
+        FUZZ_REQUIRE(executor == nullptr && workspaceSize == 0, op.name, ": phase 1 failed with ", first,
+                     " but left *executor/*workspaceSize set");
+        FUZZ_REQUIRE(std::strlen(aclGetRecentErrMsg()) > 0, op.name, ": phase 1 failed with ", first,
+                     " and no message");
+        requireBuffersUnchanged(call, false, "a refused phase 1");
+        return false;
+    }
+    FUZZ_REQUIRE(executor != nullptr, op.name, ": phase 1 succeeded without an executor");
+    requireBuffersUnchanged(call, false, "phase 1");
+    FUZZ_REQUIRE(e.refuse.empty(), op.name, ": phase 1 accepted a call the contract refuses (", e.refuse, ")");
+    for (const Operand &operand : call.operands) {
+        FUZZ_REQUIRE(operand.elements < (Int128(1) << 63) && operand.reach < (Int128(1) << 63), op.name,
+                     ": phase 1 accepted ", operand.role, " whose element count or extent overflows int64");
+        const bool shapeOnly = op.backward && op.family != Family::V3 && operand.role == "self";
+        FUZZ_REQUIRE(!operand.storageGiven || operand.empty() || shapeOnly || operand.reach <= operand.claimed, op.name,
+                     ": phase 1 accepted ", operand.role, " whose view reaches element ",
+                     static_cast<long long>(std::min<Int128>(operand.reach - 1, INT64_MAX)),
+                     " beyond its storage claim of ",
+                     static_cast<long long>(std::min<Int128>(operand.claimed, INT64_MAX)), " elements");
+        FUZZ_REQUIRE(!operand.output || !operand.definitelySelfOverlapping(), op.name, ": phase 1 accepted output ",
+                     operand.role, " whose elements overlap (zero or colliding strides)");
+    }
+    if (!c.small || workspaceSize > (uint64_t(1) << 20)) {
+        FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0, op.name, ": destroying an unrun executor failed");
+        return false;
+    }
+    std::vector<unsigned char> workspace(static_cast<size_t>(workspaceSize) + 1);
+    const aclnnStatus second = kPhaseTwo[c.opIndex % kOperatorCount](workspaceSize ? workspace.data() : nullptr,
+                                                                     workspaceSize, executor, nullptr);
+    requireBuffersUnchanged(call, true, "phase 2");
+    if (forced != nullptr && second == 0) {
+        // The forced implementation ran, or the report says which ran instead and why.
+        poolgradRunReport report{};
+        FUZZ_REQUIRE(poolgradGetLastRunReport(&report) == 0, op.name, ": poolgradGetLastRunReport failed");
+        FUZZ_REQUIRE(std::strcmp(report.implementation, forced) == 0 || report.fallback[0] != 0, op.name, ": forced ",
+                     forced, " but the run report names ", report.implementation, " without a fallback");
+    }
+    if (!e.referenceSafe) return false;
+    if (op.backward)
+        checkBackward(call, e, second, c.indices, c.gradOutputBits, c.origInputBits, c.origOutputBits);
+    else
+        checkForward(call, e, second);
+    return true;
+}
+
 }  // namespace
 
 void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     Call call;
     call.op = &kOps[opIndex % kOperatorCount];
     const OpInfo &op = *call.op;
-    call.valueType = decodeType(in.byte(), {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+    call.valueType = op.family == Family::Onnx
+                         ? decodeType(in.byte(), {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT64, ACL_UINT8,
+                                                  ACL_INT16, ACL_INT8, ACL_UINT16})
+                         : decodeType(in.byte(), {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
     call.indexType = op.mask ? ACL_INT8 : decodeType(in.byte(), {ACL_INT32, ACL_INT64});
     const uint8_t flags = in.byte();
     call.batched = op.family == Family::V3 || (flags & 1);
@@ -865,6 +1195,8 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     call.nullOptional = flags & 64;
     if (call.nullOptional) call.nhwc = false;  // a null dataFormat means NCHW
     call.alias = flags & 128;
+    const bool plainV3 = opIndex % kOperatorCount == kMaxPoolV3;
+    if (op.family == Family::Onnx || plainV3) call.nhwc = false, call.paddingModeCode = 0, call.globalPooling = false;
     call.shape = {in.fuzzy(1, 3), in.fuzzy(1, 3), in.fuzzy(1, 6), in.fuzzy(1, 6), in.fuzzy(1, 6)};
     if (op.spatialDims == 2) call.shape[2] = 1;
     if (!call.batched) call.shape[0] = 1;
@@ -876,6 +1208,14 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         readList(in, call.dilation, sd, [](size_t) { return std::pair<int64_t, int64_t>{1, 2}; });
     } else if (op.family == Family::Adaptive) {
         readList(in, call.outputSize, sd, [](size_t) { return std::pair<int64_t, int64_t>{1, 6}; });
+    } else if (op.family == Family::Onnx) {
+        readList(in, call.kernel, 2, [](size_t) { return std::pair<int64_t, int64_t>{1, 3}; });
+        readList(in, call.stride, 2, [](size_t) { return std::pair<int64_t, int64_t>{1, 3}; });
+        readList(in, call.padding, 4, [](size_t) { return std::pair<int64_t, int64_t>{0, 1}; });
+        readList(in, call.dilation, 2, [](size_t) { return std::pair<int64_t, int64_t>{1, 1}; });
+        call.autoPad = in.fuzzy(0, 0);
+        call.ceilModeValue = in.fuzzy(0, 1);
+        call.ceilMode = call.ceilModeValue != 0;
     } else {
         const bool nhwc = call.nhwc;
         auto spatial = [nhwc](size_t position) { return nhwc ? (position == 1 || position == 2) : position >= 2; };
@@ -887,6 +1227,7 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         });
         readList(in, call.pads, 4, [](size_t) { return std::pair<int64_t, int64_t>{0, 2}; });
         if (call.nullOptional) call.pads.null = true;
+        if (plainV3) readCeilScalar(in, call);
     }
     call.dataMode = in.byte();
     call.indexMode = in.byte();
@@ -904,7 +1245,7 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         const auto &v = call.outputSize.values;
         for (size_t a = 0; a < sd; ++a)
             if (!v.empty()) outSize[5 - sd + a] = v.size() == 1 ? v[0] : a < v.size() ? v[a] : 1;
-    } else if (const auto plan = v3Plan(call, call.shape[3], call.shape[4], why)) {
+    } else if (const auto plan = windowPlan(call, call.shape[3], call.shape[4], why)) {
         outSize[3] = plan->outH;
         outSize[4] = plan->outW;
     }
@@ -919,15 +1260,20 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         aclDataType type;
     };
     const std::vector<int64_t> inDims = layoutDims(call, call.shape), outDims = layoutDims(call, outSize);
-    const std::vector<int64_t> indexDims = op.mask ? maskDims(call, kernelElements, outSize[3], outSize[4]) : outDims;
+    const std::vector<int64_t> indexDims =
+        op.mask ? maskDims(call.batched, call.shape[0], call.shape[1], kernelElements, outSize[3], outSize[4])
+                : outDims;
     std::vector<Role> roles;
     if (op.family == Family::V3) {
-        roles = op.backward
-                    ? std::vector<Role>{{"origInput", false, inDims, call.valueType},
-                                        {"origOutput", false, outDims, call.valueType},
-                                        {"grad", false, outDims, call.valueType},
-                                        {"outGrad", true, inDims, call.valueType}}
+        roles = op.backward ? std::vector<Role>{{"origInput", false, inDims, call.valueType},
+                                                {"origOutput", false, outDims, call.valueType},
+                                                {"grad", false, outDims, call.valueType},
+                                                {"outGrad", true, inDims, call.valueType}}
+                : plainV3
+                    ? std::vector<Role>{{"x", false, inDims, call.valueType}, {"out", true, outDims, call.valueType}}
                     : std::vector<Role>{{"x", false, inDims, call.valueType}, {"y", true, outDims, call.valueType}};
+    } else if (op.family == Family::Onnx) {
+        roles = {{"self", false, inDims, call.valueType}, {"out", true, outDims, call.valueType}};
     } else if (op.backward) {
         roles = {{"gradOutput", false, outDims, call.valueType},
                  {"self", false, inDims, call.valueType},
@@ -1024,61 +1370,27 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     }
     snapshotAll(call);
 
-    // Implementation and threads.
-    if (const uint8_t force = in.byte() % 8) {
-        std::vector<const char *> names;
-        for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
-            if (std::strcmp(poolgradImplementationTask(i), op.task) == 0)
-                names.push_back(poolgradImplementationName(i));
-        if (!names.empty()) poolgradForceImplementation(names[size_t(force - 1) % names.size()]);
-    }
+    // Implementation (one forced, or, with bit 3, every one in turn after the first run) and threads.
+    const uint8_t implementationCode = in.byte();
+    std::vector<const char *> names;  // the implementations of the operator's task
+    for (int32_t i = 0; i < poolgradImplementationCount(); ++i)
+        if (std::strcmp(poolgradImplementationTask(i), op.task) == 0) names.push_back(poolgradImplementationName(i));
+    const char *forced = nullptr;
+    if (const uint8_t force = implementationCode % 8; force != 0 && !names.empty())
+        forced = names[size_t(force - 1) % names.size()];
     const uint8_t threads = in.byte();
     poolgradSetNumThreads(threads & 1 ? 2 : 1);
     poolgradSetParallelThreshold(threads & 2 ? 1 : 0);
 
-    uint64_t workspaceSize = 0xDEADBEEF;
-    aclOpExecutor *executor = reinterpret_cast<aclOpExecutor *>(uintptr_t(0x1234560));
-    const aclnnStatus first = phaseOne(call, &workspaceSize, &executor);
-    poolgradForceImplementation(nullptr);
-
-    if (first != 0) {
-        FUZZ_REQUIRE(executor == nullptr && workspaceSize == 0, op.name, ": phase 1 failed with ", first,
-                     " but left *executor/*workspaceSize set");
-        FUZZ_REQUIRE(std::strlen(aclGetRecentErrMsg()) > 0, op.name, ": phase 1 failed with ", first,
-                     " and no message");
-        requireBuffersUnchanged(call, false, "a refused phase 1");
-        return;
-    }
-    FUZZ_REQUIRE(executor != nullptr, op.name, ": phase 1 succeeded without an executor");
-    requireBuffersUnchanged(call, false, "phase 1");
-    FUZZ_REQUIRE(e.refuse.empty(), op.name, ": phase 1 accepted a call the contract refuses (", e.refuse, ")");
-    for (const Operand &operand : call.operands) {
-        FUZZ_REQUIRE(operand.elements < (Int128(1) << 63) && operand.reach < (Int128(1) << 63), op.name,
-                     ": phase 1 accepted ", operand.role, " whose element count or extent overflows int64");
-        const bool shapeOnly = op.backward && op.family != Family::V3 && operand.role == "self";
-        FUZZ_REQUIRE(!operand.storageGiven || operand.empty() || shapeOnly || operand.reach <= operand.claimed, op.name,
-                     ": phase 1 accepted ", operand.role, " whose view reaches element ",
-                     static_cast<long long>(std::min<Int128>(operand.reach - 1, INT64_MAX)),
-                     " beyond its storage claim of ",
-                     static_cast<long long>(std::min<Int128>(operand.claimed, INT64_MAX)), " elements");
-        FUZZ_REQUIRE(!operand.output || !operand.definitelySelfOverlapping(), op.name, ": phase 1 accepted output ",
-                     operand.role, " whose elements overlap (zero or colliding strides)");
-    }
-    if (!small || workspaceSize > (uint64_t(1) << 20)) {
-        FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0, op.name, ": destroying an unrun executor failed");
-        return;
-    }
-    std::vector<unsigned char> workspace(static_cast<size_t>(workspaceSize) + 1);
-    const aclnnStatus second = kPhaseTwo[opIndex % kOperatorCount](workspaceSize ? workspace.data() : nullptr,
-                                                                   workspaceSize, executor, nullptr);
+    const Checks checks{e, small, opIndex, indices, gradOutputBits, origInputBits, origOutputBits};
+    const bool judged = runAndJudge(call, checks, forced);
+    if (judged && (implementationCode & 8))
+        for (const char *name : names) {
+            restoreSnapshots(call);
+            runAndJudge(call, checks, name);
+        }
     poolgradSetNumThreads(1);
     poolgradSetParallelThreshold(0);
-    requireBuffersUnchanged(call, true, "phase 2");
-    if (!e.referenceSafe) return;
-    if (op.backward)
-        checkBackward(call, e, second, indices, gradOutputBits, origInputBits, origOutputBits);
-    else
-        checkForward(call, e, second);
 }
 
 }  // namespace poolgrad_fuzz

@@ -6,7 +6,7 @@
 namespace poolgrad_fuzz {
 
 // Every operator of include/aclnnop, in the order fuzz/README.md lists them.
-constexpr int kOperatorCount = 12;
+constexpr int kOperatorCount = 14;
 
 // Decodes one call of operator `opIndex` (mod kOperatorCount) from `in`, runs it and checks the outcome;
 // a broken rule aborts with a message (reportDefect).

@@ -17,7 +17,8 @@ extern "C" const char *__ubsan_default_options() { return "halt_on_error=1:print
 
 namespace {
 constexpr int kMaxCommands = 4;
-}
+constexpr int kFirstRuntimeCode = 12;
+}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     aclInit(nullptr);
@@ -28,11 +29,15 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     poolgrad_fuzz::FuzzInput in(data, size);
     for (int command = 0; command < kMaxCommands && !in.exhausted(); ++command) {
+        // Codes 0-11 the first twelve operators, 12-15 the runtime commands, 16-17 the operators added later
+        // (aclnnMaxPool, aclnnMaxPoolV3), so that the checked-in inputs (command bytes below 16) keep their meaning.
         const int code = in.byte() % (poolgrad_fuzz::kOperatorCount + poolgrad_fuzz::kRuntimeCommandCount);
-        if (code < poolgrad_fuzz::kOperatorCount)
+        if (code < kFirstRuntimeCode)
             poolgrad_fuzz::fuzzOperatorCall(in, code);
+        else if (code < kFirstRuntimeCode + poolgrad_fuzz::kRuntimeCommandCount)
+            poolgrad_fuzz::fuzzRuntimeCall(in, code - kFirstRuntimeCode);
         else
-            poolgrad_fuzz::fuzzRuntimeCall(in, code - poolgrad_fuzz::kOperatorCount);
+            poolgrad_fuzz::fuzzOperatorCall(in, code - poolgrad_fuzz::kRuntimeCommandCount);
     }
     return 0;
 }
