@@ -12,7 +12,6 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
-#include "support/address_reservation.h"
 #include "support/phase_one_check.h"
 #include "support/pool_validation_rows.h"
 #include "support/test_tensor.h"
@@ -281,6 +280,23 @@ std::vector<Row> backwardRows() {
                     invalid,
                     {"INT32"}});
 
+    // An accepted call needs a gradInput that reaches each element once (docs/decisions.md): a dense view
+    // over reserved address space that phase 1 never touches.
+    const auto hugePlaneAccepted = [](const std::string &name, int64_t width, aclDataType indexType) {
+        return Row{name,
+                   [=](BackwardCase &c) { c = hugePlaneCase<BackwardCase>(width, indexType); },
+                   accepted,
+                   {},
+                   {},
+                   [width](BackwardCall &call) {
+                       const std::vector<int64_t> shape{1, 1, 1, 1, width};
+                       void *memory = call.keepReservedAddresses(static_cast<size_t>(width) * sizeof(float));
+                       call.gradInputArg = call.keepRawTensor(shape, ACL_FLOAT, memory, shape);
+                   }};
+    };
+    rows.push_back(hugePlaneAccepted("Row7Int32IndicesWithPlaneOfExactlyInt32MaxIsAccepted", int32Max, ACL_INT32));
+    rows.push_back(hugePlaneAccepted("Row7Int64IndicesHaveNoPlaneLimit", int32Max + 1, ACL_INT64));
+
     // ---- row 8: N / C of gradOutput ≠ self → 161002
     rows.push_back({"Row8GradOutputBatchDiffersIs161002",
                     [](BackwardCase &c) {
@@ -477,25 +493,6 @@ TEST(MaxPool3dWithArgmaxBackwardValidation, Row5AllowedLengthsAreAccepted) {
     EXPECT_TRUE(IsAccepted(phaseOne(c)));
     c.stride = {2};
     EXPECT_TRUE(IsAccepted(phaseOne(c)));
-}
-
-// An accepted call needs a gradInput that reaches each element once (docs/decisions.md): a dense view
-// over reserved address space that phase 1 never touches.
-PhaseOneOutcome hugePlanePhaseOne(int64_t width, aclDataType indexType) {
-    AddressReservation reservation(static_cast<size_t>(width) * sizeof(float));
-    const std::vector<int64_t> shape{1, 1, 1, 1, width};
-    RawTensor gradInput(shape, ACL_FLOAT, reservation.get(), shape);
-    BackwardCall call(hugePlaneCase<BackwardCase>(width, indexType));
-    call.gradInputArg = gradInput.get();
-    return call.phaseOne();
-}
-
-TEST(MaxPool3dWithArgmaxBackwardValidation, Row7Int32IndicesWithPlaneOfExactlyInt32MaxIsAccepted) {
-    EXPECT_TRUE(IsAccepted(hugePlanePhaseOne(int32Max, ACL_INT32)));
-}
-
-TEST(MaxPool3dWithArgmaxBackwardValidation, Row7Int64IndicesHaveNoPlaneLimit) {
-    EXPECT_TRUE(IsAccepted(hugePlanePhaseOne(int32Max + 1, ACL_INT64)));
 }
 
 // ---- row 9: empty tensors → success, workspace 0, executor zero-fills gradInput -------------------------

@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "support/address_reservation.h"
 #include "support/test_tensor.h"
 
 namespace test_support {
@@ -155,6 +156,11 @@ public:
         buffers_.push_back(std::make_unique<DeviceBuffer>(bytes));
         return buffers_.back()->get();
     }
+    // Address space without memory, for a huge view phase 1 must accept without touching it.
+    void *keepReservedAddresses(size_t bytes) {
+        reservations_.push_back(std::make_unique<AddressReservation>(bytes));
+        return reservations_.back()->get();
+    }
 
 protected:
     // `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` calls the operator's phase 1.
@@ -180,7 +186,9 @@ protected:
 
 private:
     bool ran_ = false;
-    std::vector<std::unique_ptr<DeviceBuffer>> buffers_;  // declared first: outlives the tensors over it
+    // Declared before the tensors: they outlive the tensors over them.
+    std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
+    std::vector<std::unique_ptr<AddressReservation>> reservations_;
     std::vector<std::unique_ptr<RawTensor>> kept_;
 };
 
