@@ -46,8 +46,8 @@ inline std::vector<std::vector<unsigned char>> outputBytes(const std::vector<con
 }
 
 // Runs one row: the operator's valid call with the row's breakage, phase 1, then the row's expectations —
-// for a rejection the code, both out-parameters cleared (where they were passed), a message naming
-// `mentions` and none of `notMentioned`, and every output byte as it was.
+// for an acceptance an executor and workspace 0; for a rejection the code, both out-parameters cleared (where they were
+// passed), a message naming `mentions` and none of `notMentioned`, and every output byte as it was.
 template <typename Case, typename Call>
 ::testing::AssertionResult MeetsRow(const ValidationRow<Case, Call> &row) {
     Case specs;
@@ -56,7 +56,12 @@ template <typename Case, typename Call>
     if (row.breakCall) row.breakCall(call);
     const std::vector<std::vector<unsigned char>> before = outputBytes(call.outputs());
     const PhaseOneOutcome outcome = call.phaseOne();
-    if (row.code == accepted) return IsAccepted(outcome);
+    if (row.code == accepted) {
+        if (::testing::AssertionResult result = IsAccepted(outcome); !result) return result;
+        if (outcome.workspaceSize != 0)  // SPEC §1.2: the CPU backend needs no workspace
+            return ::testing::AssertionFailure() << "accepted with workspace " << outcome.workspaceSize;
+        return ::testing::AssertionSuccess();
+    }
     ::testing::AssertionResult result =
         IsRejected(outcome, row.code, row.mentions, call.workspaceSizeArg, call.executorArg);
     if (!result) return result;
