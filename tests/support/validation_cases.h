@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ struct ValidationRow {
     std::vector<std::string> notMentioned = {};  // a later rule the call also breaks: it must not be reported
     std::function<void(Call &)> breakCall = {};  // on the argument pointers, after the operands exist
 };
+
+// gtest names a failing row by its name rather than by its bytes.
+template <typename Case, typename Call>
+void PrintTo(const ValidationRow<Case, Call> &row, std::ostream *out) {
+    *out << row.name;
+}
 
 // Every storage byte of the outputs, to show a rejected call wrote nothing.
 inline std::vector<std::vector<unsigned char>> outputBytes(const std::vector<const TestTensor *> &outputs) {
