@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -52,9 +51,9 @@ inline std::vector<std::vector<unsigned char>> outputBytes(const std::vector<con
     return bytes;
 }
 
-// Runs one row: the operator's valid call with the row's breakage, phase 1, then the row's expectations —
-// for an acceptance an executor and workspace 0; for a rejection the code, both out-parameters cleared (where they were
-// passed), a message naming `mentions` and none of `notMentioned`, and every output byte as it was.
+// Runs one row: the operator's valid call with the row's breakage, phase 1, then the row's expectations.
+// An acceptance: an executor and workspace 0. A rejection: the code, both out-parameters cleared (where they
+// were passed), a message naming `mentions` and none of `notMentioned`, and every output byte as it was.
 template <typename Case, typename Call>
 ::testing::AssertionResult MeetsRow(const ValidationRow<Case, Call> &row) {
     Case specs;
