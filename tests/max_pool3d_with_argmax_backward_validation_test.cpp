@@ -92,19 +92,12 @@ const std::vector<aclFormat> privateFormats{
 std::vector<Row> backwardRows() {
     std::vector<Row> rows;
     // ---- row 1: null pointers → 161001
-    const auto nullRow = [](const std::string &argument, auto member) {
-        return nullArgumentRow<BackwardCase, BackwardCall>("Row1NullPointerIs161001_", argument, member);
-    };
-    rows.push_back(nullRow("gradOutput", &BackwardCall::gradOutputArg));
-    rows.push_back(nullRow("self", &BackwardCall::selfArg));
-    rows.push_back(nullRow("indices", &BackwardCall::indicesArg));
-    rows.push_back(nullRow("kernelSize", &BackwardCall::kernelArg));
-    rows.push_back(nullRow("stride", &BackwardCall::strideArg));
-    rows.push_back(nullRow("padding", &BackwardCall::paddingArg));
-    rows.push_back(nullRow("dilation", &BackwardCall::dilationArg));
-    rows.push_back(nullRow("gradInput", &BackwardCall::gradInputArg));
-    for (Row &row : nullOutParameterRows<BackwardCase, BackwardCall>("Row1NullPointerIs161001_"))
-        rows.push_back(std::move(row));
+    test_support::addNullPointerRows(
+        rows, "Row1NullPointerIs161001_", std::pair{"gradOutput", &BackwardCall::gradOutputArg},
+        std::pair{"self", &BackwardCall::selfArg}, std::pair{"indices", &BackwardCall::indicesArg},
+        std::pair{"kernelSize", &BackwardCall::kernelArg}, std::pair{"stride", &BackwardCall::strideArg},
+        std::pair{"padding", &BackwardCall::paddingArg}, std::pair{"dilation", &BackwardCall::dilationArg},
+        std::pair{"gradInput", &BackwardCall::gradInputArg});
     rows.push_back(
         {"Row1EveryPointerNullReportsTheFirstArgument", {}, nullPointer, {"gradOutput"}, {}, [](BackwardCall &call) {
              call.gradOutputArg = call.selfArg = call.indicesArg = nullptr;

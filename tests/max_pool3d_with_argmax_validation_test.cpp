@@ -77,18 +77,11 @@ const auto parameterRow = poolListRow<ForwardCase, ForwardCall>;
 std::vector<Row> forwardRows() {
     std::vector<Row> rows;
     // ---- row 1: null pointers → 161001
-    const auto nullRow = [](const std::string &argument, auto member) {
-        return nullArgumentRow<ForwardCase, ForwardCall>("Row1NullPointerIs161001_", argument, member);
-    };
-    rows.push_back(nullRow("self", &ForwardCall::selfArg));
-    rows.push_back(nullRow("kernelSize", &ForwardCall::kernelArg));
-    rows.push_back(nullRow("stride", &ForwardCall::strideArg));
-    rows.push_back(nullRow("padding", &ForwardCall::paddingArg));
-    rows.push_back(nullRow("dilation", &ForwardCall::dilationArg));
-    rows.push_back(nullRow("out", &ForwardCall::outArg));
-    rows.push_back(nullRow("indices", &ForwardCall::indicesArg));
-    for (Row &row : nullOutParameterRows<ForwardCase, ForwardCall>("Row1NullPointerIs161001_"))
-        rows.push_back(std::move(row));
+    test_support::addNullPointerRows(
+        rows, "Row1NullPointerIs161001_", std::pair{"self", &ForwardCall::selfArg},
+        std::pair{"kernelSize", &ForwardCall::kernelArg}, std::pair{"stride", &ForwardCall::strideArg},
+        std::pair{"padding", &ForwardCall::paddingArg}, std::pair{"dilation", &ForwardCall::dilationArg},
+        std::pair{"out", &ForwardCall::outArg}, std::pair{"indices", &ForwardCall::indicesArg});
     rows.push_back({"Row1SeveralNullsReportTheFirst", {}, nullPointer, {"stride"}, {"out "}, [](ForwardCall &call) {
                         call.strideArg = nullptr;
                         call.outArg = nullptr;

@@ -211,7 +211,6 @@ TEST(MaxPoolV3GradSemantics, RepeatableExecutorRereadsData) {
 
 // --------------------------------------------------------------------------------- validation rows
 
-
 // A valid NCHW call: (1,2,4,4) -> (1,2,2,2), 2x2 windows, stride 2, CALCULATED with zero pads; one dtype.
 struct GradCase : max_pool_v3_test::V3AttributeSpecs {
     TensorSpec origInput{{1, 2, 4, 4}}, origOutput{{1, 2, 2, 2}}, grad{{1, 2, 2, 2}}, outGrad{{1, 2, 4, 4}};
@@ -270,17 +269,11 @@ std::vector<GradRow> gradRows() {
                     accepted});
 
     // ---- row 1: null pointers → 161001
-    const auto nullRow = [](const std::string &argument, auto member) {
-        return test_support::nullArgumentRow<GradCase, GradCall>("Row1NullPointerIs161001_", argument, member);
-    };
-    rows.push_back(nullRow("origInput", &GradCall::origInputArg));
-    rows.push_back(nullRow("origOutput", &GradCall::origOutputArg));
-    rows.push_back(nullRow("grad", &GradCall::gradArg));
-    rows.push_back(nullRow("ksize", &GradCall::ksizeArg));
-    rows.push_back(nullRow("strides", &GradCall::stridesArg));
-    rows.push_back(nullRow("outGrad", &GradCall::outGradArg));
-    for (GradRow &row : test_support::nullOutParameterRows<GradCase, GradCall>("Row1NullPointerIs161001_"))
-        rows.push_back(std::move(row));
+    test_support::addNullPointerRows(rows, "Row1NullPointerIs161001_", std::pair{"origInput", &GradCall::origInputArg},
+                                     std::pair{"origOutput", &GradCall::origOutputArg},
+                                     std::pair{"grad", &GradCall::gradArg}, std::pair{"ksize", &GradCall::ksizeArg},
+                                     std::pair{"strides", &GradCall::stridesArg},
+                                     std::pair{"outGrad", &GradCall::outGradArg});
 
     // ---- row 2: dtypes
     for (aclDataType type : {ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT8, ACL_INT64})

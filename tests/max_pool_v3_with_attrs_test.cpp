@@ -106,7 +106,6 @@ TEST(MaxPoolV3WithAttrsExamplesBf16, ValuesAreCopiedBitExactly) {
 
 // ------------------------------------------------------------------------------------------- validation
 
-
 // A valid call: x (1,2,4,4) -> y (1,2,2,2), 2x2 windows, stride 2, every default (nullptr) attribute.
 struct ForwardValidationCase : max_pool_v3_test::V3AttributeSpecs {
     TensorSpec x{{1, 2, 4, 4}}, y{{1, 2, 2, 2}};
@@ -136,17 +135,10 @@ std::vector<ForwardRow> forwardRows() {
     rows.push_back({"BaselineIsAccepted", {}, accepted});
 
     // ---- rule 1: null pointers → 161001
-    const auto nullRow = [](const std::string &argument, auto member) {
-        return test_support::nullArgumentRow<ForwardValidationCase, ForwardCall>("Rule1NullPointerIs161001_", argument,
-                                                                                 member);
-    };
-    rows.push_back(nullRow("x", &ForwardCall::xArg));
-    rows.push_back(nullRow("ksize", &ForwardCall::ksizeArg));
-    rows.push_back(nullRow("strides", &ForwardCall::stridesArg));
-    rows.push_back(nullRow("y", &ForwardCall::yArg));
-    for (ForwardRow &row :
-         test_support::nullOutParameterRows<ForwardValidationCase, ForwardCall>("Rule1NullPointerIs161001_"))
-        rows.push_back(std::move(row));
+    test_support::addNullPointerRows(rows, "Rule1NullPointerIs161001_", std::pair{"x", &ForwardCall::xArg},
+                                     std::pair{"ksize", &ForwardCall::ksizeArg},
+                                     std::pair{"strides", &ForwardCall::stridesArg},
+                                     std::pair{"y", &ForwardCall::yArg});
 
     // ---- rule 2: dtypes
     rows.push_back({"Rule2IntegerXIs161002",

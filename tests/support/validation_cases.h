@@ -93,24 +93,23 @@ void expectAcceptedAndRuns(Call &call) {
     ASSERT_EQ(call.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
-// Row 1 of every operator for the two out-parameters: nullptr for workspaceSize or executor is 161001.
-template <typename Case, typename Call>
-std::vector<ValidationRow<Case, Call>> nullOutParameterRows(const std::string &namePrefix) {
-    return {
-        {namePrefix + "workspaceSize",
-         {},
-         nullPointer,
-         {"workspaceSize"},
-         {},
-         [](Call &c) { c.workspaceSizeArg = false; }},
-        {namePrefix + "executor", {}, nullPointer, {"executor"}, {}, [](Call &c) { c.executorArg = false; }},
-    };
-}
-
 // Row 1 for one argument pointer of the call (`member`, a pointer to the Call's member passed for `argument`).
 template <typename Case, typename Call, typename Member>
 ValidationRow<Case, Call> nullArgumentRow(const std::string &namePrefix, const std::string &argument, Member member) {
     return {namePrefix + argument, {}, nullPointer, {argument}, {}, [member](Call &c) { c.*member = nullptr; }};
+}
+
+// Row 1 of an operator: one row per {argument name, Call member} pair, then nullptr for workspaceSize and for
+// executor; each is 161001 naming that argument.
+template <typename Case, typename Call, typename... Members>
+void addNullPointerRows(std::vector<ValidationRow<Case, Call>> &rows, const std::string &namePrefix,
+                        std::pair<const char *, Members>... arguments) {
+    (rows.push_back(nullArgumentRow<Case, Call>(namePrefix, arguments.first, arguments.second)), ...);
+    rows.push_back({namePrefix + "workspaceSize", {}, nullPointer, {"workspaceSize"}, {}, [](Call &c) {
+                        c.workspaceSizeArg = false;
+                    }});
+    rows.push_back(
+        {namePrefix + "executor", {}, nullPointer, {"executor"}, {}, [](Call &c) { c.executorArg = false; }});
 }
 
 // "type<n>"/"format<n>" parts of row names (enum values as CANN numbers them; UNDEFINED is -1).
