@@ -1,6 +1,7 @@
 // Rules where CANN's op_api differs from what poolgrad first did (issue #14), each checked through the
 // public C API: aclnnAdaptiveMaxPool2d takes DOUBLE and NHWC tensors and, with an empty self, any empty
-// output; the 2-D max-pool operators (and their backwards) allow only the batch to be 0.
+// output; the 2-D max-pool operators (and their backwards) allow only the batch to be 0. The phase-1 rules
+// are rows of a validation table (support/validation_cases.h) over the adaptive and 2-D calls.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -11,16 +12,15 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "support/adaptive_and_2d_call.h"
 #include "support/test_tensor.h"
+#include "support/validation_cases.h"
 
 namespace {
 
-using test_support::IntArray;
-using test_support::TestTensor;
-
-constexpr aclnnStatus kInvalid = 161002;
+using namespace adaptive_and_2d_test;
+using test_support::accepted;
+using test_support::invalid;
 
 aclnnStatus runAdaptive2d(const aclTensor *self, const std::vector<int64_t> &size, aclTensor *out, aclTensor *indices) {
     IntArray outputSize(size);
@@ -62,66 +62,84 @@ TEST(CannRules, AdaptiveMaxPool2dTakesNhwc) {
         EXPECT_EQ(out.at(i), expectedValues[i]) << i;
         EXPECT_EQ(indices.at(i), expectedIndices[i]) << i;
     }
-    // outputOut must keep NHWC's C last: an NCHW-shaped out is refused.
-    TestTensor nchwShaped({1, 2, 1, 2}, ACL_FLOAT, ACL_FORMAT_NHWC), nchwIndices({1, 2, 1, 2}, ACL_INT64);
-    EXPECT_EQ(runAdaptive2d(self, {1, 2}, nchwShaped, nchwIndices), kInvalid);
+}
+
+// aclnnAdaptiveMaxPool2d with an empty self (0,3,4,4) and outputSize (2,2), outputOut and indicesOut `out`.
+void emptyAdaptive2dSelf(Case &c, std::vector<int64_t> out) {
+    c["self"].shape = {0, 3, 4, 4};
+    c["outputOut"].shape = c["indicesOut"].shape = std::move(out);
+    c.lists["outputSize"] = {2, 2};
 }
 
 TEST(CannRules, AdaptiveMaxPool2dWithAnEmptySelfTakesAnyEmptyOutput) {
     // CANN compares no shapes but outputOut's and indicesOut's: with nothing to write, an empty out of another
-    // shape succeeds; a non-empty one is a real mismatch and stays refused.
-    TestTensor self({0, 3, 4, 4}, ACL_FLOAT);
-    TestTensor emptyOut({0, 3, 3, 3}, ACL_FLOAT), emptyIndices({0, 3, 3, 3}, ACL_INT64);
-    EXPECT_EQ(runAdaptive2d(self, {2, 2}, emptyOut, emptyIndices), 0) << aclGetRecentErrMsg();
-    TestTensor fullOut({1, 3, 2, 2}, ACL_FLOAT), fullIndices({1, 3, 2, 2}, ACL_INT64);
-    EXPECT_EQ(runAdaptive2d(self, {2, 2}, fullOut, fullIndices), kInvalid);
-    TestTensor otherIndices({0, 3, 2, 2}, ACL_INT64);
-    EXPECT_EQ(runAdaptive2d(self, {2, 2}, emptyOut, otherIndices), kInvalid);  // indicesOut must match outputOut
-    EXPECT_EQ(runAdaptive2d(self, {0, 2}, emptyOut, emptyIndices), kInvalid);  // outputSize is still checked
+    // shape succeeds (and runs); the table below keeps a non-empty one refused.
+    Case c = validCase(Op::Adaptive2d);
+    emptyAdaptive2dSelf(c, {0, 3, 3, 3});
+    Invocation call(c);
+    test_support::expectAcceptedAndRuns(call);
 }
 
+// The 2-D max-pool operators' shapes: only the batch may be 0.
 struct TwoDimensionalCase {
+    const char *name;
     std::vector<int64_t> self, out;
     bool accepted;
 };
 
-class OnlyTheBatchMayBeEmpty : public testing::TestWithParam<TwoDimensionalCase> {};
-
-TEST_P(OnlyTheBatchMayBeEmpty, WithIndicesMaskAndBackwards) {
-    const TwoDimensionalCase c = GetParam();
-    IntArray kernel({2, 2}), stride({2, 2}), padding({0, 0}), dilation({1, 1});
-    std::vector<int64_t> maskShape(c.out.begin(), c.out.end() - 2);
-    maskShape.push_back(4);
-    maskShape.push_back(64);
-    for (bool mask : {false, true}) {
-        SCOPED_TRACE(mask ? "mask" : "indices");
-        TestTensor self(c.self, ACL_FLOAT), out(c.out, ACL_FLOAT), gradInput(c.self, ACL_FLOAT);
-        TestTensor indices = mask ? TestTensor(maskShape, ACL_INT8) : TestTensor(c.out, ACL_INT32);
-        uint64_t workspaceSize = 0;
-        aclOpExecutor *executor = nullptr;
-        const aclnnStatus forward =
-            mask ? aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernel, stride, padding, dilation, false, out, indices,
-                                                          &workspaceSize, &executor)
-                 : aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernel, stride, padding, dilation, false, out,
-                                                             indices, &workspaceSize, &executor);
-        EXPECT_EQ(forward, c.accepted ? 0 : kInvalid) << aclGetRecentErrMsg();
-        if (forward == 0) aclDestroyAclOpExecutor(executor);
-        if (!c.accepted) EXPECT_NE(std::string(aclGetRecentErrMsg()).find("only the batch"), std::string::npos);
-        const aclnnStatus backward =
-            mask ? aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(out, self, indices, kernel, stride, padding, dilation,
-                                                                  false, gradInput, &workspaceSize, &executor)
-                 : aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(out, self, indices, kernel, stride, padding,
-                                                                     dilation, false, gradInput, &workspaceSize,
-                                                                     &executor);
-        EXPECT_EQ(backward, c.accepted ? 0 : kInvalid) << aclGetRecentErrMsg();
-        if (backward == 0) aclDestroyAclOpExecutor(executor);
-    }
+std::vector<Row> cannRuleRows() {
+    std::vector<Row> rows;
+    // outputOut must keep NHWC's C last: an NCHW-shaped out is refused.
+    rows.push_back(row(Op::Adaptive2d, "NhwcOutputMustKeepChannelsLast",
+                       [](Case &c) {
+                           c["self"] = {{1, 2, 3, 2}, ACL_FLOAT, ACL_FORMAT_NHWC};
+                           c["outputOut"] = {{1, 2, 1, 2}, ACL_FLOAT, ACL_FORMAT_NHWC};
+                           c["indicesOut"] = {{1, 2, 1, 2}, ACL_INT64};
+                           c.lists["outputSize"] = {1, 2};
+                       },
+                       invalid, {"outputOut"}));
+    rows.push_back(row(Op::Adaptive2d, "EmptySelfWithANonEmptyOutputIs161002",
+                       [](Case &c) {
+                           emptyAdaptive2dSelf(c, {1, 3, 2, 2});
+                       },
+                       invalid, {"outputOut"}));
+    rows.push_back(row(Op::Adaptive2d, "EmptySelfIndicesOutMustMatchOutputOut",
+                       [](Case &c) {
+                           emptyAdaptive2dSelf(c, {0, 3, 3, 3});
+                           c["indicesOut"].shape = {0, 3, 2, 2};
+                       },
+                       invalid, {"indicesOut"}));
+    rows.push_back(row(Op::Adaptive2d, "EmptySelfOutputSizeIsStillChecked",
+                       [](Case &c) {
+                           emptyAdaptive2dSelf(c, {0, 3, 3, 3});
+                           c.lists["outputSize"] = {0, 2};
+                       },
+                       invalid, {"outputSize"}));
+    for (const TwoDimensionalCase &shapes : {TwoDimensionalCase{"N0", {0, 2, 4, 4}, {0, 2, 2, 2}, true},
+                                             TwoDimensionalCase{"C0", {1, 0, 4, 4}, {1, 0, 2, 2}, false},
+                                             TwoDimensionalCase{"N0C0", {0, 0, 4, 4}, {0, 0, 2, 2}, false},
+                                             TwoDimensionalCase{"UnbatchedC0", {0, 4, 4}, {0, 2, 2}, false}})
+        for (Op op : {Op::Indices2d, Op::Mask2d, Op::Indices2dBackward, Op::Mask2dBackward}) {
+            std::vector<int64_t> indices = shapes.out;
+            if (isMask(op)) {
+                indices.resize(indices.size() - 2);
+                indices.insert(indices.end(), {4, 64});
+            }
+            rows.push_back(row(
+                op, std::string("OnlyTheBatchMayBeEmpty_") + shapes.name,
+                [=](Case &c) {
+                    const bool forward = c.tensors.count("out") != 0;
+                    c[forward ? "out" : "gradOutput"].shape = shapes.out;
+                    c["self"].shape = shapes.self;
+                    if (!forward) c["gradInput"].shape = shapes.self;
+                    c["indices"].shape = indices;
+                },
+                shapes.accepted ? accepted : invalid,
+                shapes.accepted ? std::vector<std::string>{} : std::vector<std::string>{"only the batch"}));
+        }
+    return rows;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, OnlyTheBatchMayBeEmpty,
-                         testing::Values(TwoDimensionalCase{{0, 2, 4, 4}, {0, 2, 2, 2}, true},
-                                         TwoDimensionalCase{{1, 0, 4, 4}, {1, 0, 2, 2}, false},
-                                         TwoDimensionalCase{{0, 0, 4, 4}, {0, 0, 2, 2}, false},
-                                         TwoDimensionalCase{{0, 4, 4}, {0, 2, 2}, false}));
+POOLGRAD_VALIDATION_TABLE(CannRuleRows, cannRuleRows());
 
 }  // namespace

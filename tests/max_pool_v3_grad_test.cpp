@@ -24,23 +24,16 @@
 #include "support/differential_driver.h"
 #include "support/float_bits.h"
 #include "support/max_pool_v3_run.h"
+#include "support/max_pool_v3_validation.h"
+#include "support/phase_one_check.h"
 #include "support/test_tensor.h"
+#include "support/validation_cases.h"
 
 namespace {
 
-using max_pool_v3_test::expectBits;
-using max_pool_v3_test::expectSuccess;
-using max_pool_v3_test::filled;
-using max_pool_v3_test::seedsWith;
-using max_pool_v3_test::seedTrace;
-using max_pool_v3_test::Storage;
-using max_pool_v3_test::V3Attributes;
-using max_pool_v3_test::V3Status;
-using test_support::IntArray;
-using test_support::TestTensor;
+using namespace max_pool_v3_test;
+using namespace test_support;
 
-constexpr aclnnStatus kNullptr = 161001;
-constexpr aclnnStatus kInvalid = 161002;
 // Every non-reference implementation accepts at least this share of the random cases (measured:
 // channels-last 18%, dense 51%; a third of the lowest as margin).
 constexpr double kMinimumShare = 0.06;
@@ -218,333 +211,408 @@ TEST(MaxPoolV3GradSemantics, RepeatableExecutorRereadsData) {
 
 // --------------------------------------------------------------------------------- validation rows
 
-// The phase-1 arguments; a test breaks one of them at a time.
-struct GradCall {
-    const aclTensor *origInput, *origOutput, *grad;
-    const aclIntArray *ksize, *strides;
-    const char *paddingMode;
-    const aclIntArray *pads;
-    const char *dataFormat;
-    bool globalPooling, ceilMode;
-    aclTensor *outGrad;
-    bool nullWorkspaceSize = false, nullExecutor = false;
-};
+// A valid NCHW call: (1,2,4,4) -> (1,2,2,2), 2x2 windows, stride 2, CALCULATED with zero pads; one dtype.
+struct GradCase : max_pool_v3_test::V3AttributeSpecs {
+    TensorSpec origInput{{1, 2, 4, 4}}, origOutput{{1, 2, 2, 2}}, grad{{1, 2, 2, 2}}, outGrad{{1, 2, 4, 4}};
 
-struct PhaseOne {
-    aclnnStatus status;
-    uint64_t workspaceSize;
-    aclOpExecutor *executor;
-    std::string message;
-};
-
-const uint64_t kGarbageWorkspace = 0xFEEDFACEull;
-aclOpExecutor *garbageExecutor() { return reinterpret_cast<aclOpExecutor *>(uintptr_t{0xDEAD0}); }
-
-PhaseOne callPhaseOne(const GradCall &c) {
-    PhaseOne result{-1, kGarbageWorkspace, garbageExecutor(), ""};
-    result.status = aclnnMaxPoolV3GradGetWorkspaceSize(c.origInput, c.origOutput, c.grad, c.ksize, c.strides,
-                                                       c.paddingMode, c.pads, c.dataFormat, c.globalPooling, c.ceilMode,
-                                                       c.outGrad, c.nullWorkspaceSize ? nullptr : &result.workspaceSize,
-                                                       c.nullExecutor ? nullptr : &result.executor);
-    result.message = aclGetRecentErrMsg();
-    if (result.status == 0 && result.executor != nullptr && result.executor != garbageExecutor())
-        aclDestroyAclOpExecutor(result.executor);
-    return result;
-}
-
-// Rejected with `code`, both out-parameters cleared (where given), and a message naming every word.
-void expectRejected(const GradCall &c, aclnnStatus code, std::initializer_list<const char *> mentions) {
-    const PhaseOne result = callPhaseOne(c);
-    EXPECT_EQ(result.status, code) << result.message;
-    if (!c.nullWorkspaceSize) EXPECT_EQ(result.workspaceSize, 0u) << "workspaceSize not cleared";
-    if (!c.nullExecutor) EXPECT_EQ(result.executor, nullptr) << "executor not cleared";
-    for (const char *word : mentions)
-        EXPECT_NE(result.message.find(word), std::string::npos)
-            << "message \"" << result.message << "\" lacks \"" << word << "\"";
-}
-
-void expectAccepted(const GradCall &c) {
-    const PhaseOne result = callPhaseOne(c);
-    EXPECT_EQ(result.status, 0) << result.message;
-    EXPECT_EQ(result.workspaceSize, 0u);
-}
-
-// A valid NCHW call: (1,2,4,4) -> (1,2,2,2), 2x2 windows, stride 2; tensors of one dtype.
-class V3GradValidation : public testing::Test {
-protected:
-    V3GradValidation()
-        : origInput({1, 2, 4, 4}, ACL_FLOAT),
-          origOutput({1, 2, 2, 2}, ACL_FLOAT),
-          grad({1, 2, 2, 2}, ACL_FLOAT),
-          outGrad({1, 2, 4, 4}, ACL_FLOAT),
-          ksize({1, 1, 2, 2}),
-          strides({1, 1, 2, 2}),
-          pads({0, 0, 0, 0}) {}
-
-    GradCall call() {
-        return {origInput, origOutput, grad, ksize, strides, "CALCULATED", pads, "NCHW", false, false, outGrad};
+    GradCase() {
+        paddingMode = "CALCULATED";
+        pads = std::vector<int64_t>{0, 0, 0, 0};
+        dataFormat = "NCHW";
     }
+    GradCase &types(aclDataType type) {
+        origInput.type = origOutput.type = grad.type = outGrad.type = type;
+        return *this;
+    }
+    GradCase &shapes(std::vector<int64_t> input, std::vector<int64_t> output) {
+        origInput.shape = outGrad.shape = std::move(input);
+        origOutput.shape = grad.shape = std::move(output);
+        return *this;
+    }
+};
+
+class GradCall : public test_support::PhaseOneCall, public max_pool_v3_test::V3AttributeArguments {
+public:
+    explicit GradCall(const GradCase &c)
+        : V3AttributeArguments(c),
+          origInput(test_support::makeTensor(c.origInput)),
+          origOutput(test_support::makeTensor(c.origOutput)),
+          grad(test_support::makeTensor(c.grad)),
+          outGrad(test_support::makeTensor(c.outGrad)) {}
+    test_support::PhaseOneOutcome phaseOne() {
+        return callPhaseOne([this](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3GradGetWorkspaceSize(origInputArg, origOutputArg, gradArg, ksizeArg, stridesArg,
+                                                      paddingMode, padsArg, dataFormat, globalPooling, ceilMode,
+                                                      outGradArg, workspaceSize, executor);
+        });
+    }
+    std::vector<const TestTensor *> outputs() const { return {&outGrad}; }
 
     TestTensor origInput, origOutput, grad, outGrad;
-    IntArray ksize, strides, pads;
+    const aclTensor *origInputArg = origInput;
+    const aclTensor *origOutputArg = origOutput;
+    const aclTensor *gradArg = grad;
+    aclTensor *outGradArg = outGrad;
 };
 
-TEST_F(V3GradValidation, BaselineIsAcceptedAndDefaultsMayBeNull) {
-    expectAccepted(call());
-    GradCall c = call();
-    c.paddingMode = nullptr;
-    c.pads = nullptr;
-    c.dataFormat = nullptr;
-    expectAccepted(c);
-}
+using GradRow = test_support::ValidationRow<GradCase, GradCall>;
 
-TEST_F(V3GradValidation, Row1NullPointers) {
-    const char *names[] = {"origInput", "origOutput", "grad", "ksize", "strides", "outGrad"};
-    for (int i = 0; i < 6; ++i) {
-        GradCall c = call();
-        switch (i) {
-            case 0:
-                c.origInput = nullptr;
-                break;
-            case 1:
-                c.origOutput = nullptr;
-                break;
-            case 2:
-                c.grad = nullptr;
-                break;
-            case 3:
-                c.ksize = nullptr;
-                break;
-            case 4:
-                c.strides = nullptr;
-                break;
-            case 5:
-                c.outGrad = nullptr;
-                break;
-        }
-        SCOPED_TRACE(names[i]);
-        expectRejected(c, kNullptr, {names[i]});
-    }
-    GradCall c = call();
-    c.nullWorkspaceSize = true;
-    expectRejected(c, kNullptr, {"workspaceSize"});
-    c = call();
-    c.nullExecutor = true;
-    expectRejected(c, kNullptr, {"executor"});
-}
+std::vector<GradRow> gradRows() {
+    std::vector<GradRow> rows;
+    rows.push_back({"BaselineIsAccepted", {}, accepted});
+    rows.push_back({"DefaultsMayBeNull",
+                    [](GradCase &c) {
+                        c.paddingMode = nullptr;
+                        c.pads = std::nullopt;
+                        c.dataFormat = nullptr;
+                    },
+                    accepted});
 
-TEST_F(V3GradValidation, Row2DataTypes) {
-    for (aclDataType bad : {ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT8, ACL_INT64}) {
-        TestTensor input({1, 2, 4, 4}, bad), output({1, 2, 2, 2}, bad), g({1, 2, 2, 2}, bad), out({1, 2, 4, 4}, bad);
-        GradCall c = call();
-        c.origInput = input;
-        c.origOutput = output;
-        c.grad = g;
-        c.outGrad = out;
-        SCOPED_TRACE(bad);
-        expectRejected(c, kInvalid, {"origInput", "dtype"});
-    }
-    TestTensor half({1, 2, 2, 2}, ACL_FLOAT16), halfInput({1, 2, 4, 4}, ACL_FLOAT16);
-    GradCall c = call();
-    c.origOutput = half;
-    expectRejected(c, kInvalid, {"origOutput", "dtype", "FLOAT16"});
-    c = call();
-    c.grad = half;
-    expectRejected(c, kInvalid, {"grad", "dtype"});
-    c = call();
-    c.outGrad = halfInput;
-    expectRejected(c, kInvalid, {"outGrad", "dtype"});
-}
+    // ---- row 1: null pointers → 161001
+    test_support::addNullPointerRows(rows, "Row1NullPointerIs161001_", std::pair{"origInput", &GradCall::origInputArg},
+                                     std::pair{"origOutput", &GradCall::origOutputArg},
+                                     std::pair{"grad", &GradCall::gradArg}, std::pair{"ksize", &GradCall::ksizeArg},
+                                     std::pair{"strides", &GradCall::stridesArg},
+                                     std::pair{"outGrad", &GradCall::outGradArg});
 
-TEST_F(V3GradValidation, Row3RanksAndFormats) {
-    TestTensor rank3({2, 4, 4}, ACL_FLOAT), rank5({1, 2, 1, 4, 4}, ACL_FLOAT), out3({2, 2, 2}, ACL_FLOAT);
-    GradCall c = call();
-    c.origInput = rank3;
-    expectRejected(c, kInvalid, {"origInput", "rank 4"});
-    c = call();
-    c.origOutput = out3;
-    expectRejected(c, kInvalid, {"origOutput", "rank"});
-    c = call();
-    c.grad = out3;
-    expectRejected(c, kInvalid, {"grad", "rank"});
-    c = call();
-    c.outGrad = rank5;
-    expectRejected(c, kInvalid, {"outGrad", "rank"});
+    // ---- row 2: dtypes
+    for (aclDataType type : {ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT8, ACL_INT64})
+        rows.push_back({"Row2DtypeOutsideFloatFloat16Is161002_" + test_support::typeName(type),
+                        [type](GradCase &c) { c.types(type); },
+                        invalid,
+                        {"origInput", "dtype"}});
+    rows.push_back({"Row2OrigOutputDtypeDiffersIs161002",
+                    [](GradCase &c) { c.origOutput.type = ACL_FLOAT16; },
+                    invalid,
+                    {"origOutput", "dtype", "FLOAT16"}});
+    rows.push_back(
+        {"Row2GradDtypeDiffersIs161002", [](GradCase &c) { c.grad.type = ACL_FLOAT16; }, invalid, {"grad", "dtype"}});
+    rows.push_back({"Row2OutGradDtypeDiffersIs161002",
+                    [](GradCase &c) { c.outGrad.type = ACL_FLOAT16; },
+                    invalid,
+                    {"outGrad", "dtype"}});
 
-    for (aclFormat bad : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED, ACL_FORMAT_FRACTAL_NZ}) {
-        TestTensor input({1, 2, 4, 4}, ACL_FLOAT, bad), output({1, 2, 2, 2}, ACL_FLOAT, bad);
-        SCOPED_TRACE(bad);
-        c = call();
-        c.origInput = input;
-        expectRejected(c, kInvalid, {"origInput", "format"});
-        c = call();
-        c.grad = output;
-        expectRejected(c, kInvalid, {"grad", "format"});
-        c = call();
-        c.origOutput = output;
-        expectRejected(c, kInvalid, {"origOutput", "format"});
+    // ---- row 3: ranks and formats
+    rows.push_back({"Row3OrigInputRank3Is161002",
+                    [](GradCase &c) {
+                        c.origInput.shape = {2, 4, 4};
+                    },
+                    invalid,
+                    {"origInput", "rank 4"}});
+    rows.push_back({"Row3OrigOutputRank3Is161002",
+                    [](GradCase &c) {
+                        c.origOutput.shape = {2, 2, 2};
+                    },
+                    invalid,
+                    {"origOutput", "rank"}});
+    rows.push_back({"Row3GradRank3Is161002", [](GradCase &c) { c.grad.shape = {2, 2, 2}; }, invalid, {"grad", "rank"}});
+    rows.push_back({"Row3OutGradRank5Is161002",
+                    [](GradCase &c) {
+                        c.outGrad.shape = {1, 2, 1, 4, 4};
+                    },
+                    invalid,
+                    {"outGrad", "rank"}});
+    for (aclFormat format : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED, ACL_FORMAT_FRACTAL_NZ}) {
+        const std::string suffix = "_" + test_support::formatName(format);
+        rows.push_back({"Row3PrivateOrigInputFormatIs161002" + suffix,
+                        [format](GradCase &c) { c.origInput.format = format; },
+                        invalid,
+                        {"origInput", "format"}});
+        rows.push_back({"Row3PrivateGradFormatIs161002" + suffix,
+                        [format](GradCase &c) { c.grad.format = format; },
+                        invalid,
+                        {"grad", "format"}});
+        rows.push_back({"Row3PrivateOrigOutputFormatIs161002" + suffix,
+                        [format](GradCase &c) { c.origOutput.format = format; },
+                        invalid,
+                        {"origOutput", "format"}});
     }
     // Public format tags are accepted whatever they say: the layout comes from dataFormat.
-    TestTensor tagged({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NHWC), taggedOut({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL);
-    c = call();
-    c.origInput = tagged;
-    c.outGrad = taggedOut;
-    expectAccepted(c);
-}
+    rows.push_back({"Row3PublicFormatTagsAreAccepted",
+                    [](GradCase &c) {
+                        c.origInput.format = ACL_FORMAT_NHWC;
+                        c.outGrad.format = ACL_FORMAT_NCL;
+                    },
+                    accepted});
 
-TEST_F(V3GradValidation, Row4DataFormatAndPaddingModeStrings) {
-    for (const char *bad : {"nchw", "NCDHW", "ND", "", "NHWC "}) {
-        GradCall c = call();
-        c.dataFormat = bad;
-        SCOPED_TRACE(bad);
-        expectRejected(c, kInvalid, {"dataFormat", bad});
-    }
-    for (const char *bad : {"same", "Valid", "EXPLICIT", ""}) {
-        GradCall c = call();
-        c.paddingMode = bad;
-        SCOPED_TRACE(bad);
-        expectRejected(c, kInvalid, {"paddingMode", bad});
-    }
-}
+    // ---- row 4: the dataFormat and paddingMode strings
+    for (const char *bad : {"nchw", "NCDHW", "ND", "", "NHWC "})
+        rows.push_back({"Row4DataFormatIs161002_" + max_pool_v3_test::nameOf(bad),
+                        [bad](GradCase &c) { c.dataFormat = bad; },
+                        invalid,
+                        {"dataFormat", bad}});
+    for (const char *bad : {"same", "Valid", "EXPLICIT", ""})
+        rows.push_back({"Row4PaddingModeIs161002_" + max_pool_v3_test::nameOf(bad),
+                        [bad](GradCase &c) { c.paddingMode = bad; },
+                        invalid,
+                        {"paddingMode", bad}});
 
-TEST_F(V3GradValidation, Row5GlobalPoolingIsRejected) {
-    GradCall c = call();
-    c.globalPooling = true;
-    expectRejected(c, kInvalid, {"globalPooling"});
-}
+    // ---- rows 5, 6: globalPooling, ceilMode only with CALCULATED
+    rows.push_back(
+        {"Row5GlobalPoolingIsRejected", [](GradCase &c) { c.globalPooling = true; }, invalid, {"globalPooling"}});
+    for (const char *mode : {"SAME", "VALID"})
+        rows.push_back({std::string("Row6CeilModeWithIs161002_") + mode,
+                        [mode](GradCase &c) {
+                            c.paddingMode = mode;
+                            c.ceilMode = true;
+                        },
+                        invalid,
+                        {"ceilMode", mode}});
+    // CALCULATED: allowed (4x4, k2 s2: still 2x2).
+    rows.push_back({"Row6CeilModeWithCalculatedIsAccepted", [](GradCase &c) { c.ceilMode = true; }, accepted});
 
-TEST_F(V3GradValidation, Row6CeilModeOnlyWithCalculated) {
-    for (const char *mode : {"SAME", "VALID"}) {
-        GradCall c = call();
-        c.paddingMode = mode;
-        c.ceilMode = true;
-        SCOPED_TRACE(mode);
-        expectRejected(c, kInvalid, {"ceilMode", mode});
-    }
-    GradCall c = call();
-    c.ceilMode = true;  // CALCULATED: allowed (4x4, k2 s2: still 2x2)
-    expectAccepted(c);
-}
+    // ---- row 7: list lengths (checked with SAME / VALID too, though pads are then unused)
+    rows.push_back({"Row7KsizeLength2Is161002",
+                    [](GradCase &c) {
+                        c.ksize = {2, 2};
+                    },
+                    invalid,
+                    {"ksize", "length 4", "2"}});
+    rows.push_back({"Row7StridesLength5Is161002",
+                    [](GradCase &c) {
+                        c.strides = {1, 1, 2, 2, 1};
+                    },
+                    invalid,
+                    {"strides", "length 4", "5"}});
+    rows.push_back({"Row7PadsLength2Is161002",
+                    [](GradCase &c) {
+                        c.pads = std::vector<int64_t>{2, 2};
+                    },
+                    invalid,
+                    {"pads", "length 4"}});
+    rows.push_back({"Row7PadsLength0Is161002",
+                    [](GradCase &c) { c.pads = std::vector<int64_t>{}; },
+                    invalid,
+                    {"pads", "length 4", "0"}});
+    rows.push_back({"Row7PadsLength2WithValidIs161002",
+                    [](GradCase &c) {
+                        c.paddingMode = "VALID";
+                        c.pads = std::vector<int64_t>{2, 2};
+                    },
+                    invalid,
+                    {"pads"}});
 
-TEST_F(V3GradValidation, Row7ListLengths) {
-    IntArray two({2, 2}), five({1, 1, 2, 2, 1}), empty(std::vector<int64_t>{});
-    GradCall c = call();
-    c.ksize = two;
-    expectRejected(c, kInvalid, {"ksize", "length 4", "2"});
-    c = call();
-    c.strides = five;
-    expectRejected(c, kInvalid, {"strides", "length 4", "5"});
-    c = call();
-    c.pads = two;
-    expectRejected(c, kInvalid, {"pads", "length 4"});
-    c = call();
-    c.pads = empty;
-    expectRejected(c, kInvalid, {"pads", "length 4", "0"});
-    // Lengths are checked with SAME / VALID too, though pads are then unused.
-    c = call();
-    c.paddingMode = "VALID";
-    c.pads = two;
-    expectRejected(c, kInvalid, {"pads"});
-}
-
-TEST_F(V3GradValidation, Row8BatchAndChannelEntriesAreOne) {
-    IntArray kN({2, 1, 2, 2}), kC({1, 2, 2, 2}), sN({3, 1, 2, 2}), sC({1, 0, 2, 2});
-    GradCall c = call();
-    c.ksize = kN;
-    expectRejected(c, kInvalid, {"ksize[0]", "N"});
-    c = call();
-    c.ksize = kC;
-    expectRejected(c, kInvalid, {"ksize[1]", "C"});
-    c = call();
-    c.strides = sN;
-    expectRejected(c, kInvalid, {"strides[0]", "N"});
-    c = call();
-    c.strides = sC;
-    expectRejected(c, kInvalid, {"strides[1]", "C"});
+    // ---- row 8: the N and C entries of ksize and strides are 1
+    rows.push_back({"Row8KsizeBatchEntryIs161002",
+                    [](GradCase &c) {
+                        c.ksize = {2, 1, 2, 2};
+                    },
+                    invalid,
+                    {"ksize[0]", "N"}});
+    rows.push_back({"Row8KsizeChannelEntryIs161002",
+                    [](GradCase &c) {
+                        c.ksize = {1, 2, 2, 2};
+                    },
+                    invalid,
+                    {"ksize[1]", "C"}});
+    rows.push_back({"Row8StridesBatchEntryIs161002",
+                    [](GradCase &c) {
+                        c.strides = {3, 1, 2, 2};
+                    },
+                    invalid,
+                    {"strides[0]", "N"}});
+    rows.push_back({"Row8StridesChannelEntryIs161002",
+                    [](GradCase &c) {
+                        c.strides = {1, 0, 2, 2};
+                    },
+                    invalid,
+                    {"strides[1]", "C"}});
     // NHWC: C is at index 3, and [1,1,2,2] puts 2 there.
-    TestTensor input({1, 4, 4, 2}, ACL_FLOAT), output({1, 2, 2, 2}, ACL_FLOAT), g({1, 2, 2, 2}, ACL_FLOAT),
-        out({1, 4, 4, 2}, ACL_FLOAT);
-    IntArray nhwcK({1, 2, 2, 1});
-    c = {input, output, g, nhwcK, strides, "CALCULATED", pads, "NHWC", false, false, out};
-    expectRejected(c, kInvalid, {"strides[3]", "C", "NHWC"});
-    IntArray nhwcS({1, 2, 2, 1});
-    c.strides = nhwcS;
-    expectAccepted(c);
-}
+    const auto nhwc = [](GradCase &c) {
+        c.shapes({1, 4, 4, 2}, {1, 2, 2, 2});
+        c.ksize = {1, 2, 2, 1};
+        c.dataFormat = "NHWC";
+    };
+    rows.push_back({"Row8NhwcStridesChannelEntryIs161002", nhwc, invalid, {"strides[3]", "C", "NHWC"}});
+    rows.push_back({"Row8NhwcEntriesAreAccepted",
+                    [nhwc](GradCase &c) {
+                        nhwc(c);
+                        c.strides = {1, 2, 2, 1};
+                    },
+                    accepted});
 
-TEST_F(V3GradValidation, Row9KernelAndStrideLimits) {
-    IntArray k256({1, 1, 256, 2}), k0({1, 1, 2, 0}), s64({1, 1, 64, 2}), s0({1, 1, 2, 0});
-    GradCall c = call();
-    c.ksize = k256;
-    expectRejected(c, kInvalid, {"ksize[2]", "H", "[1, 255]", "256"});
-    c = call();
-    c.ksize = k0;
-    expectRejected(c, kInvalid, {"ksize[3]", "W", "0"});
-    c = call();
-    c.strides = s64;
-    expectRejected(c, kInvalid, {"strides[2]", "[1, 63]", "64"});
-    c = call();
-    c.strides = s0;
-    expectRejected(c, kInvalid, {"strides[3]", "W"});
+    // ---- row 9: kernel in [1, 255], stride in [1, 63]
+    rows.push_back({"Row9KernelAbove255Is161002",
+                    [](GradCase &c) {
+                        c.ksize = {1, 1, 256, 2};
+                    },
+                    invalid,
+                    {"ksize[2]", "H", "[1, 255]", "256"}});
+    rows.push_back({"Row9KernelZeroIs161002",
+                    [](GradCase &c) {
+                        c.ksize = {1, 1, 2, 0};
+                    },
+                    invalid,
+                    {"ksize[3]", "W", "0"}});
+    rows.push_back({"Row9StrideAbove63Is161002",
+                    [](GradCase &c) {
+                        c.strides = {1, 1, 64, 2};
+                    },
+                    invalid,
+                    {"strides[2]", "[1, 63]", "64"}});
+    rows.push_back({"Row9StrideZeroIs161002",
+                    [](GradCase &c) {
+                        c.strides = {1, 1, 2, 0};
+                    },
+                    invalid,
+                    {"strides[3]", "W"}});
     // The limits themselves are allowed: 255 x 63 on a 255-row input gives one output row.
-    TestTensor input({1, 1, 255, 2}, ACL_FLOAT), output({1, 1, 1, 1}, ACL_FLOAT), g({1, 1, 1, 1}, ACL_FLOAT),
-        out({1, 1, 255, 2}, ACL_FLOAT);
-    IntArray k255({1, 1, 255, 2}), s63({1, 1, 63, 63});
-    expectAccepted({input, output, g, k255, s63, "VALID", nullptr, "NCHW", false, false, out});
-}
+    rows.push_back({"Row9LimitsAreAccepted",
+                    [](GradCase &c) {
+                        c.shapes({1, 1, 255, 2}, {1, 1, 1, 1});
+                        c.ksize = {1, 1, 255, 2};
+                        c.strides = {1, 1, 63, 63};
+                        c.paddingMode = "VALID";
+                        c.pads = std::nullopt;
+                    },
+                    accepted});
 
-TEST_F(V3GradValidation, Row10CalculatedPadsAreNonNegative) {
-    IntArray negative({0, 0, -1, 0});
-    GradCall c = call();
-    c.pads = negative;
-    expectRejected(c, kInvalid, {"pads[2]", "pad_left", "-1"});
-    // Ignored (so not checked) with SAME and VALID.
-    c.paddingMode = "VALID";
-    expectAccepted(c);
+    // ---- row 10: CALCULATED pads are >= 0 (ignored, so not checked, with SAME and VALID)
+    rows.push_back({"Row10NegativePadIs161002",
+                    [](GradCase &c) {
+                        c.pads = std::vector<int64_t>{0, 0, -1, 0};
+                    },
+                    invalid,
+                    {"pads[2]", "pad_left", "-1"}});
+    rows.push_back({"Row10NegativePadWithValidIsAccepted",
+                    [](GradCase &c) {
+                        c.pads = std::vector<int64_t>{0, 0, -1, 0};
+                        c.paddingMode = "VALID";
+                    },
+                    accepted});
     // pads >= kernel are allowed: 4 + 5 + 5 - 2 = 12, /2 + 1 = 7 rows and columns.
-    TestTensor output({1, 2, 7, 7}, ACL_FLOAT), g({1, 2, 7, 7}, ACL_FLOAT);
-    IntArray large({5, 5, 5, 5});
-    c = call();
-    c.pads = large;
-    c.origOutput = output;
-    c.grad = g;
-    expectAccepted(c);
-}
+    rows.push_back({"Row10PadsAboveTheKernelAreAccepted",
+                    [](GradCase &c) {
+                        c.pads = std::vector<int64_t>{5, 5, 5, 5};
+                        c.origOutput.shape = c.grad.shape = {1, 2, 7, 7};
+                    },
+                    accepted});
 
-TEST_F(V3GradValidation, Row11Shapes) {
-    TestTensor g({1, 2, 2, 3}, ACL_FLOAT), outputN({2, 2, 2, 2}, ACL_FLOAT), gradN({2, 2, 2, 2}, ACL_FLOAT),
-        outputC({1, 3, 2, 2}, ACL_FLOAT), gradC({1, 3, 2, 2}, ACL_FLOAT), out({1, 2, 4, 5}, ACL_FLOAT);
-    GradCall c = call();
-    c.grad = g;
-    expectRejected(c, kInvalid, {"grad", "shape", "origOutput"});
-    c = call();
-    c.origOutput = outputN;
-    c.grad = gradN;
-    expectRejected(c, kInvalid, {"origOutput", "N"});
-    c = call();
-    c.origOutput = outputC;
-    c.grad = gradC;
-    expectRejected(c, kInvalid, {"origOutput", "C"});
-    c = call();
-    c.outGrad = out;
-    expectRejected(c, kInvalid, {"outGrad", "shape", "origInput"});
-}
-
-TEST_F(V3GradValidation, Row12OrigOutputSpatialSize) {
-    TestTensor output({1, 2, 3, 2}, ACL_FLOAT), g({1, 2, 3, 2}, ACL_FLOAT);
-    GradCall c = call();
-    c.origOutput = output;
-    c.grad = g;
-    expectRejected(c, kInvalid, {"origOutput", "[1, 2, 2, 2]", "[1, 2, 3, 2]"});
+    // ---- rows 11, 12: shapes
+    rows.push_back({"Row11GradShapeDiffersFromOrigOutputIs161002",
+                    [](GradCase &c) {
+                        c.grad.shape = {1, 2, 2, 3};
+                    },
+                    invalid,
+                    {"grad", "shape", "origOutput"}});
+    rows.push_back({"Row11OrigOutputBatchDiffersIs161002",
+                    [](GradCase &c) {
+                        c.origOutput.shape = c.grad.shape = {2, 2, 2, 2};
+                    },
+                    invalid,
+                    {"origOutput", "N"}});
+    rows.push_back({"Row11OrigOutputChannelsDifferIs161002",
+                    [](GradCase &c) {
+                        c.origOutput.shape = c.grad.shape = {1, 3, 2, 2};
+                    },
+                    invalid,
+                    {"origOutput", "C"}});
+    rows.push_back({"Row11OutGradShapeDiffersFromOrigInputIs161002",
+                    [](GradCase &c) {
+                        c.outGrad.shape = {1, 2, 4, 5};
+                    },
+                    invalid,
+                    {"outGrad", "shape", "origInput"}});
+    rows.push_back({"Row12OrigOutputSpatialSizeIs161002",
+                    [](GradCase &c) {
+                        c.origOutput.shape = c.grad.shape = {1, 2, 3, 2};
+                    },
+                    invalid,
+                    {"origOutput", "[1, 2, 2, 2]", "[1, 2, 3, 2]"}});
     // ceilMode changes the expected size: 5 rows, k2 s2 -> 2 (floor) or 3 (ceil).
-    TestTensor input({1, 2, 5, 4}, ACL_FLOAT), out({1, 2, 5, 4}, ACL_FLOAT);
-    c = {input, output, g, ksize, strides, "CALCULATED", pads, "NCHW", false, false, out};
-    expectRejected(c, kInvalid, {"origOutput"});
-    c.ceilMode = true;
-    expectAccepted(c);
+    rows.push_back({"Row12FloorSizeOfFiveRowsIs2",
+                    [](GradCase &c) {
+                        c.shapes({1, 2, 5, 4}, {1, 2, 3, 2});
+                    },
+                    invalid,
+                    {"origOutput"}});
+    rows.push_back({"Row12CeilSizeOfFiveRowsIs3Accepted",
+                    [](GradCase &c) {
+                        c.shapes({1, 2, 5, 4}, {1, 2, 3, 2});
+                        c.ceilMode = true;
+                    },
+                    accepted});
+
+    // ---- library addition: non-empty tensors need data, views stay inside their storage
+    rows.push_back(
+        {"LibraryAdditionNonEmptyTensorsNeedData", {}, nullPointer, {"origOutput", "null"}, {}, [](GradCall &call) {
+             call.origOutputArg = call.gradArg = call.keepRawTensor({1, 2, 2, 2}, ACL_FLOAT, nullptr, {1, 2, 2, 2});
+         }});
+    rows.push_back(
+        {"LibraryAdditionViewPastItsStorageIs161002", {}, invalid, {"grad", "storage"}, {}, [](GradCall &call) {
+             static const std::vector<int64_t> strides{8, 4, 2, 1};
+             call.gradArg = call.keepRawTensor({1, 2, 2, 2}, ACL_FLOAT, reinterpret_cast<void *>(64), {4}, &strides);
+         }});
+
+    // ---- order: the first broken row wins
+    // dtype (row 2) before rank (row 3).
+    rows.push_back({"FirstBrokenRowWins_DtypeBeforeRank",
+                    [](GradCase &c) {
+                        c.origInput = {{2, 4, 4}, ACL_BF16};
+                    },
+                    invalid,
+                    {"dtype"}});
+    // Strings (row 4) before globalPooling (row 5) before ceil/mode (row 6) before lengths (row 7).
+    rows.push_back({"FirstBrokenRowWins_DataFormatBeforeGlobalPooling",
+                    [](GradCase &c) {
+                        c.dataFormat = "NDHWC";
+                        c.globalPooling = true;
+                    },
+                    invalid,
+                    {"dataFormat"}});
+    rows.push_back({"FirstBrokenRowWins_GlobalPoolingBeforeCeilMode",
+                    [](GradCase &c) {
+                        c.globalPooling = true;
+                        c.ceilMode = true;
+                        c.paddingMode = "SAME";
+                    },
+                    invalid,
+                    {"globalPooling"}});
+    rows.push_back({"FirstBrokenRowWins_CeilModeBeforeLengths",
+                    [](GradCase &c) {
+                        c.ceilMode = true;
+                        c.paddingMode = "VALID";
+                        c.ksize = {2, 2};
+                    },
+                    invalid,
+                    {"ceilMode"}});
+    // Lengths (7) before N/C entries (8) before limits (9) before pads (10) before shapes (11, 12).
+    rows.push_back({"FirstBrokenRowWins_LengthsBeforeEntries",
+                    [](GradCase &c) {
+                        c.ksize = {2, 1, 2, 2};
+                        c.strides = {2, 2};
+                    },
+                    invalid,
+                    {"strides", "length"}});
+    rows.push_back({"FirstBrokenRowWins_EntriesBeforePads",
+                    [](GradCase &c) {
+                        c.ksize = {2, 1, 2, 2};
+                        c.pads = std::vector<int64_t>{-1, 0, 0, 0};
+                    },
+                    invalid,
+                    {"ksize[0]"}});
+    rows.push_back({"FirstBrokenRowWins_LimitsBeforePads",
+                    [](GradCase &c) {
+                        c.ksize = {1, 1, 300, 2};
+                        c.pads = std::vector<int64_t>{-1, 0, 0, 0};
+                    },
+                    invalid,
+                    {"ksize[2]"}});
+    rows.push_back({"FirstBrokenRowWins_PadsBeforeShapes",
+                    [](GradCase &c) {
+                        c.pads = std::vector<int64_t>{-1, 0, 0, 0};
+                        c.grad.shape = {1, 2, 3, 3};
+                    },
+                    invalid,
+                    {"pads[0]"}});
+    return rows;
 }
 
-TEST_F(V3GradValidation, Row13EmptyInputIsANoOp) {
+POOLGRAD_VALIDATION_TABLE(V3GradValidationRows, gradRows());
+
+// ---- calls that run ------------------------------------------------------------------------------
+
+TEST(V3GradValidation, Row13EmptyInputIsANoOp) {
     TestTensor input({0, 2, 4, 4}, ACL_FLOAT), output({0, 2, 2, 2}, ACL_FLOAT), g({0, 2, 2, 2}, ACL_FLOAT),
         out({0, 2, 4, 4}, ACL_FLOAT);
     const V3Status status = max_pool_v3_test::runMaxPoolV3Grad(
@@ -566,7 +634,7 @@ TEST_F(V3GradValidation, Row13EmptyInputIsANoOp) {
     for (aclTensor *t : {nullInput, nullOutput, nullGrad, nullOut}) aclDestroyTensor(t);
 }
 
-TEST_F(V3GradValidation, Row13NoOutputPositionWritesZeros) {
+TEST(V3GradValidation, Row13NoOutputPositionWritesZeros) {
     // 2x3 input, 3x3 VALID kernel: Ho = 0, Wo = 1; outGrad (poisoned, permuted, gapped) becomes zeros.
     for (aclDataType type : {ACL_FLOAT, ACL_FLOAT16})
         for (bool nhwc : {false, true}) {
@@ -587,69 +655,7 @@ TEST_F(V3GradValidation, Row13NoOutputPositionWritesZeros) {
         }
 }
 
-TEST_F(V3GradValidation, LibraryAdditionNonEmptyTensorsNeedData) {
-    const int64_t shape[4] = {1, 2, 2, 2};
-    aclTensor *noData = aclCreateTensor(shape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, shape, 4, nullptr);
-    GradCall c = call();
-    c.origOutput = noData;
-    c.grad = noData;
-    expectRejected(c, kNullptr, {"origOutput", "null"});
-    aclDestroyTensor(noData);
-    // A view reaching past its storage.
-    TestTensor small({1, 2, 2, 2}, ACL_FLOAT);
-    const int64_t strides[4] = {8, 4, 2, 1}, storage[1] = {4};
-    aclTensor *overrun = aclCreateTensor(shape, 4, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storage, 1,
-                                         reinterpret_cast<void *>(uintptr_t{64}));
-    c = call();
-    c.grad = overrun;
-    expectRejected(c, kInvalid, {"grad", "storage"});
-    aclDestroyTensor(overrun);
-}
-
-TEST_F(V3GradValidation, FirstBrokenRowWins) {
-    // dtype (row 2) before rank (row 3).
-    TestTensor bfRank3({2, 4, 4}, ACL_BF16);
-    GradCall c = call();
-    c.origInput = bfRank3;
-    expectRejected(c, kInvalid, {"dtype"});
-    // Strings (row 4) before globalPooling (row 5) before ceil/mode (row 6) before lengths (row 7).
-    IntArray two({2, 2});
-    c = call();
-    c.dataFormat = "NDHWC";
-    c.globalPooling = true;
-    expectRejected(c, kInvalid, {"dataFormat"});
-    c = call();
-    c.globalPooling = true;
-    c.ceilMode = true;
-    c.paddingMode = "SAME";
-    expectRejected(c, kInvalid, {"globalPooling"});
-    c = call();
-    c.ceilMode = true;
-    c.paddingMode = "VALID";
-    c.ksize = two;
-    expectRejected(c, kInvalid, {"ceilMode"});
-    // Lengths (7) before N/C entries (8) before limits (9) before pads (10) before shapes (11, 12).
-    IntArray kN({2, 1, 2, 2}), k300({1, 1, 300, 2}), negative({-1, 0, 0, 0});
-    c = call();
-    c.ksize = kN;
-    c.strides = two;
-    expectRejected(c, kInvalid, {"strides", "length"});
-    c = call();
-    c.ksize = kN;
-    c.pads = negative;
-    expectRejected(c, kInvalid, {"ksize[0]"});
-    c = call();
-    c.ksize = k300;
-    c.pads = negative;
-    expectRejected(c, kInvalid, {"ksize[2]"});
-    TestTensor wrong({1, 2, 3, 3}, ACL_FLOAT);
-    c = call();
-    c.pads = negative;
-    c.grad = wrong;
-    expectRejected(c, kInvalid, {"pads[0]"});
-}
-
-TEST_F(V3GradValidation, SpecErrorPathExamples) {
+TEST(V3GradValidation, SpecErrorPathExamples) {
     // SPEC §9: WE-14 with strides [1,1,64,2]; with ceilMode + VALID; with globalPooling; with BF16 tensors.
     for (int variant = 0; variant < 4; ++variant) {
         const aclDataType type = variant == 3 ? ACL_BF16 : ACL_FLOAT;
@@ -663,7 +669,7 @@ TEST_F(V3GradValidation, SpecErrorPathExamples) {
         if (variant == 2) attributes.globalPooling = true;
         SCOPED_TRACE(variant);
         const V3Status status = max_pool_v3_test::runMaxPoolV3Grad(input, output, g, attributes, out);
-        EXPECT_EQ(status.phaseOne, kInvalid) << status.message;
+        EXPECT_EQ(status.phaseOne, invalid) << status.message;
         EXPECT_EQ(status.phaseTwo, -1);
         EXPECT_EQ(out.bytesOutsideViewChanged(), 0);
     }

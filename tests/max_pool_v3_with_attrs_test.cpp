@@ -19,23 +19,16 @@
 #include "reference/naive_max_pool_v3.h"
 #include "support/differential_driver.h"
 #include "support/max_pool_v3_run.h"
+#include "support/max_pool_v3_validation.h"
+#include "support/phase_one_check.h"
 #include "support/test_tensor.h"
+#include "support/validation_cases.h"
 
 namespace {
 
-using max_pool_v3_test::expectBits;
-using max_pool_v3_test::expectSuccess;
-using max_pool_v3_test::filled;
-using max_pool_v3_test::seedsWith;
-using max_pool_v3_test::seedTrace;
-using max_pool_v3_test::Storage;
-using max_pool_v3_test::V3Attributes;
-using max_pool_v3_test::V3Status;
-using test_support::IntArray;
-using test_support::TestTensor;
+using namespace max_pool_v3_test;
+using namespace test_support;
 
-constexpr aclnnStatus kNullptr = 161001;
-constexpr aclnnStatus kInvalid = 161002;
 // Every non-reference implementation accepts at least this share of the random cases (measured:
 // channels-last 23-27%, dense 57-63%; a third of the lowest as margin).
 constexpr double kMinimumShare = 0.07;
@@ -113,175 +106,196 @@ TEST(MaxPoolV3WithAttrsExamplesBf16, ValuesAreCopiedBitExactly) {
 
 // ------------------------------------------------------------------------------------------- validation
 
-struct ForwardCall {
-    const aclTensor *x;
-    const aclIntArray *ksize, *strides;
-    const char *paddingMode;
-    const aclIntArray *pads;
-    const char *dataFormat;
-    bool globalPooling, ceilMode;
-    aclTensor *y;
-    bool nullWorkspaceSize = false, nullExecutor = false;
+// A valid call: x (1,2,4,4) -> y (1,2,2,2), 2x2 windows, stride 2, every default (nullptr) attribute.
+struct ForwardValidationCase : max_pool_v3_test::V3AttributeSpecs {
+    TensorSpec x{{1, 2, 4, 4}}, y{{1, 2, 2, 2}};
 };
 
-void expectOutcome(const ForwardCall &c, aclnnStatus code, std::initializer_list<const char *> mentions) {
-    uint64_t workspaceSize = 0xFEEDFACEull;
-    aclOpExecutor *executor = reinterpret_cast<aclOpExecutor *>(uintptr_t{0xDEAD0});
-    const aclnnStatus status = aclnnMaxPoolV3WithAttrsGetWorkspaceSize(
-        c.x, c.ksize, c.strides, c.paddingMode, c.pads, c.dataFormat, c.globalPooling, c.ceilMode, c.y,
-        c.nullWorkspaceSize ? nullptr : &workspaceSize, c.nullExecutor ? nullptr : &executor);
-    const std::string message = aclGetRecentErrMsg();
-    EXPECT_EQ(status, code) << message;
-    if (status == 0) {
-        EXPECT_EQ(workspaceSize, 0u);
-        aclDestroyAclOpExecutor(executor);
-        return;
+class ForwardCall : public test_support::PhaseOneCall, public max_pool_v3_test::V3AttributeArguments {
+public:
+    explicit ForwardCall(const ForwardValidationCase &c)
+        : V3AttributeArguments(c), x(test_support::makeTensor(c.x)), y(test_support::makeTensor(c.y)) {}
+    test_support::PhaseOneOutcome phaseOne() {
+        return callPhaseOne([this](uint64_t *workspaceSize, aclOpExecutor **executor) {
+            return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(xArg, ksizeArg, stridesArg, paddingMode, padsArg, dataFormat,
+                                                           globalPooling, ceilMode, yArg, workspaceSize, executor);
+        });
     }
-    if (!c.nullWorkspaceSize) EXPECT_EQ(workspaceSize, 0u);
-    if (!c.nullExecutor) EXPECT_EQ(executor, nullptr);
-    for (const char *word : mentions)
-        EXPECT_NE(message.find(word), std::string::npos) << "message \"" << message << "\" lacks \"" << word << "\"";
-}
+    std::vector<const TestTensor *> outputs() const { return {&y}; }
 
-class V3ForwardValidation : public testing::Test {
-protected:
-    V3ForwardValidation()
-        : x({1, 2, 4, 4}, ACL_FLOAT), y({1, 2, 2, 2}, ACL_FLOAT), ksize({1, 1, 2, 2}), strides({1, 1, 2, 2}) {}
-    ForwardCall call() { return {x, ksize, strides, nullptr, nullptr, nullptr, false, false, y}; }
     TestTensor x, y;
-    IntArray ksize, strides;
+    const aclTensor *xArg = x;
+    aclTensor *yArg = y;
 };
 
-TEST_F(V3ForwardValidation, BaselineIsAccepted) { expectOutcome(call(), 0, {}); }
+using ForwardRow = test_support::ValidationRow<ForwardValidationCase, ForwardCall>;
 
-TEST_F(V3ForwardValidation, Rule1NullPointers) {
-    ForwardCall c = call();
-    c.x = nullptr;
-    expectOutcome(c, kNullptr, {"x"});
-    c = call();
-    c.ksize = nullptr;
-    expectOutcome(c, kNullptr, {"ksize"});
-    c = call();
-    c.strides = nullptr;
-    expectOutcome(c, kNullptr, {"strides"});
-    c = call();
-    c.y = nullptr;
-    expectOutcome(c, kNullptr, {"y"});
-    c = call();
-    c.nullWorkspaceSize = true;
-    expectOutcome(c, kNullptr, {"workspaceSize"});
-    c = call();
-    c.nullExecutor = true;
-    expectOutcome(c, kNullptr, {"executor"});
-}
+std::vector<ForwardRow> forwardRows() {
+    std::vector<ForwardRow> rows;
+    rows.push_back({"BaselineIsAccepted", {}, accepted});
 
-TEST_F(V3ForwardValidation, Rule2DataTypes) {
-    TestTensor xi({1, 2, 4, 4}, ACL_INT32), yi({1, 2, 2, 2}, ACL_INT32), xd({1, 2, 4, 4}, ACL_DOUBLE),
-        yh({1, 2, 2, 2}, ACL_FLOAT16);
-    ForwardCall c = call();
-    c.x = xi;
-    c.y = yi;
-    expectOutcome(c, kInvalid, {"x", "dtype", "INT32"});
-    c = call();
-    c.x = xd;
-    expectOutcome(c, kInvalid, {"x", "dtype"});
-    c = call();
-    c.y = yh;
-    expectOutcome(c, kInvalid, {"y", "dtype", "FLOAT16"});
-}
+    // ---- rule 1: null pointers → 161001
+    test_support::addNullPointerRows(rows, "Rule1NullPointerIs161001_", std::pair{"x", &ForwardCall::xArg},
+                                     std::pair{"ksize", &ForwardCall::ksizeArg},
+                                     std::pair{"strides", &ForwardCall::stridesArg},
+                                     std::pair{"y", &ForwardCall::yArg});
 
-TEST_F(V3ForwardValidation, Rule3RanksAndFormats) {
-    TestTensor x3({2, 4, 4}, ACL_FLOAT), y5({1, 2, 1, 2, 2}, ACL_FLOAT),
-        xPrivate({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NC1HWC0),
-        yUndefined({1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_UNDEFINED);
-    ForwardCall c = call();
-    c.x = x3;
-    expectOutcome(c, kInvalid, {"x", "rank"});
-    c = call();
-    c.y = y5;
-    expectOutcome(c, kInvalid, {"y", "rank"});
-    c = call();
-    c.x = xPrivate;
-    expectOutcome(c, kInvalid, {"x", "format", "NC1HWC0"});
-    c = call();
-    c.y = yUndefined;
-    expectOutcome(c, kInvalid, {"y", "format", "UNDEFINED"});
-}
+    // ---- rule 2: dtypes
+    rows.push_back({"Rule2IntegerXIs161002",
+                    [](ForwardValidationCase &c) { c.x.type = c.y.type = ACL_INT32; },
+                    invalid,
+                    {"x", "dtype", "INT32"}});
+    rows.push_back(
+        {"Rule2DoubleXIs161002", [](ForwardValidationCase &c) { c.x.type = ACL_DOUBLE; }, invalid, {"x", "dtype"}});
+    rows.push_back({"Rule2YDtypeDiffersIs161002",
+                    [](ForwardValidationCase &c) { c.y.type = ACL_FLOAT16; },
+                    invalid,
+                    {"y", "dtype", "FLOAT16"}});
 
-TEST_F(V3ForwardValidation, Rule4Strings) {
-    ForwardCall c = call();
-    c.dataFormat = "NC";
-    expectOutcome(c, kInvalid, {"dataFormat", "NC"});
-    c = call();
-    c.paddingMode = "calculated";
-    expectOutcome(c, kInvalid, {"paddingMode", "calculated"});
-}
+    // ---- rule 3: ranks and formats
+    rows.push_back({"Rule3XRank3Is161002",
+                    [](ForwardValidationCase &c) {
+                        c.x.shape = {2, 4, 4};
+                    },
+                    invalid,
+                    {"x", "rank"}});
+    rows.push_back({"Rule3YRank5Is161002",
+                    [](ForwardValidationCase &c) {
+                        c.y.shape = {1, 2, 1, 2, 2};
+                    },
+                    invalid,
+                    {"y", "rank"}});
+    rows.push_back({"Rule3PrivateXFormatIs161002",
+                    [](ForwardValidationCase &c) { c.x.format = ACL_FORMAT_NC1HWC0; },
+                    invalid,
+                    {"x", "format", "NC1HWC0"}});
+    rows.push_back({"Rule3UndefinedYFormatIs161002",
+                    [](ForwardValidationCase &c) { c.y.format = ACL_FORMAT_UNDEFINED; },
+                    invalid,
+                    {"y", "format", "UNDEFINED"}});
 
-TEST_F(V3ForwardValidation, Rule6CeilModeOnlyWithCalculated) {
-    ForwardCall c = call();
-    c.ceilMode = true;
-    c.paddingMode = "SAME";
-    expectOutcome(c, kInvalid, {"ceilMode", "SAME"});
-    c.globalPooling = true;  // global pooling does not lift the rule
-    expectOutcome(c, kInvalid, {"ceilMode"});
-}
+    // ---- rule 4: strings; rule 6: ceilMode only with CALCULATED (global pooling does not lift it)
+    rows.push_back({"Rule4DataFormatIs161002",
+                    [](ForwardValidationCase &c) { c.dataFormat = "NC"; },
+                    invalid,
+                    {"dataFormat", "NC"}});
+    rows.push_back({"Rule4PaddingModeIs161002",
+                    [](ForwardValidationCase &c) { c.paddingMode = "calculated"; },
+                    invalid,
+                    {"paddingMode", "calculated"}});
+    rows.push_back({"Rule6CeilModeWithSameIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.ceilMode = true;
+                        c.paddingMode = "SAME";
+                    },
+                    invalid,
+                    {"ceilMode", "SAME"}});
+    rows.push_back({"Rule6CeilModeWithSameAndGlobalPoolingIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.ceilMode = true;
+                        c.paddingMode = "SAME";
+                        c.globalPooling = true;
+                    },
+                    invalid,
+                    {"ceilMode"}});
 
-TEST_F(V3ForwardValidation, Rules7And8ListsAndBatchChannelEntries) {
-    IntArray three({1, 2, 2}), kC({1, 3, 2, 2}), sN({2, 1, 2, 2});
-    ForwardCall c = call();
-    c.ksize = three;
-    expectOutcome(c, kInvalid, {"ksize", "length 4"});
-    c = call();
-    c.pads = three;
-    expectOutcome(c, kInvalid, {"pads", "length 4"});
-    c = call();
-    c.ksize = kC;
-    expectOutcome(c, kInvalid, {"ksize[1]", "C"});
-    c = call();
-    c.strides = sN;
-    expectOutcome(c, kInvalid, {"strides[0]", "N"});
-}
+    // ---- rules 7 and 8: list lengths, the N and C entries
+    rows.push_back({"Rule7KsizeLength3Is161002",
+                    [](ForwardValidationCase &c) {
+                        c.ksize = {1, 2, 2};
+                    },
+                    invalid,
+                    {"ksize", "length 4"}});
+    rows.push_back({"Rule7PadsLength3Is161002",
+                    [](ForwardValidationCase &c) {
+                        c.pads = std::vector<int64_t>{1, 2, 2};
+                    },
+                    invalid,
+                    {"pads", "length 4"}});
+    rows.push_back({"Rule8KsizeChannelEntryIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.ksize = {1, 3, 2, 2};
+                    },
+                    invalid,
+                    {"ksize[1]", "C"}});
+    rows.push_back({"Rule8StridesBatchEntryIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.strides = {2, 1, 2, 2};
+                    },
+                    invalid,
+                    {"strides[0]", "N"}});
 
-TEST_F(V3ForwardValidation, KernelAndStrideMustBePositiveButHaveNoUpperLimit) {
-    IntArray k0({1, 1, 0, 2}), sNeg({1, 1, 2, -1});
-    ForwardCall c = call();
-    c.ksize = k0;
-    expectOutcome(c, kInvalid, {"ksize[2]", ">= 1"});
-    c = call();
-    c.strides = sNeg;
-    expectOutcome(c, kInvalid, {"strides[3]", ">= 1"});
-    // No 255 / 63 limits in the forward (SPEC §7.4): a 300-row kernel, stride 64.
-    TestTensor tall({1, 1, 300, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT);
-    IntArray k300({1, 1, 300, 2}), s64({1, 1, 64, 64});
-    expectOutcome({tall, k300, s64, "VALID", nullptr, "NCHW", false, false, out}, 0, {});
-}
+    // ---- kernel and stride must be positive but have no upper limit (SPEC §7.4)
+    rows.push_back({"KernelZeroIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.ksize = {1, 1, 0, 2};
+                    },
+                    invalid,
+                    {"ksize[2]", ">= 1"}});
+    rows.push_back({"NegativeStrideIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.strides = {1, 1, 2, -1};
+                    },
+                    invalid,
+                    {"strides[3]", ">= 1"}});
+    rows.push_back({"KernelOf300AndStrideOf64AreAccepted",
+                    [](ForwardValidationCase &c) {
+                        c.x.shape = {1, 1, 300, 2};
+                        c.y.shape = {1, 1, 1, 1};
+                        c.ksize = {1, 1, 300, 2};
+                        c.strides = {1, 1, 64, 64};
+                        c.paddingMode = "VALID";
+                        c.dataFormat = "NCHW";
+                    },
+                    accepted});
 
-TEST_F(V3ForwardValidation, Rule10PadsAndGlobalPoolingIsSupported) {
-    IntArray negative({0, -2, 0, 0});
-    ForwardCall c = call();
-    c.pads = negative;
-    expectOutcome(c, kInvalid, {"pads[1]", "pad_bottom", "-2"});
-    TestTensor y11({1, 2, 1, 1}, ACL_FLOAT);
-    c = call();
-    c.globalPooling = true;
-    c.y = y11;
-    expectOutcome(c, 0, {});
-}
+    // ---- rule 10: pads; global pooling is supported
+    rows.push_back({"Rule10NegativePadIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.pads = std::vector<int64_t>{0, -2, 0, 0};
+                    },
+                    invalid,
+                    {"pads[1]", "pad_bottom", "-2"}});
+    rows.push_back({"Rule10GlobalPoolingIsAccepted",
+                    [](ForwardValidationCase &c) {
+                        c.globalPooling = true;
+                        c.y.shape = {1, 2, 1, 1};
+                    },
+                    accepted});
 
-TEST_F(V3ForwardValidation, OutputShapeAndEmptyInputs) {
-    TestTensor wrong({1, 2, 2, 3}, ACL_FLOAT);
-    ForwardCall c = call();
-    c.y = wrong;
-    expectOutcome(c, kInvalid, {"y", "[1, 2, 2, 2]", "[1, 2, 2, 3]"});
+    // ---- output shape and empty inputs
+    rows.push_back({"OutputShapeDiffersIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.y.shape = {1, 2, 2, 3};
+                    },
+                    invalid,
+                    {"y", "[1, 2, 2, 2]", "[1, 2, 2, 3]"}});
     // No output position for a non-empty x: 3x3 kernel on 2x2, VALID.
-    TestTensor small({1, 2, 2, 2}, ACL_FLOAT), none({1, 2, 0, 0}, ACL_FLOAT);
-    IntArray k3({1, 1, 3, 3});
-    expectOutcome({small, k3, strides, "VALID", nullptr, nullptr, false, false, none}, kInvalid, {"Ho", "x"});
-    // Empty x: a no-op, and y must be empty too.
+    rows.push_back({"NoOutputPositionIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.x.shape = {1, 2, 2, 2};
+                        c.y.shape = {1, 2, 0, 0};
+                        c.ksize = {1, 1, 3, 3};
+                        c.paddingMode = "VALID";
+                    },
+                    invalid,
+                    {"Ho", "x"}});
+    // Empty x: y must be empty too.
+    rows.push_back({"EmptyXWithNonEmptyYIs161002",
+                    [](ForwardValidationCase &c) {
+                        c.x.shape = {0, 2, 4, 4};
+                    },
+                    invalid,
+                    {"x", "empty", "y"}});
+    return rows;
+}
+
+POOLGRAD_VALIDATION_TABLE(V3ForwardValidationRows, forwardRows());
+
+TEST(V3ForwardValidation, EmptyXIsANoOp) {
     TestTensor emptyX({0, 2, 4, 4}, ACL_FLOAT), emptyY({0, 2, 2, 2}, ACL_FLOAT);
     expectSuccess(max_pool_v3_test::runMaxPoolV3WithAttrs(
         emptyX, {{1, 1, 2, 2}, {1, 1, 2, 2}, nullptr, std::nullopt, nullptr, false, false}, emptyY));
-    expectOutcome({emptyX, ksize, strides, nullptr, nullptr, nullptr, false, false, y}, kInvalid, {"x", "empty", "y"});
 }
 
 // ------------------------------------------------------------------------------- differential tests

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -85,5 +86,24 @@ private:
     std::map<std::string, Acceptance> acceptance_;
     int cases_ = 0;
 };
+
+// A random suite of one task: for every case n of forEachRandomCase(fixed, cases), `draw(rng, n)` draws the
+// case, `prepare(rng, case)` makes its operands and `makeCall(case, operands)` the OperatorCall the driver
+// runs; then every implementation must have accepted at least `minimumShare` of the cases. False after a
+// failure (a caller's own checks on the cases are then moot).
+template <typename Draw, typename Prepare, typename MakeCall>
+bool runRandomSuite(const std::string &name, std::initializer_list<uint64_t> fixed, int cases, double minimumShare,
+                    Draw draw, Prepare prepare, MakeCall makeCall) {
+    DifferentialDriver driver(name);
+    const bool passed = forEachRandomCase(fixed, cases, [&](Rng &rng, int n) {
+        const auto randomCase = draw(rng, n);
+        auto operands = prepare(rng, randomCase);
+        OperatorCall call = makeCall(randomCase, operands);
+        driver.run(call);
+    });
+    if (!passed) return false;
+    driver.expectAcceptance(minimumShare);
+    return true;
+}
 
 }  // namespace pool_diff

@@ -120,35 +120,37 @@ int64_t layoutIndex(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64
     return nhwc ? ((n * h + hi) * w + wi) * c + ci : ((n * c + ci) * h + hi) * w + wi;
 }
 
+namespace {
+
+// Calls visit(flat index) for every logical (n, c, h, w) element in logical order.
+template <typename Visit>
+void forEachLogical(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w, Visit visit) {
+    for (int64_t ni = 0; ni < n; ++ni)
+        for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t hi = 0; hi < h; ++hi)
+                for (int64_t wi = 0; wi < w; ++wi) visit(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi));
+}
+
+}  // namespace
+
 void storeLogical(TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
                   const std::vector<double> &values) {
     if (static_cast<int64_t>(values.size()) != n * c * h * w) throw std::invalid_argument("storeLogical: size");
     size_t i = 0;
-    for (int64_t ni = 0; ni < n; ++ni)
-        for (int64_t ci = 0; ci < c; ++ci)
-            for (int64_t hi = 0; hi < h; ++hi)
-                for (int64_t wi = 0; wi < w; ++wi) tensor.set(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi), values[i++]);
+    forEachLogical(nhwc, n, c, h, w, [&](int64_t flat) { tensor.set(flat, values[i++]); });
 }
 
 std::vector<float> loadLogical(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     std::vector<float> values;
     values.reserve(static_cast<size_t>(n * c * h * w));
-    for (int64_t ni = 0; ni < n; ++ni)
-        for (int64_t ci = 0; ci < c; ++ci)
-            for (int64_t hi = 0; hi < h; ++hi)
-                for (int64_t wi = 0; wi < w; ++wi)
-                    values.push_back(static_cast<float>(tensor.at(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi))));
+    forEachLogical(nhwc, n, c, h, w, [&](int64_t flat) { values.push_back(static_cast<float>(tensor.at(flat))); });
     return values;
 }
 
 std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     std::vector<uint64_t> bits;
     bits.reserve(static_cast<size_t>(n * c * h * w));
-    for (int64_t ni = 0; ni < n; ++ni)
-        for (int64_t ci = 0; ci < c; ++ci)
-            for (int64_t hi = 0; hi < h; ++hi)
-                for (int64_t wi = 0; wi < w; ++wi)
-                    bits.push_back(tensor.bitsAt(layoutIndex(nhwc, c, h, w, ni, ci, hi, wi)));
+    forEachLogical(nhwc, n, c, h, w, [&](int64_t flat) { bits.push_back(tensor.bitsAt(flat)); });
     return bits;
 }
 

@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "support/address_reservation.h"
 #include "support/test_tensor.h"
 
 namespace test_support {
@@ -142,6 +144,24 @@ public:
     bool executorArg = true;       // false: pass nullptr for executor
     PhaseOneOutcome outcome;
 
+    // A tensor TestTensor cannot express (null data, storage smaller than the view), alive as long as the
+    // call, for a validation row to pass in place of one of the call's operands.
+    aclTensor *keepRawTensor(const std::vector<int64_t> &shape, aclDataType type, void *data,
+                             const std::vector<int64_t> &storageDims, const std::vector<int64_t> *strides = nullptr,
+                             int64_t offset = 0) {
+        kept_.push_back(std::make_unique<RawTensor>(shape, type, data, storageDims, strides, offset));
+        return kept_.back()->get();
+    }
+    void *keepDeviceBuffer(size_t bytes) {
+        buffers_.push_back(std::make_unique<DeviceBuffer>(bytes));
+        return buffers_.back()->get();
+    }
+    // Address space without memory, for a huge view phase 1 must accept without touching it.
+    void *keepReservedAddresses(size_t bytes) {
+        reservations_.push_back(std::make_unique<AddressReservation>(bytes));
+        return reservations_.back()->get();
+    }
+
 protected:
     // `phaseOne(uint64_t *workspaceSize, aclOpExecutor **executor)` calls the operator's phase 1.
     template <typename PhaseOne>
@@ -166,6 +186,10 @@ protected:
 
 private:
     bool ran_ = false;
+    // Declared before the tensors: they outlive the tensors over them.
+    std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
+    std::vector<std::unique_ptr<AddressReservation>> reservations_;
+    std::vector<std::unique_ptr<RawTensor>> kept_;
 };
 
 }  // namespace test_support
