@@ -26,17 +26,7 @@ using test_support::IndexLayout;
 constexpr const char *kGather = "cpu_index_gather_backward_channels_last";
 constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
-class ThreadSetting {
-public:
-    ThreadSetting(int threads, int64_t threshold) {
-        poolgradSetNumThreads(threads);
-        poolgradSetParallelThreshold(threshold);
-    }
-    ~ThreadSetting() {
-        poolgradSetNumThreads(0);
-        poolgradSetParallelThreshold(0);
-    }
-};
+using test_support::ThreadSetting;
 
 struct Geometry {
     const char *label;
@@ -79,28 +69,16 @@ IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataTy
     return problem;
 }
 
-void expectBitsEqual(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
-                     bool nanBitsToo) {
-    ASSERT_EQ(run.gradInputBits.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const bool same = nanBitsToo ? expected[i] == run.gradInputBits[i]
-                                     : test_support::sameGradInput(expected[i], run.gradInputBits[i], type);
-        ASSERT_TRUE(same) << "gradInput element " << i << ": expected bits 0x" << std::hex << expected[i] << ", got 0x"
-                          << run.gradInputBits[i];
-    }
-    EXPECT_EQ(run.bytesOutsideViewChanged, 0);
-}
-
 void expectGatherMatchesReferences(const IndexBackwardCase &problem) {
     const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
     ASSERT_EQ(run.status.phaseOne, 0) << run.message;
     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
     EXPECT_EQ(run.implementation, kGather);
     EXPECT_EQ(run.fallback, "");
-    expectBitsEqual(problem.expectedBits(), run, problem.type, false);
+    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
     const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
     ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-    expectBitsEqual(scatter.gradInputBits, run, problem.type, true);
+    test_support::expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
 }
 
 TEST(IndexGatherBackwardChannelsLast, MatchesTheReferencesBitForBitWithoutFallback) {
@@ -164,11 +142,7 @@ TEST(IndexGatherBackwardChannelsLast, AnIndexOutsideItsWindowHandsOverToTheScatt
         ThreadSetting setting(threads, 1);
         IndexBackwardCase problem = makeCase(geometries[1], ACL_FLOAT, ACL_INT64, 7);
         problem.indices[0] = 2 * 6 * 6 + 5;  // inside the plane, outside output 0's window
-        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-        EXPECT_EQ(run.implementation, kGather);
-        EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: indices leave their own windows");
-        expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
     }
 }
 
@@ -180,12 +154,7 @@ TEST(IndexGatherBackwardChannelsLast, ABadIndexIs161002WithAZeroGradInput) {
                 if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
                 IndexBackwardCase problem = makeCase(geometries[1], type, indexType, 9);
                 problem.indices[17] = bad;
-                const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-                EXPECT_EQ(run.status.phaseTwo, 161002);
-                EXPECT_NE(run.message.find(std::to_string(bad)), std::string::npos) << run.message;
-                EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: an index outside its plane");
-                for (uint64_t bits : run.gradInputBits) ASSERT_EQ(bits, 0u);
-                EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+                test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
             }
 }
 
@@ -196,7 +165,7 @@ TEST(IndexGatherBackwardChannelsLast, IsTheDefaultForChannelsLastAndSaysWhatItPl
     EXPECT_EQ(run.implementation, kGather);
     // 2 batches of 2x4 input rows, each of 4 positions of 16 channels; a float32 gradInput of 4 KiB stays cached.
     EXPECT_EQ(run.plan, "gather channels-last rows=2x8 of 4x16 split over threads=2, cached");
-    expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+    test_support::expectGradInputBits(problem.expectedBits(), run, ACL_FLOAT, false);
 }
 
 TEST(IndexGatherBackwardChannelsLast, DeclinesOverlappingWindowsAndPlanarStorage) {

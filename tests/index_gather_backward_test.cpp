@@ -25,17 +25,7 @@ using test_support::IndexBackwardRun;
 constexpr const char *kGather = "cpu_index_gather_backward_dense";
 constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
-class ThreadSetting {
-public:
-    ThreadSetting(int threads, int64_t threshold) {
-        poolgradSetNumThreads(threads);
-        poolgradSetParallelThreshold(threshold);
-    }
-    ~ThreadSetting() {
-        poolgradSetNumThreads(0);
-        poolgradSetParallelThreshold(0);
-    }
-};
+using test_support::ThreadSetting;
 
 struct Geometry {
     const char *label;
@@ -78,18 +68,6 @@ IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataTy
     return problem;
 }
 
-void expectBitsEqual(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
-                     bool nanBitsToo) {
-    ASSERT_EQ(run.gradInputBits.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const bool same = nanBitsToo ? expected[i] == run.gradInputBits[i]
-                                     : test_support::sameGradInput(expected[i], run.gradInputBits[i], type);
-        ASSERT_TRUE(same) << "gradInput element " << i << ": expected bits 0x" << std::hex << expected[i] << ", got 0x"
-                          << run.gradInputBits[i];
-    }
-    EXPECT_EQ(run.bytesOutsideViewChanged, 0);
-}
-
 TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 1;
     for (const Geometry &geometry : geometries)
@@ -111,10 +89,10 @@ TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {
                     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
                     EXPECT_EQ(run.implementation, kGather);
                     EXPECT_EQ(run.fallback, "");
-                    expectBitsEqual(problem.expectedBits(), run, type, false);
+                    test_support::expectGradInputBits(problem.expectedBits(), run, type, false);
                     const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
                     ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-                    expectBitsEqual(scatter.gradInputBits, run, type, true);
+                    test_support::expectGradInputBits(scatter.gradInputBits, run, type, true);
                 }
 }
 
@@ -174,11 +152,7 @@ TEST(IndexGatherBackward, AnIndexOutsideItsWindowHandsOverToTheScatter) {
         ThreadSetting setting(threads, 1);
         IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
         problem.indices[0] = 2 * 6 * 32 + 5;  // inside the plane, outside output 0's window
-        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-        EXPECT_EQ(run.implementation, kGather);
-        EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: indices leave their own windows");
-        expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
     }
 }
 
@@ -189,12 +163,7 @@ TEST(IndexGatherBackward, ABadIndexIs161002WithAZeroGradInput) {
             if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
             IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, indexType, 9);
             problem.indices[17] = bad;
-            const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-            EXPECT_EQ(run.status.phaseTwo, 161002);
-            EXPECT_NE(run.message.find(std::to_string(bad)), std::string::npos) << run.message;
-            EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: an index outside its plane");
-            for (uint64_t bits : run.gradInputBits) ASSERT_EQ(bits, 0u);
-            EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+            test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
         }
 }
 
@@ -211,7 +180,7 @@ TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
     ASSERT_GT(run.plan.size(), prefix.size() + suffix.size()) << run.plan;
     EXPECT_EQ(run.plan.substr(0, prefix.size()), prefix) << run.plan;
     EXPECT_EQ(run.plan.substr(run.plan.size() - suffix.size()), suffix) << run.plan;
-    expectBitsEqual(problem.expectedBits(), run, ACL_FLOAT, false);
+    test_support::expectGradInputBits(problem.expectedBits(), run, ACL_FLOAT, false);
 }
 
 TEST(IndexGatherBackward, DeclinesWhatTheScatterDoesBetter) {

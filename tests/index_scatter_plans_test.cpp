@@ -18,17 +18,7 @@ using test_support::IndexBackwardCase;
 using test_support::IndexBackwardRun;
 using test_support::IndexLayout;
 
-class ThreadSetting {
-public:
-    ThreadSetting(int threads, int64_t threshold) {
-        poolgradSetNumThreads(threads);
-        poolgradSetParallelThreshold(threshold);
-    }
-    ~ThreadSetting() {
-        poolgradSetNumThreads(0);
-        poolgradSetParallelThreshold(0);
-    }
-};
+using test_support::ThreadSetting;
 
 IndexBackwardCase pooled(reference::Shape5 shape, std::array<int64_t, 3> kernel, aclDataType type = ACL_FLOAT) {
     IndexBackwardCase problem;

@@ -1,5 +1,7 @@
 #include "support/index_backward_case.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -138,6 +140,44 @@ bool sameGradInput(uint64_t expected, uint64_t actual, aclDataType type) {
     if (reference::elementIsNan(static_cast<uint32_t>(expected), referenceTypeOf))
         return reference::elementIsNan(static_cast<uint32_t>(actual), referenceTypeOf);
     return expected == actual;
+}
+
+void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
+                         bool nanBitsToo) {
+    ASSERT_EQ(run.gradInputBits.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const bool same =
+            nanBitsToo ? expected[i] == run.gradInputBits[i] : sameGradInput(expected[i], run.gradInputBits[i], type);
+        ASSERT_TRUE(same) << "gradInput element " << i << ": expected bits 0x" << std::hex << expected[i] << ", got 0x"
+                          << run.gradInputBits[i];
+    }
+    EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+}
+
+void expectStrayIndexHandover(const IndexBackwardCase &problem, const IndexBackwardRun &run,
+                              const std::string &implementation) {
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.implementation, implementation);
+    EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: indices leave their own windows");
+    expectGradInputBits(problem.expectedBits(), run, problem.type, false);
+}
+
+void expectBadIndexZeroes(const IndexBackwardRun &run, int64_t badIndex) {
+    EXPECT_EQ(run.status.phaseTwo, 161002);
+    EXPECT_NE(run.message.find(std::to_string(badIndex)), std::string::npos) << run.message;
+    EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: an index outside its plane");
+    for (uint64_t bits : run.gradInputBits) ASSERT_EQ(bits, 0u);
+    EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+}
+
+ThreadSetting::ThreadSetting(int threads, int64_t threshold) {
+    poolgradSetNumThreads(threads);
+    poolgradSetParallelThreshold(threshold);
+}
+
+ThreadSetting::~ThreadSetting() {
+    poolgradSetNumThreads(0);
+    poolgradSetParallelThreshold(0);
 }
 
 }  // namespace test_support

@@ -55,4 +55,25 @@ IndexBackwardRun runIndexBackward(const IndexBackwardCase &problem, const std::s
 // Whether two gradInput bit patterns agree, any NaN matching any NaN of the same type.
 bool sameGradInput(uint64_t expected, uint64_t actual, aclDataType type);
 
+// gradInput equals `expected` (NaN bits too when nanBitsToo) and nothing outside its view changed.
+void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
+                         bool nanBitsToo);
+
+// An index inside the plane but outside its own window: `implementation` ran, handed the problem to the scatter
+// reference (the run report says so) and the result is still the full scatter.
+void expectStrayIndexHandover(const IndexBackwardCase &problem, const IndexBackwardRun &run,
+                              const std::string &implementation);
+
+// An index outside the plane: 161002 naming the value, the hand-over reported, gradInput all +0.
+void expectBadIndexZeroes(const IndexBackwardRun &run, int64_t badIndex);
+
+// The operator thread count and parallel threshold for a scope (0 restores the defaults).
+class ThreadSetting {
+public:
+    ThreadSetting(int threads, int64_t threshold);
+    ~ThreadSetting();
+    ThreadSetting(const ThreadSetting &) = delete;
+    ThreadSetting &operator=(const ThreadSetting &) = delete;
+};
+
 }  // namespace test_support
