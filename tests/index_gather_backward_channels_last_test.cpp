@@ -28,14 +28,7 @@ constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference"
 
 using test_support::ThreadSetting;
 
-struct Geometry {
-    const char *label;
-    reference::Shape5 input;  // N, C, D, H, W
-    std::array<int64_t, 3> kernel, stride, padding, dilation;
-    bool ceilMode = false;
-    bool adaptive = false;
-    std::array<int64_t, 3> adaptiveOutput{1, 1, 1};
-};
+using Geometry = test_support::IndexGeometry;
 
 const Geometry geometries[] = {
     {"3-D 2x2x2, 1 channel", {2, 1, 4, 4, 6}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
@@ -49,24 +42,7 @@ const Geometry geometries[] = {
 };
 
 IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
-    IndexBackwardCase problem;
-    problem.inputShape = geometry.input;
-    problem.params.kernel = geometry.kernel;
-    problem.params.stride = geometry.stride;
-    problem.params.padding = geometry.padding;
-    problem.params.dilation = geometry.dilation;
-    problem.params.ceilMode = geometry.ceilMode;
-    problem.adaptive = geometry.adaptive;
-    problem.adaptiveOutput = geometry.adaptiveOutput;
-    problem.type = type;
-    problem.indexType = indexType;
-    problem.layout = IndexLayout::ChannelsLast;
-    problem.seed = seed;
-    problem.specialShare = seed % 2 == 0 ? 0.3 : 0.0;
-    problem.prepare();
-    // Some outputs say "no element" (-1), as a forward does for an empty window: they contribute nothing.
-    for (size_t q = 3; q < problem.indices.size(); q += 11) problem.indices[q] = -1;
-    return problem;
+    return test_support::indexCaseOf(geometry, type, indexType, IndexLayout::ChannelsLast, seed);
 }
 
 void expectGatherMatchesReferences(const IndexBackwardCase &problem) {

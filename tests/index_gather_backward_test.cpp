@@ -27,14 +27,7 @@ constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference"
 
 using test_support::ThreadSetting;
 
-struct Geometry {
-    const char *label;
-    reference::Shape5 input;
-    std::array<int64_t, 3> kernel, stride, padding, dilation;
-    bool ceilMode = false;
-    bool adaptive = false;
-    std::array<int64_t, 3> adaptiveOutput{1, 1, 1};
-};
+using Geometry = test_support::IndexGeometry;
 
 // Every row at least 32 wide: the plan declines narrower rows on machines with 16-lane vectors.
 const Geometry geometries[] = {
@@ -49,23 +42,7 @@ const Geometry geometries[] = {
 };
 
 IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
-    IndexBackwardCase problem;
-    problem.inputShape = geometry.input;
-    problem.params.kernel = geometry.kernel;
-    problem.params.stride = geometry.stride;
-    problem.params.padding = geometry.padding;
-    problem.params.dilation = geometry.dilation;
-    problem.params.ceilMode = geometry.ceilMode;
-    problem.adaptive = geometry.adaptive;
-    problem.adaptiveOutput = geometry.adaptiveOutput;
-    problem.type = type;
-    problem.indexType = indexType;
-    problem.seed = seed;
-    problem.specialShare = seed % 2 == 0 ? 0.3 : 0.0;
-    problem.prepare();
-    // Some outputs say "no element" (-1), as a forward does for an empty window: they contribute nothing.
-    for (size_t q = 3; q < problem.indices.size(); q += 11) problem.indices[q] = -1;
-    return problem;
+    return test_support::indexCaseOf(geometry, type, indexType, test_support::IndexLayout::Contiguous, seed);
 }
 
 TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {

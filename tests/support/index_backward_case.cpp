@@ -142,6 +142,27 @@ bool sameGradInput(uint64_t expected, uint64_t actual, aclDataType type) {
     return expected == actual;
 }
 
+IndexBackwardCase indexCaseOf(const IndexGeometry &geometry, aclDataType type, aclDataType indexType,
+                              IndexLayout layout, uint64_t seed) {
+    IndexBackwardCase problem;
+    problem.inputShape = geometry.input;
+    problem.params.kernel = geometry.kernel;
+    problem.params.stride = geometry.stride;
+    problem.params.padding = geometry.padding;
+    problem.params.dilation = geometry.dilation;
+    problem.params.ceilMode = geometry.ceilMode;
+    problem.adaptive = geometry.adaptive;
+    problem.adaptiveOutput = geometry.adaptiveOutput;
+    problem.type = type;
+    problem.indexType = indexType;
+    problem.layout = layout;
+    problem.seed = seed;
+    problem.specialShare = seed % 2 == 0 ? 0.3 : 0.0;
+    problem.prepare();
+    for (size_t q = 3; q < problem.indices.size(); q += 11) problem.indices[q] = -1;
+    return problem;
+}
+
 void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
                          bool nanBitsToo) {
     ASSERT_EQ(run.gradInputBits.size(), expected.size());

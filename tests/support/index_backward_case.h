@@ -55,6 +55,21 @@ IndexBackwardRun runIndexBackward(const IndexBackwardCase &problem, const std::s
 // Whether two gradInput bit patterns agree, any NaN matching any NaN of the same type.
 bool sameGradInput(uint64_t expected, uint64_t actual, aclDataType type);
 
+// The windows of a test case: regular (kernel, stride, padding, dilation, ceilMode) or adaptive.
+struct IndexGeometry {
+    const char *label;
+    reference::Shape5 input;  // N, C, D, H, W
+    std::array<int64_t, 3> kernel, stride, padding, dilation;
+    bool ceilMode = false;
+    bool adaptive = false;
+    std::array<int64_t, 3> adaptiveOutput{1, 1, 1};
+};
+
+// A prepared case of `geometry`: NaN/-0/Inf gradients on even seeds, and every eleventh output from the
+// fourth on saying "no element" (-1), as a forward does for an empty window.
+IndexBackwardCase indexCaseOf(const IndexGeometry &geometry, aclDataType type, aclDataType indexType,
+                              IndexLayout layout, uint64_t seed);
+
 // gradInput equals `expected` (NaN bits too when nanBitsToo) and nothing outside its view changed.
 void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
                          bool nanBitsToo);
