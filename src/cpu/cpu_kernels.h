@@ -38,6 +38,11 @@ PlanOutcome planIndexScatterBackwardChannelsLast(const PoolProblem &problem);
 RunResult runIndexScatterBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
 PlanOutcome planIndexScatterBackwardReference(const PoolProblem &problem);
 RunResult runIndexScatterBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
+// The hand-over of a fast index backward whose counts show an index outside its own window or outside the
+// plane: the scatter reference runs instead, with the plan made for it in phase 1, and the result's fallback
+// says so (`strayDetail`, when given, follows the stray-index text in parentheses).
+RunResult handOverToScatterReference(const PoolProblem &problem, const ImplementationPlan &referencePlan,
+                                     const std::string &strayDetail = {});
 
 // Recompute-argmax backward (MaxPoolV3Grad): each output's gradient goes to the first window element of
 // input equal to output; no match drops it. Each implementation plans in phase 1 (or declines) and runs

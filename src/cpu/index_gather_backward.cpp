@@ -165,8 +165,8 @@ PlanOutcome planGather(const PoolProblem &problem) {
     // 16-bit gradients go through a row of float32 sums and converted output rows; side by side on the Zen 4
     // host (case A, 2 threads) that took 1.6x (float16) and 2.1x (bfloat16) the slab scatter's time.
     if (problem.gradOutput.type != ElementType::Float32)
-        return PlanOutcome::decline(joinText(elementTypeName(problem.gradOutput.type),
-                                             " gradients: the slab scatter measured faster"));
+        return PlanOutcome::decline(
+            joinText(elementTypeName(problem.gradOutput.type), " gradients: the slab scatter measured faster"));
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max())
@@ -348,10 +348,7 @@ RunResult runGather(const PoolProblem &problem, const ImplementationPlan &madePl
     });
     if (complete) return {};
     // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
-    RunResult result = runIndexScatterBackwardReference(problem, *plan.fallback);
-    result.fallback = result.status != 0 ? "cpu_index_scatter_backward_reference: an index outside its plane"
-                                         : "cpu_index_scatter_backward_reference: indices leave their own windows";
-    return result;
+    return handOverToScatterReference(problem, *plan.fallback);
 }
 
 }  // namespace

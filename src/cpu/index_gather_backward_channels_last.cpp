@@ -262,10 +262,7 @@ RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const I
     });
     if (complete) return {};
     // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
-    RunResult result = runIndexScatterBackwardReference(problem, *plan.fallback);
-    result.fallback = result.status != 0 ? "cpu_index_scatter_backward_reference: an index outside its plane"
-                                         : "cpu_index_scatter_backward_reference: indices leave their own windows";
-    return result;
+    return handOverToScatterReference(problem, *plan.fallback);
 }
 
 }  // namespace poolgrad::cpu

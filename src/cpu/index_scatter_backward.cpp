@@ -367,16 +367,10 @@ RunResult indexScatterBackwardSlabs(const PoolProblem &problem, const ScatterSla
         });
     });
     if (!counts.badIndex && counts.expected == counts.accepted) return {};
-    // Reports bad indices, handles stray ones; the report and verbose output say that it ran.
-    RunResult result = indexScatterBackwardReference(problem, plan.fallback);
-    result.fallback =
-        counts.badIndex
-            ? "cpu_index_scatter_backward_reference: an index outside its plane"
-            : joinText("cpu_index_scatter_backward_reference: indices leave their own windows (", counts.expected,
-                       " contributions expected in the slabs that own their "
-                       "outputs, ",
-                       counts.accepted, " landed in the slabs visited)");
-    return result;
+    return handOverToScatterReference(
+        problem, plan.fallback,
+        joinText(counts.expected, " contributions expected in the slabs that own their outputs, ", counts.accepted,
+                 " landed in the slabs visited"));
 }
 
 std::optional<std::string> slabsScratchDecline(const PoolProblem &problem, bool channelsLast) {
@@ -451,6 +445,18 @@ RunResult runIndexScatterBackwardChannelsLast(const PoolProblem &problem, const 
 }
 RunResult runIndexScatterBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan) {
     return indexScatterBackwardReference(problem, planAs<ScatterReferencePlan>(plan));
+}
+
+RunResult handOverToScatterReference(const PoolProblem &problem, const ImplementationPlan &referencePlan,
+                                     const std::string &strayDetail) {
+    // Reports a bad index (161002, gradInput zeroed); scatters stray ones as SPEC §3.6 asks.
+    RunResult result = runIndexScatterBackwardReference(problem, referencePlan);
+    result.fallback = result.status != 0 ? "cpu_index_scatter_backward_reference: an index outside its plane"
+                                         : joinText(
+                                               "cpu_index_scatter_backward_reference: indices leave their own "
+                                               "windows",
+                                               strayDetail.empty() ? "" : " (" + strayDetail + ")");
+    return result;
 }
 
 }  // namespace poolgrad::cpu
