@@ -1,0 +1,323 @@
+// Write-once index gather backward by plane chunks (dense planes, windows that do not overlap): each plane
+// is one flat array cut into chunks of a vector's lanes, and every gradInput element is produced once from
+// the one window that contains it (gather_plane_chunks.h). Unlike the row gather (index_gather_backward.cpp)
+// it has no per-row work, so it takes planes whose rows are narrower than two vectors (case E: 14 columns),
+// which the row gather declines. The element receives +0 + the output's gradient when the output's index
+// is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever every index
+// lies in its own window. Float32 gradients are written straight into gradInput (streaming stores when it
+// is larger than the cache); INT64 indices and 16-bit gradients are first converted, the outputs a block
+// reads at a time, and 16-bit sums go through a tile of float32.
+//
+// As in the row gather, an index outside its own window (still inside the plane, where SPEC §3.6 scatters
+// it) would be lost, and a bad index would go unreported. Counting finds both: every output whose index is
+// not -1 must match exactly one element. Otherwise the scatter reference reruns the problem.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/error_message.h"
+#include "core/scratch_bound.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/gather_plane_chunks.h"
+#include "cpu/gather_rows.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Chunks of 16-bit sums kept as float32 before they are rounded and stored (16 KiB with 16 lanes).
+constexpr int64_t kSumTileChunks = 256;
+
+struct PlaneChunkPlan final : ImplementationPlan {
+    PlaneChunkTables tables;
+    int64_t planes = 0;
+    int64_t blocksPerPlane = 1;  // each a range of a plane's chunks, and a share of its outputs to count
+    int64_t threads = 1;
+    int64_t twoVectorChunks = 0;
+    bool streaming = false;
+    std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
+
+    std::string describe() const override {
+        return joinText("plane chunks blocks=", planes, "x", blocksPerPlane,
+                        " of <=", (tables.chunks + blocksPerPlane - 1) / blocksPerPlane, " chunks of ", tables.lanes,
+                        " lanes, ", twoVectorChunks, " reading two vectors, ", streaming ? "streaming" : "cached",
+                        " threads=", threads);
+    }
+};
+
+// For each input coordinate of an axis, the output coordinate whose window contains it, or -1; nullopt
+// when windows overlap.
+std::optional<std::vector<int64_t>> windowOfCoordinate(const std::vector<AxisWindow> &windows, int64_t inputSize) {
+    std::vector<int64_t> owner(static_cast<size_t>(inputSize), -1);
+    for (size_t o = 0; o < windows.size(); ++o)
+        for (int64_t j = 0, x = windows[o].first; j < windows[o].count; ++j, x += windows[o].step) {
+            int64_t &slot = owner[static_cast<size_t>(x)];
+            if (slot >= 0) return std::nullopt;
+            slot = static_cast<int64_t>(o);
+        }
+    return owner;
+}
+
+std::optional<std::string> layoutDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+// Fills the per-chunk tables; declines (a reason) when a chunk's lanes read outputs from more than two
+// vectors.
+std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::array<std::vector<int64_t>, 3> &owner,
+                                       PlaneChunkTables &tables, int64_t &twoVectorChunks) {
+    const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
+    const int64_t Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t lanes = tables.lanes, chunks = tables.chunks;
+    const auto outputOf = [&](int64_t position) -> int64_t {
+        const int64_t d = position / (H * W), h = position / W % H, w = position % W;
+        const int64_t od = owner[0][static_cast<size_t>(d)], oh = owner[1][static_cast<size_t>(h)],
+                      ow = owner[2][static_cast<size_t>(w)];
+        return od < 0 || oh < 0 || ow < 0 ? -1 : (od * Ho + oh) * Wo + ow;
+    };
+    const size_t entries = static_cast<size_t>(chunks);
+    tables.reach.assign(entries, PlaneChunkTables::kNoWindow);
+    tables.firstOutput.assign(entries, 0);
+    tables.readable.assign(entries, 0);
+    tables.secondOutput.assign(entries, 0);
+    tables.secondReadable.assign(entries, 0);
+    tables.laneMask.assign(entries, 0);
+    tables.laneOffset.assign(entries * static_cast<size_t>(lanes), 0);
+    tables.laneNumbers.resize(static_cast<size_t>(lanes));
+    for (int64_t lane = 0; lane < lanes; ++lane)
+        tables.laneNumbers[static_cast<size_t>(lane)] = static_cast<int32_t>(lane);
+    std::vector<int64_t> laneOutput(static_cast<size_t>(lanes));
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t position = chunk * lanes + lane;
+            const int64_t q = position < tables.planeElements ? outputOf(position) : -1;
+            laneOutput[static_cast<size_t>(lane)] = q;
+            if (q < 0) continue;
+            lowest = std::min(lowest, q);
+            highest = std::max(highest, q);
+        }
+        if (highest < 0) continue;
+        // The second group: the outputs `lanes` or more above the lowest.
+        int64_t secondLowest = std::numeric_limits<int64_t>::max();
+        for (const int64_t q : laneOutput)
+            if (q >= lowest + lanes) secondLowest = std::min(secondLowest, q);
+        const bool two = secondLowest <= highest;
+        if (two && highest - secondLowest >= lanes)
+            return joinText("a chunk of ", lanes, " plane positions reads outputs from more than two vectors (", lowest,
+                            " to ", highest, ")");
+        const size_t entry = static_cast<size_t>(chunk);
+        twoVectorChunks += two;
+        tables.reach[entry] = two ? PlaneChunkTables::kTwoVectors : PlaneChunkTables::kOneVector;
+        tables.firstOutput[entry] = static_cast<int32_t>(lowest);
+        tables.readable[entry] = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest));
+        if (two) {
+            tables.secondOutput[entry] = static_cast<int32_t>(secondLowest);
+            tables.secondReadable[entry] = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - secondLowest));
+        }
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t q = laneOutput[static_cast<size_t>(lane)];
+            if (q < 0) continue;
+            tables.laneMask[entry] |= uint64_t{1} << lane;
+            tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
+                static_cast<int32_t>(q < lowest + lanes ? q - lowest : lanes + q - secondLowest);
+        }
+    }
+    return std::nullopt;
+}
+
+// Per thread, for INT64 indices or 16-bit gradients: a plane's outputs converted to int32 and float32
+// (at most), and for 16-bit gradients a tile of float32 sums.
+std::optional<int64_t> scratchBytes(const PoolProblem &problem, const PlaneChunkTables &tables) {
+    const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
+    const std::optional<int64_t> outputsBytes = converts ? checkedMul(tables.planeOutputs, int64_t{8}) : int64_t{0};
+    const std::optional<int64_t> tileBytes = problem.gradOutput.type != ElementType::Float32
+                                                 ? checkedProduct<int64_t>({kSumTileChunks, tables.lanes, 4})
+                                                 : int64_t{0};
+    if (!outputsBytes || !tileBytes) return std::nullopt;
+    return checkedAdd(*outputsBytes, *tileBytes);
+}
+
+PlanOutcome planPlaneChunks(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    if (planeElements >= std::numeric_limits<int32_t>::max())
+        return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
+    const WindowTables windows = WindowTables::of(geometry);
+    std::array<std::vector<int64_t>, 3> owner;
+    for (size_t axis = 0; axis < 3; ++axis) {
+        std::optional<std::vector<int64_t>> axisOwner =
+            windowOfCoordinate(windows.axes[axis], geometry.axes[axis].inputSize);
+        // Overlapping windows need several candidates per element; the scatter adds each output once.
+        if (!axisOwner)
+            return PlanOutcome::decline(
+                joinText("windows overlap along ", "DHW"[axis], ": the scatter adds each output once"));
+        owner[axis] = std::move(*axisOwner);
+    }
+    PlaneChunkPlan plan;
+    plan.tables.lanes = planeChunkLaneCount();
+    plan.tables.planeElements = planeElements;
+    plan.tables.planeOutputs = geometry.outputPlaneElements();
+    plan.tables.chunks = (planeElements + plan.tables.lanes - 1) / plan.tables.lanes;
+    if (std::optional<std::string> reason = buildTables(geometry, owner, plan.tables, plan.twoVectorChunks))
+        return PlanOutcome::decline(*reason);
+    if (const std::optional<int64_t> bytes = scratchBytes(problem, plan.tables);
+        !bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("a plane's converted outputs", bytes));
+
+    plan.planes = geometry.planes();
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    plan.threads = threadsForWork(work);
+    // Whole planes per thread when there are enough of them; otherwise each plane's chunks are cut so
+    // that every thread gets two blocks.
+    if (plan.planes < 2 * plan.threads)
+        plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
+                                                  std::max<int64_t>(plan.tables.chunks, 1));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+struct Counts {
+    int64_t expected = 0, matched = 0;
+};
+
+// Outputs [first, end) of a plane converted: indices saturated to int32 (an index beyond int32 is bad and
+// then matches no position, all below 2^31 - 1), gradients widened to float32.
+template <typename T, typename I>
+void convertOutputs(const T *gradOut, const I *indices, int64_t first, int64_t end, std::vector<int32_t> &indexCopy,
+                    std::vector<float> &gradientCopy) {
+    const int64_t count = end - first;
+    if constexpr (std::is_same_v<I, int32_t>) {
+        std::copy(indices + first, indices + end, indexCopy.begin());
+    } else {
+        for (int64_t i = 0; i < count; ++i)
+            indexCopy[static_cast<size_t>(i)] = static_cast<int32_t>(
+                std::clamp<int64_t>(static_cast<int64_t>(indices[first + i]), std::numeric_limits<int32_t>::min(),
+                                    std::numeric_limits<int32_t>::max()));
+    }
+    if constexpr (std::is_same_v<T, Float16>)
+        widenFloat16Row(&gradOut[first].bits, gradientCopy.data(), count);
+    else if constexpr (std::is_same_v<T, BFloat16>)
+        widenBFloat16Row(&gradOut[first].bits, gradientCopy.data(), count);
+    else
+        std::copy(gradOut + first, gradOut + end, gradientCopy.begin());
+}
+
+struct Scratch {
+    std::vector<int32_t> indices;
+    std::vector<float> gradients, sums;
+};
+
+template <typename T, typename I>
+void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block, Scratch &scratch,
+                 Counts &counts) {
+    const PlaneChunkTables &tables = plan.tables;
+    const int64_t n = plane / problem.geometry.channels, c = plane % problem.geometry.channels;
+    const T *gradOut = problem.gradOutput.plane<const T>(n, c);
+    const I *indices = problem.indices.plane<const I>(n, c);
+    T *gradIn = problem.gradInput.plane<T>(n, c);
+    const int64_t outputs = tables.planeOutputs, lanes = tables.lanes;
+    const int64_t firstChunk = tables.chunks * block / plan.blocksPerPlane,
+                  endChunk = tables.chunks * (block + 1) / plan.blocksPerPlane;
+    // The outputs this block counts (each block a share, so that every output is counted once).
+    const int64_t firstCounted = outputs * block / plan.blocksPerPlane,
+                  endCounted = outputs * (block + 1) / plan.blocksPerPlane;
+
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<I, int32_t>) {
+        counts.expected += countPresentIndices(indices + firstCounted, endCounted - firstCounted);
+        counts.matched += gatherPlaneChunks(tables, firstChunk, endChunk, indices, gradOut, 0,
+                                            gradIn + firstChunk * lanes, plan.streaming);
+        return;
+    }
+    int64_t expected = 0;
+    for (int64_t q = firstCounted; q < endCounted; ++q) expected += indices[q] != I{-1};
+    counts.expected += expected;
+    // The outputs the block's chunks read.
+    int64_t firstRead = outputs, endRead = 0;
+    for (int64_t chunk = firstChunk; chunk < endChunk; ++chunk) {
+        if (tables.reach[static_cast<size_t>(chunk)] == PlaneChunkTables::kNoWindow) continue;
+        const int64_t first = tables.firstOutput[static_cast<size_t>(chunk)];
+        firstRead = std::min(firstRead, first);
+        endRead = std::max(endRead, first + tables.readable[static_cast<size_t>(chunk)]);
+        if (tables.reach[static_cast<size_t>(chunk)] == PlaneChunkTables::kTwoVectors) {
+            const int64_t second = tables.secondOutput[static_cast<size_t>(chunk)];
+            endRead = std::max(endRead, second + tables.secondReadable[static_cast<size_t>(chunk)]);
+        }
+    }
+    if (firstRead < endRead)
+        convertOutputs(gradOut, indices, firstRead, endRead, scratch.indices, scratch.gradients);
+    else
+        firstRead = 0;
+    if constexpr (std::is_same_v<T, float>) {
+        counts.matched +=
+            gatherPlaneChunks(tables, firstChunk, endChunk, scratch.indices.data(), scratch.gradients.data(), firstRead,
+                              gradIn + firstChunk * lanes, plan.streaming);
+    } else {
+        for (int64_t tile = firstChunk; tile < endChunk; tile += kSumTileChunks) {
+            const int64_t tileEnd = std::min(endChunk, tile + kSumTileChunks);
+            counts.matched += gatherPlaneChunks(tables, tile, tileEnd, scratch.indices.data(), scratch.gradients.data(),
+                                                firstRead, scratch.sums.data(), false);
+            const int64_t firstPosition = tile * lanes;
+            const int64_t endPosition = std::min(tileEnd * lanes, tables.planeElements);
+            storeFloatRow(problem.gradInput.type, scratch.sums.data(), gradIn + firstPosition,
+                          endPosition - firstPosition, plan.streaming);
+        }
+    }
+}
+
+template <typename T, typename I>
+bool gatherAll(const PoolProblem &problem, const PlaneChunkPlan &plan) {
+    std::atomic<int64_t> expected{0}, matched{0};
+    runBlocksOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane,
+                       [&](int64_t begin, int64_t end) {
+                           Scratch scratch;
+                           if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
+                               scratch.indices.resize(static_cast<size_t>(plan.tables.planeOutputs));
+                               scratch.gradients.resize(static_cast<size_t>(plan.tables.planeOutputs));
+                           }
+                           if constexpr (!std::is_same_v<T, float>)
+                               scratch.sums.resize(static_cast<size_t>(kSumTileChunks * plan.tables.lanes));
+                           Counts counts;
+                           for (int64_t item = begin; item < end; ++item)
+                               gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane,
+                                                 scratch, counts);
+                           expected += counts.expected;
+                           matched += counts.matched;
+                       });
+    if (plan.streaming) streamingStoreFence();
+    return expected.load() == matched.load();
+}
+
+RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
+    const PlaneChunkPlan &plan = planAs<PlaneChunkPlan>(madePlan);
+    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+        });
+    });
+    if (complete) return {};
+    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    return handOverToScatterReference(problem, *plan.fallback);
+}
+
+}  // namespace
+
+PlanOutcome planIndexGatherBackwardPlaneChunks(const PoolProblem &problem) { return planPlaneChunks(problem); }
+RunResult runIndexGatherBackwardPlaneChunks(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlaneChunks(problem, plan);
+}
+
+}  // namespace poolgrad::cpu
