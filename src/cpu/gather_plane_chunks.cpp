@@ -18,84 +18,83 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t PlaneChunkLaneCount() { return static_cast<int64_t>(hn::Lanes(hn::CappedTag<float, 16>())); }
 
-int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk,
-                          const int32_t *HWY_RESTRICT indices, const float *HWY_RESTRICT gradients,
-                          int64_t outputOffset, float *HWY_RESTRICT destination, bool streaming) {
-    const hn::CappedTag<float, 16> df;
-    const hn::RebindToSigned<decltype(df)> di;
+// +0 + gradient in the lanes of match, +0 elsewhere: a -0 gradient arrives as +0 and a signalling NaN quiet,
+// as in the scatter's sum from +0.
+template <class DF, class M, class V>
+HWY_INLINE V SumFromZero(DF df, M match, V gradient) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET >= HWY_AVX3_DL && HWY_ARCH_X86
+    if constexpr (hn::MaxLanes(df) == 16) return V{_mm512_maskz_add_ps(match.raw, _mm512_setzero_ps(), gradient.raw)};
+#endif
+    return hn::IfThenElseZero(match, hn::Add(hn::Zero(df), gradient));
+}
+
+// The plain chunks listed in tables.plainChunk[begin, end): whole chunks inside the plane whose outputs lie
+// in one vector that exists whole. Adds each lane's matches (as -1s) to count.
+template <bool kStreaming, class DF, class DI>
+HWY_INLINE void GatherPlainChunks(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
+                                  const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
+                                  int64_t outputOffset, float *HWY_RESTRICT destination, int64_t firstPosition,
+                                  hn::Vec<DI> &count) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    // Table pointers in locals: the stores may alias any memory as far as the compiler knows, and it would
-    // reload them from the vectors for every chunk.
-    const uint8_t *HWY_RESTRICT reaches = tables.reach.data();
-    const int32_t *HWY_RESTRICT firstOutputs = tables.firstOutput.data();
-    const int32_t *HWY_RESTRICT readables = tables.readable.data();
-    const int32_t *HWY_RESTRICT secondOutputs = tables.secondOutput.data();
-    const int32_t *HWY_RESTRICT secondReadables = tables.secondReadable.data();
-    const uint64_t *HWY_RESTRICT masks = tables.laneMask.data();
+    const int32_t *HWY_RESTRICT plainChunks = tables.plainChunk.data();
+    const int32_t *HWY_RESTRICT plainFirstOutputs = tables.plainFirstOutput.data();
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
-    const int32_t *HWY_RESTRICT gradientBits = reinterpret_cast<const int32_t *>(gradients);
+    const int32_t *HWY_RESTRICT positions = tables.lanePosition.data();
+    auto matches = count;
+    for (int64_t k = begin; k < end; ++k) {
+        const int64_t position = static_cast<int64_t>(plainChunks[k]) * lanes;
+        const int64_t first = plainFirstOutputs[k] - outputOffset;
+        const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + position));
+        const auto index = hn::TableLookupLanes(hn::LoadU(di, indices + first), lookup);
+        const auto gradient = hn::TableLookupLanes(hn::LoadU(di, gradientBits + first), lookup);
+        const auto match = hn::Eq(index, hn::LoadU(di, positions + position));
+        matches = hn::Add(matches, hn::VecFromMask(di, match));
+        const auto sum = SumFromZero(df, hn::RebindMask(df, match), hn::BitCast(df, gradient));
+        float *at = destination + (position - firstPosition);
+        if constexpr (kStreaming)
+            storeVector(df, sum, at, true);
+        else
+            hn::StoreU(sum, df, at);
+    }
+    count = matches;
+}
+
+// The other chunks of tables.otherChunk[begin, end): outputs in two vectors, a vector that does not exist
+// whole, the plane's last partial chunk, chunks in no window.
+template <class DF, class DI>
+HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
+                                  const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
+                                  int64_t outputOffset, float *HWY_RESTRICT destination, int64_t firstPosition,
+                                  bool streaming, hn::Vec<DI> &count) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
+    const int32_t *HWY_RESTRICT positions = tables.lanePosition.data();
     const int64_t planeElements = tables.planeElements;
-    // The lanes' numbers come from the table: Iota builds its vector through memory, and a load right after
-    // the scalar stores waits for them.
-    const auto laneNumbers = hn::LoadU(di, tables.laneNumbers.data());
-    const auto zero = hn::Zero(df);
     const auto laneLimit = hn::Set(di, static_cast<int32_t>(lanes));
     const auto lastLane = hn::Set(di, static_cast<int32_t>(lanes - 1));
-    // Each lane counts its matches as -1s, at most one per chunk: summed into the int64 total every 2^20
-    // chunks, far from int32 overflow.
-    int64_t matches = 0;
-    auto count = hn::Zero(di);
-    for (int64_t chunk = firstChunk; chunk < endChunk; ++chunk) {
-        if (((chunk - firstChunk) & ((int64_t{1} << 20) - 1)) == 0 && chunk != firstChunk) {
-            matches -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
-            count = hn::Zero(di);
-        }
+    // A vector of outputs from first on, `readable` of them existing (the rest read as 0).
+    const auto load = [&](const int32_t *from, int64_t first, int32_t readable) {
+        if (readable == lanes) return hn::LoadU(di, from + (first - outputOffset));
+        return hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di, from + (first - outputOffset));
+    };
+    for (int64_t k = begin; k < end; ++k) {
+        const int64_t chunk = tables.otherChunk[static_cast<size_t>(k)];
+        const PlaneChunkTables::Chunk entry = tables.chunk[static_cast<size_t>(chunk)];
         const int64_t position = chunk * lanes;
-        auto sum = zero;
-        const uint8_t reach = reaches[chunk];
-        if (reach != PlaneChunkTables::kNoWindow) {
-            const int64_t first = firstOutputs[chunk] - outputOffset;
-            const int32_t readable = readables[chunk];
-            const int32_t *indexAt = indices + first;
-            const int32_t *gradientAt = gradientBits + first;
+        auto sum = hn::Zero(df);
+        if (entry.reach != PlaneChunkTables::kNoWindow) {
             const auto offset = hn::LoadU(di, offsets + position);
-            // Little-endian: the mask's first byte holds lanes 0-7.
-            const auto valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + chunk));
-            hn::Vec<decltype(di)> index, gradient;
-            if (reach == PlaneChunkTables::kOneVector) {
-                hn::Vec<decltype(di)> indexVector, gradientVector;
-                if (readable == lanes) {
-                    indexVector = hn::LoadU(di, indexAt);
-                    gradientVector = hn::LoadU(di, gradientAt);
-                } else {
-                    const auto present = hn::FirstN(di, static_cast<size_t>(readable));
-                    indexVector = hn::MaskedLoad(present, di, indexAt);
-                    gradientVector = hn::MaskedLoad(present, di, gradientAt);
-                }
+            const auto lowIndex = load(indices, entry.firstOutput, entry.readable);
+            const auto lowGradient = load(gradientBits, entry.firstOutput, entry.readable);
+            hn::Vec<DI> index, gradient;
+            if (entry.reach == PlaneChunkTables::kOneVector) {
                 const auto lookup = hn::IndicesFromVec(di, offset);
-                index = hn::TableLookupLanes(indexVector, lookup);
-                gradient = hn::TableLookupLanes(gradientVector, lookup);
+                index = hn::TableLookupLanes(lowIndex, lookup);
+                gradient = hn::TableLookupLanes(lowGradient, lookup);
             } else {
                 // Offsets 0 .. 2*lanes-1: each lane takes its lane of the first or of the second vector.
-                hn::Vec<decltype(di)> lowIndex, lowGradient, highIndex, highGradient;
-                if (readable == lanes) {
-                    lowIndex = hn::LoadU(di, indexAt);
-                    lowGradient = hn::LoadU(di, gradientAt);
-                } else {
-                    const auto present = hn::FirstN(di, static_cast<size_t>(readable));
-                    lowIndex = hn::MaskedLoad(present, di, indexAt);
-                    lowGradient = hn::MaskedLoad(present, di, gradientAt);
-                }
-                const int64_t second = secondOutputs[chunk] - outputOffset;
-                const int32_t secondReadable = secondReadables[chunk];
-                if (secondReadable == lanes) {
-                    highIndex = hn::LoadU(di, indices + second);
-                    highGradient = hn::LoadU(di, gradientBits + second);
-                } else {
-                    const auto present = hn::FirstN(di, static_cast<size_t>(secondReadable));
-                    highIndex = hn::MaskedLoad(present, di, indices + second);
-                    highGradient = hn::MaskedLoad(present, di, gradientBits + second);
-                }
+                const auto highIndex = load(indices, entry.secondOutput, entry.secondReadable);
+                const auto highGradient = load(gradientBits, entry.secondOutput, entry.secondReadable);
                 const auto high = hn::Gt(offset, lastLane);
                 const auto lookup = hn::IndicesFromVec(di, hn::IfThenElse(high, hn::Sub(offset, laneLimit), offset));
                 index = hn::IfThenElse(high, hn::TableLookupLanes(highIndex, lookup),
@@ -103,38 +102,74 @@ int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
                 gradient = hn::IfThenElse(high, hn::TableLookupLanes(highGradient, lookup),
                                           hn::TableLookupLanes(lowGradient, lookup));
             }
-            const auto lanePosition = hn::Add(laneNumbers, hn::Set(di, static_cast<int32_t>(position)));
-            const auto match = hn::And(hn::Eq(index, lanePosition), valid);
+            const auto match = hn::Eq(index, hn::LoadU(di, positions + position));
             count = hn::Add(count, hn::VecFromMask(di, match));
-            // One window per position: the sum is +0 + gradient (a -0 gradient arrives as +0, a signalling
-            // NaN quiet, as in the scatter's sum from +0) or +0.
-            sum = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, match), hn::BitCast(df, gradient)));
+            sum = SumFromZero(df, hn::RebindMask(df, match), hn::BitCast(df, gradient));
         }
-        float *at = destination + (position - firstChunk * lanes);
+        float *at = destination + (position - firstPosition);
         if (position + lanes <= planeElements)
             storeVector(df, sum, at, streaming);
         else
             hn::BlendedStore(sum, hn::FirstN(df, static_cast<size_t>(planeElements - position)), df, at);
     }
-    return matches - static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
 }
 
-int64_t CountPresentIndices(const int32_t *HWY_RESTRICT indices, int64_t count) {
+int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk,
+                          const int32_t *HWY_RESTRICT indices, const float *HWY_RESTRICT gradients,
+                          int64_t outputOffset, float *HWY_RESTRICT destination, bool streaming) {
+    const hn::CappedTag<float, 16> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t firstPosition = firstChunk * static_cast<int64_t>(hn::Lanes(df));
+    const int32_t *gradientBits = reinterpret_cast<const int32_t *>(gradients);
+    // Each lane counts its matches as -1s, at most one per chunk: summed into the int64 total every 2^20
+    // chunks, far from int32 overflow.
+    constexpr int64_t kBatch = int64_t{1} << 20;
+    int64_t matches = 0;
+    const auto addBatch = [&](auto &&gather, int64_t begin, int64_t end) {
+        for (int64_t batch = begin; batch < end; batch += kBatch) {
+            auto count = hn::Zero(di);
+            gather(batch, std::min(end, batch + kBatch), count);
+            matches -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+        }
+    };
+    const int64_t plainBegin = tables.plainBefore[static_cast<size_t>(firstChunk)],
+                  plainEnd = tables.plainBefore[static_cast<size_t>(endChunk)];
+    addBatch(
+        [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
+            if (streaming)
+                GatherPlainChunks<true>(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
+                                        firstPosition, count);
+            else
+                GatherPlainChunks<false>(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
+                                         firstPosition, count);
+        },
+        plainBegin, plainEnd);
+    addBatch(
+        [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
+            GatherOtherChunks(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
+                              firstPosition, streaming, count);
+        },
+        (firstChunk - plainBegin), (endChunk - plainEnd));
+    return matches;
+}
+
+IndexCounts CountIndices(const int32_t *HWY_RESTRICT indices, int64_t count, int64_t planeElements) {
     const hn::ScalableTag<int32_t> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
     const auto absent = hn::Set(di, -1);
-    int64_t present = 0;
+    const auto end = hn::Set(di, static_cast<int32_t>(planeElements));
+    IndexCounts counts;
     int64_t i = 0;
-    // Per lane at most 2^20 ones before the int64 total takes them.
-    while (i + lanes <= count) {
-        auto ones = hn::Zero(di);
-        const int64_t end = std::min(count - lanes + 1, i + (int64_t{1} << 20) * lanes);
-        for (; i < end; i += lanes)
-            ones = hn::Sub(ones, hn::VecFromMask(di, hn::Ne(hn::LoadU(di, indices + i), absent)));
-        present += static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, ones)));
+    for (; i + lanes <= count; i += lanes) {
+        const auto index = hn::LoadU(di, indices + i);
+        counts.present += static_cast<int64_t>(hn::CountTrue(di, hn::Not(hn::Eq(index, absent))));
+        counts.outsidePlane += static_cast<int64_t>(hn::CountTrue(di, hn::Or(hn::Lt(index, absent), hn::Not(hn::Lt(index, end)))));
     }
-    for (; i < count; ++i) present += indices[i] != -1;
-    return present;
+    for (; i < count; ++i) {
+        counts.present += indices[i] != -1;
+        counts.outsidePlane += indices[i] < -1 || indices[i] >= planeElements;
+    }
+    return counts;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -146,7 +181,7 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(PlaneChunkLaneCount);
 HWY_EXPORT(GatherPlaneChunks);
-HWY_EXPORT(CountPresentIndices);
+HWY_EXPORT(CountIndices);
 
 int64_t planeChunkLaneCount() { return HWY_DYNAMIC_DISPATCH(PlaneChunkLaneCount)(); }
 
@@ -156,8 +191,8 @@ int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
                                                    destination, streaming);
 }
 
-int64_t countPresentIndices(const int32_t *indices, int64_t count) {
-    return HWY_DYNAMIC_DISPATCH(CountPresentIndices)(indices, count);
+IndexCounts countIndices(const int32_t *indices, int64_t count, int64_t planeElements) {
+    return HWY_DYNAMIC_DISPATCH(CountIndices)(indices, count, planeElements);
 }
 
 }  // namespace poolgrad::cpu

@@ -18,23 +18,28 @@ int64_t planeChunkLaneCount();
 
 struct PlaneChunkTables {
     enum Reach : uint8_t { kNoWindow = 0, kOneVector = 1, kTwoVectors = 2 };
+    // A chunk's outputs lie within `lanes` of its lowest one (one vector), or in two such groups: where a
+    // window spans two depths (or rows), a chunk crossing from the last row of one into the first of the
+    // next reads the end and the start of the window's output plane (two vectors, far apart).
+    struct Chunk {
+        int32_t firstOutput = 0;     // lowest output a lane of the chunk reads
+        int32_t secondOutput = 0;    // kTwoVectors: lowest output of the second group
+        int32_t readable = 0;        // outputs that exist from firstOutput on, at most lanes
+        int32_t secondReadable = 0;  // the same from secondOutput
+        uint8_t reach = kNoWindow;   // vectors of outputs the chunk reads (kNoWindow: it is all +0)
+    };
     int64_t lanes = 1;
     int64_t planeElements = 0;  // positions of a plane
     int64_t planeOutputs = 0;   // outputs of a plane
     int64_t chunks = 0;         // ceil(planeElements / lanes)
-    // Per chunk:
-    // A chunk's outputs lie within `lanes` of its lowest one (one vector), or in two such groups: where a
-    // window spans two depths (or rows), a chunk crossing from the last row of one into the first of the
-    // next reads the end and the start of the window's output plane (two vectors, far apart).
-    std::vector<uint8_t> reach;         // vectors of outputs the chunk reads (kNoWindow: it is all +0)
-    std::vector<int32_t> firstOutput;   // lowest output a lane of the chunk reads
-    std::vector<int32_t> readable;      // outputs that exist from firstOutput on, at most lanes
-    std::vector<int32_t> secondOutput;  // kTwoVectors: lowest output of the second group
-    std::vector<int32_t> secondReadable;
-    std::vector<uint64_t> laneMask;    // bit i: lane i lies in a window
-    std::vector<int32_t> laneOffset;   // per lane (chunk * lanes + i): its window's output - firstOutput, or
-                                       // lanes + its output - secondOutput
-    std::vector<int32_t> laneNumbers;  // 0, 1, ..., lanes - 1
+    std::vector<Chunk> chunk;
+    // Plain chunks (whole, inside the plane, outputs in one vector that exists whole) take a loop of their
+    // own: plainChunk lists them in order with their first outputs, and plainBefore[c] counts those before
+    // chunk c (chunks + 1 entries); otherChunk lists the rest in order (c - plainBefore[c] of them before c).
+    std::vector<int32_t> plainChunk, plainFirstOutput, plainBefore, otherChunk;
+    // Per lane (chunk * lanes + i):
+    std::vector<int32_t> laneOffset;    // its window's output - firstOutput, or lanes + output - secondOutput
+    std::vector<int32_t> lanePosition;  // its plane position; planeElements for a lane in no window
 };
 
 // Chunks [firstChunk, endChunk) of one plane. Output q's int32 index and float32 gradient are
@@ -45,7 +50,11 @@ struct PlaneChunkTables {
 int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk, const int32_t *indices,
                           const float *gradients, int64_t outputOffset, float *destination, bool streaming);
 
-// How many of count int32 indices are not -1.
-int64_t countPresentIndices(const int32_t *indices, int64_t count);
+struct IndexCounts {
+    int64_t present = 0;       // not -1
+    int64_t outsidePlane = 0;  // < -1 or >= planeElements
+};
+// The counts of count int32 indices of a plane of planeElements positions.
+IndexCounts countIndices(const int32_t *indices, int64_t count, int64_t planeElements);
 
 }  // namespace poolgrad::cpu

@@ -13,6 +13,7 @@
 // not -1 must match exactly one element. Otherwise the scatter reference reruns the problem.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -86,17 +87,9 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
                       ow = owner[2][static_cast<size_t>(w)];
         return od < 0 || oh < 0 || ow < 0 ? -1 : (od * Ho + oh) * Wo + ow;
     };
-    const size_t entries = static_cast<size_t>(chunks);
-    tables.reach.assign(entries, PlaneChunkTables::kNoWindow);
-    tables.firstOutput.assign(entries, 0);
-    tables.readable.assign(entries, 0);
-    tables.secondOutput.assign(entries, 0);
-    tables.secondReadable.assign(entries, 0);
-    tables.laneMask.assign(entries, 0);
-    tables.laneOffset.assign(entries * static_cast<size_t>(lanes), 0);
-    tables.laneNumbers.resize(static_cast<size_t>(lanes));
-    for (int64_t lane = 0; lane < lanes; ++lane)
-        tables.laneNumbers[static_cast<size_t>(lane)] = static_cast<int32_t>(lane);
+    tables.chunk.assign(static_cast<size_t>(chunks), PlaneChunkTables::Chunk{});
+    tables.laneOffset.assign(static_cast<size_t>(chunks * lanes), 0);
+    tables.lanePosition.assign(static_cast<size_t>(chunks * lanes), static_cast<int32_t>(tables.planeElements));
     std::vector<int64_t> laneOutput(static_cast<size_t>(lanes));
     for (int64_t chunk = 0; chunk < chunks; ++chunk) {
         int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
@@ -117,22 +110,35 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
         if (two && highest - secondLowest >= lanes)
             return joinText("a chunk of ", lanes, " plane positions reads outputs from more than two vectors (", lowest,
                             " to ", highest, ")");
-        const size_t entry = static_cast<size_t>(chunk);
+        PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
         twoVectorChunks += two;
-        tables.reach[entry] = two ? PlaneChunkTables::kTwoVectors : PlaneChunkTables::kOneVector;
-        tables.firstOutput[entry] = static_cast<int32_t>(lowest);
-        tables.readable[entry] = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest));
+        entry.reach = two ? PlaneChunkTables::kTwoVectors : PlaneChunkTables::kOneVector;
+        entry.firstOutput = static_cast<int32_t>(lowest);
+        entry.readable = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest));
         if (two) {
-            tables.secondOutput[entry] = static_cast<int32_t>(secondLowest);
-            tables.secondReadable[entry] = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - secondLowest));
+            entry.secondOutput = static_cast<int32_t>(secondLowest);
+            entry.secondReadable = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - secondLowest));
         }
         for (int64_t lane = 0; lane < lanes; ++lane) {
             const int64_t q = laneOutput[static_cast<size_t>(lane)];
             if (q < 0) continue;
-            tables.laneMask[entry] |= uint64_t{1} << lane;
-            tables.laneOffset[entry * static_cast<size_t>(lanes) + static_cast<size_t>(lane)] =
-                static_cast<int32_t>(q < lowest + lanes ? q - lowest : lanes + q - secondLowest);
+            const size_t at = static_cast<size_t>(chunk * lanes + lane);
+            tables.lanePosition[at] = static_cast<int32_t>(chunk * lanes + lane);
+            tables.laneOffset[at] = static_cast<int32_t>(q < lowest + lanes ? q - lowest : lanes + q - secondLowest);
         }
+    }
+    tables.plainBefore.assign(static_cast<size_t>(chunks + 1), 0);
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
+        const bool plain = entry.reach == PlaneChunkTables::kOneVector && entry.readable == lanes &&
+                           (chunk + 1) * lanes <= tables.planeElements;
+        if (plain) {
+            tables.plainChunk.push_back(static_cast<int32_t>(chunk));
+            tables.plainFirstOutput.push_back(entry.firstOutput);
+        } else {
+            tables.otherChunk.push_back(static_cast<int32_t>(chunk));
+        }
+        tables.plainBefore[static_cast<size_t>(chunk + 1)] = static_cast<int32_t>(tables.plainChunk.size());
     }
     return std::nullopt;
 }
@@ -185,13 +191,13 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
                                                   std::max<int64_t>(plan.tables.chunks, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput) && !getenv("NW_NOSTREAM");
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }
 
 struct Counts {
-    int64_t expected = 0, matched = 0;
+    int64_t expected = 0, matched = 0, outsidePlane = 0;
 };
 
 // Outputs [first, end) of a plane converted: indices saturated to int32 (an index beyond int32 is bad and
@@ -237,25 +243,31 @@ void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t
                   endCounted = outputs * (block + 1) / plan.blocksPerPlane;
 
     if constexpr (std::is_same_v<T, float> && std::is_same_v<I, int32_t>) {
-        counts.expected += countPresentIndices(indices + firstCounted, endCounted - firstCounted);
+        const IndexCounts indexCounts =
+            countIndices(indices + firstCounted, endCounted - firstCounted, tables.planeElements);
+        counts.expected += indexCounts.present;
+        counts.outsidePlane += indexCounts.outsidePlane;
         counts.matched += gatherPlaneChunks(tables, firstChunk, endChunk, indices, gradOut, 0,
                                             gradIn + firstChunk * lanes, plan.streaming);
         return;
     }
-    int64_t expected = 0;
-    for (int64_t q = firstCounted; q < endCounted; ++q) expected += indices[q] != I{-1};
+    int64_t expected = 0, outsidePlane = 0;
+    for (int64_t q = firstCounted; q < endCounted; ++q) {
+        const int64_t index = static_cast<int64_t>(indices[q]);
+        expected += index != -1;
+        outsidePlane += index < -1 || index >= tables.planeElements;
+    }
     counts.expected += expected;
+    counts.outsidePlane += outsidePlane;
     // The outputs the block's chunks read.
     int64_t firstRead = outputs, endRead = 0;
     for (int64_t chunk = firstChunk; chunk < endChunk; ++chunk) {
-        if (tables.reach[static_cast<size_t>(chunk)] == PlaneChunkTables::kNoWindow) continue;
-        const int64_t first = tables.firstOutput[static_cast<size_t>(chunk)];
-        firstRead = std::min(firstRead, first);
-        endRead = std::max(endRead, first + tables.readable[static_cast<size_t>(chunk)]);
-        if (tables.reach[static_cast<size_t>(chunk)] == PlaneChunkTables::kTwoVectors) {
-            const int64_t second = tables.secondOutput[static_cast<size_t>(chunk)];
-            endRead = std::max(endRead, second + tables.secondReadable[static_cast<size_t>(chunk)]);
-        }
+        const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
+        if (entry.reach == PlaneChunkTables::kNoWindow) continue;
+        firstRead = std::min<int64_t>(firstRead, entry.firstOutput);
+        endRead = std::max<int64_t>(endRead, entry.firstOutput + entry.readable);
+        if (entry.reach == PlaneChunkTables::kTwoVectors)
+            endRead = std::max<int64_t>(endRead, entry.secondOutput + entry.secondReadable);
     }
     if (firstRead < endRead)
         convertOutputs(gradOut, indices, firstRead, endRead, scratch.indices, scratch.gradients);
@@ -280,7 +292,7 @@ void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const PlaneChunkPlan &plan) {
-    std::atomic<int64_t> expected{0}, matched{0};
+    std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
     runBlocksOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane,
                        [&](int64_t begin, int64_t end) {
                            Scratch scratch;
@@ -296,9 +308,10 @@ bool gatherAll(const PoolProblem &problem, const PlaneChunkPlan &plan) {
                                                  scratch, counts);
                            expected += counts.expected;
                            matched += counts.matched;
+                           outsidePlane += counts.outsidePlane;
                        });
     if (plan.streaming) streamingStoreFence();
-    return expected.load() == matched.load();
+    return outsidePlane.load() == 0 && expected.load() == matched.load();
 }
 
 RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
