@@ -1,7 +1,8 @@
 // cpu_index_gather_backward_plane_chunks decides everything in phase 1: the plan text names the split of the
 // planes into blocks of chunks, the lanes of a chunk, how many chunks read two vectors of outputs (those
 // crossing from the last row of a depth into the first of the next inside one depth window), streaming or
-// cached stores and the thread count; and it declines, with a reason, what it cannot do.
+// cached stores and the thread count; and it declines, with a reason, overlapping windows, operands that
+// are not dense planes, and the types it measured slower at (16-bit gradients, INT64 indices).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -82,8 +83,29 @@ TEST(IndexGatherPlaneChunksPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
     }
 }
 
-TEST(IndexGatherPlaneChunksPlans, DeclinesOverlappingWindowsAndOtherLayouts) {
+TEST(IndexGatherPlaneChunksPlans, DeclinesOverlappingWindowsOtherLayoutsAndTypes) {
     ThreadSetting setting(1, 0);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        const IndexBackwardRun run =
+            test_support::runIndexBackward(pooled({1, 2, 4, 14, 14}, {2, 2, 2}, type), kPlaneChunks);
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find(std::string(type == ACL_FLOAT16 ? "float16" : "bfloat16") +
+                                   " gradients: the slab scatter measured faster"),
+                  std::string::npos)
+            << run.message;
+    }
+    {
+        IndexBackwardCase problem;
+        problem.inputShape = {1, 2, 4, 14, 14};
+        problem.params.kernel = {2, 2, 2};
+        problem.params.stride = {2, 2, 2};
+        problem.indexType = ACL_INT64;
+        problem.prepare();
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, kPlaneChunks);
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find("INT64 indices: the slab scatter measured faster"), std::string::npos)
+            << run.message;
+    }
     {
         const IndexBackwardCase overlapping = pooled({1, 1, 5, 5, 14}, {3, 3, 3});
         IndexBackwardCase problem = overlapping;

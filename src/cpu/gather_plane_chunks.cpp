@@ -33,8 +33,7 @@ HWY_INLINE V SumFromZero(DF df, M match, V gradient) {
 template <bool kStreaming, class DF, class DI>
 HWY_INLINE void GatherPlainChunks(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
                                   const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
-                                  int64_t outputOffset, float *HWY_RESTRICT destination, int64_t firstPosition,
-                                  hn::Vec<DI> &count) {
+                                  float *HWY_RESTRICT destination, int64_t firstPosition, hn::Vec<DI> &count) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const int32_t *HWY_RESTRICT plainChunks = tables.plainChunk.data();
     const int32_t *HWY_RESTRICT plainFirstOutputs = tables.plainFirstOutput.data();
@@ -43,7 +42,7 @@ HWY_INLINE void GatherPlainChunks(DF df, DI di, const PlaneChunkTables &tables, 
     auto matches = count;
     for (int64_t k = begin; k < end; ++k) {
         const int64_t position = static_cast<int64_t>(plainChunks[k]) * lanes;
-        const int64_t first = plainFirstOutputs[k] - outputOffset;
+        const int64_t first = plainFirstOutputs[k];
         const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + position));
         const auto index = hn::TableLookupLanes(hn::LoadU(di, indices + first), lookup);
         const auto gradient = hn::TableLookupLanes(hn::LoadU(di, gradientBits + first), lookup);
@@ -64,8 +63,8 @@ HWY_INLINE void GatherPlainChunks(DF df, DI di, const PlaneChunkTables &tables, 
 template <class DF, class DI>
 HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
                                   const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
-                                  int64_t outputOffset, float *HWY_RESTRICT destination, int64_t firstPosition,
-                                  bool streaming, hn::Vec<DI> &count) {
+                                  float *HWY_RESTRICT destination, int64_t firstPosition, bool streaming,
+                                  hn::Vec<DI> &count) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
     const int32_t *HWY_RESTRICT positions = tables.lanePosition.data();
@@ -74,8 +73,8 @@ HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, 
     const auto lastLane = hn::Set(di, static_cast<int32_t>(lanes - 1));
     // A vector of outputs from first on, `readable` of them existing (the rest read as 0).
     const auto load = [&](const int32_t *from, int64_t first, int32_t readable) {
-        if (readable == lanes) return hn::LoadU(di, from + (first - outputOffset));
-        return hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di, from + (first - outputOffset));
+        if (readable == lanes) return hn::LoadU(di, from + first);
+        return hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di, from + first);
     };
     for (int64_t k = begin; k < end; ++k) {
         const int64_t chunk = tables.otherChunk[static_cast<size_t>(k)];
@@ -116,7 +115,7 @@ HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, 
 
 int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk,
                           const int32_t *HWY_RESTRICT indices, const float *HWY_RESTRICT gradients,
-                          int64_t outputOffset, float *HWY_RESTRICT destination, bool streaming) {
+                          float *HWY_RESTRICT destination, bool streaming) {
     const hn::CappedTag<float, 16> df;
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t firstPosition = firstChunk * static_cast<int64_t>(hn::Lanes(df));
@@ -137,17 +136,17 @@ int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
     addBatch(
         [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
             if (streaming)
-                GatherPlainChunks<true>(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
-                                        firstPosition, count);
+                GatherPlainChunks<true>(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition,
+                                        count);
             else
-                GatherPlainChunks<false>(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
-                                         firstPosition, count);
+                GatherPlainChunks<false>(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition,
+                                         count);
         },
         plainBegin, plainEnd);
     addBatch(
         [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
-            GatherOtherChunks(df, di, tables, begin, end, indices, gradientBits, outputOffset, destination,
-                              firstPosition, streaming, count);
+            GatherOtherChunks(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition, streaming,
+                              count);
         },
         (firstChunk - plainBegin), (endChunk - plainEnd));
     return matches;
@@ -163,7 +162,8 @@ IndexCounts CountIndices(const int32_t *HWY_RESTRICT indices, int64_t count, int
     for (; i + lanes <= count; i += lanes) {
         const auto index = hn::LoadU(di, indices + i);
         counts.present += static_cast<int64_t>(hn::CountTrue(di, hn::Not(hn::Eq(index, absent))));
-        counts.outsidePlane += static_cast<int64_t>(hn::CountTrue(di, hn::Or(hn::Lt(index, absent), hn::Not(hn::Lt(index, end)))));
+        counts.outsidePlane +=
+            static_cast<int64_t>(hn::CountTrue(di, hn::Or(hn::Lt(index, absent), hn::Not(hn::Lt(index, end)))));
     }
     for (; i < count; ++i) {
         counts.present += indices[i] != -1;
@@ -186,9 +186,9 @@ HWY_EXPORT(CountIndices);
 int64_t planeChunkLaneCount() { return HWY_DYNAMIC_DISPATCH(PlaneChunkLaneCount)(); }
 
 int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk, const int32_t *indices,
-                          const float *gradients, int64_t outputOffset, float *destination, bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherPlaneChunks)(tables, firstChunk, endChunk, indices, gradients, outputOffset,
-                                                   destination, streaming);
+                          const float *gradients, float *destination, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherPlaneChunks)(tables, firstChunk, endChunk, indices, gradients, destination,
+                                                   streaming);
 }
 
 IndexCounts countIndices(const int32_t *indices, int64_t count, int64_t planeElements) {

@@ -43,12 +43,12 @@ struct PlaneChunkTables {
 };
 
 // Chunks [firstChunk, endChunk) of one plane. Output q's int32 index and float32 gradient are
-// indices[q - outputOffset] and gradients[q - outputOffset]; chunk c's lane i goes to
+// indices[q] and gradients[q]; chunk c's lane i goes to
 // destination[(c - firstChunk) * lanes + i] (the last chunk of a plane only as far as the plane goes):
 // +0 + the gradient of its window's output when that output's index is the lane's plane position, else
 // +0. Streaming: aligned vectors bypass the caches. Returns how many lanes matched.
 int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk, const int32_t *indices,
-                          const float *gradients, int64_t outputOffset, float *destination, bool streaming);
+                          const float *gradients, float *destination, bool streaming);
 
 struct IndexCounts {
     int64_t present = 0;       // not -1

@@ -4,36 +4,29 @@
 // it has no per-row work, so it takes planes whose rows are narrower than two vectors (case E: 14 columns),
 // which the row gather declines. The element receives +0 + the output's gradient when the output's index
 // is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever every index
-// lies in its own window. Float32 gradients are written straight into gradInput (streaming stores when it
-// is larger than the cache); INT64 indices and 16-bit gradients are first converted, the outputs a block
-// reads at a time, and 16-bit sums go through a tile of float32.
+// lies in its own window. Float32 sums are written straight into gradInput (streaming stores when it is
+// larger than the cache). The plan declines 16-bit gradients and INT64 indices: converting them first (a
+// plane's outputs at a time, commit 73c7ed4) measured slower than the slab scatter.
 //
 // As in the row gather, an index outside its own window (still inside the plane, where SPEC §3.6 scatters
 // it) would be lost, and a bad index would go unreported. Counting finds both: every output whose index is
-// not -1 must match exactly one element. Otherwise the scatter reference reruns the problem.
+// not -1 must match exactly one element, and no index may lie beyond the plane (a lane in no window compares
+// with the plane size). Otherwise the scatter reference reruns the problem.
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
 #include "core/error_message.h"
-#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
-#include "cpu/dtype_dispatch.h"
 #include "cpu/gather_plane_chunks.h"
-#include "cpu/gather_rows.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
-
-// Chunks of 16-bit sums kept as float32 before they are rounded and stored (16 KiB with 16 lanes).
-constexpr int64_t kSumTileChunks = 256;
 
 struct PlaneChunkPlan final : ImplementationPlan {
     PlaneChunkTables tables;
@@ -143,20 +136,15 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
     return std::nullopt;
 }
 
-// Per thread, for INT64 indices or 16-bit gradients: a plane's outputs converted to int32 and float32
-// (at most), and for 16-bit gradients a tile of float32 sums.
-std::optional<int64_t> scratchBytes(const PoolProblem &problem, const PlaneChunkTables &tables) {
-    const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
-    const std::optional<int64_t> outputsBytes = converts ? checkedMul(tables.planeOutputs, int64_t{8}) : int64_t{0};
-    const std::optional<int64_t> tileBytes = problem.gradOutput.type != ElementType::Float32
-                                                 ? checkedProduct<int64_t>({kSumTileChunks, tables.lanes, 4})
-                                                 : int64_t{0};
-    if (!outputsBytes || !tileBytes) return std::nullopt;
-    return checkedAdd(*outputsBytes, *tileBytes);
-}
-
 PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    // Converted first, a plane's outputs at a time, they measured slower than the slab scatter on the Zen 4
+    // host (1 thread: E with INT64 indices 1.5x, E in bfloat16 1.4x, A in bfloat16 2x its time).
+    if (problem.gradOutput.type != ElementType::Float32)
+        return PlanOutcome::decline(
+            joinText(elementTypeName(problem.gradOutput.type), " gradients: the slab scatter measured faster"));
+    if (problem.indices.type != ElementType::Int32)
+        return PlanOutcome::decline("INT64 indices: the slab scatter measured faster");
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max())
@@ -179,9 +167,6 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     plan.tables.chunks = (planeElements + plan.tables.lanes - 1) / plan.tables.lanes;
     if (std::optional<std::string> reason = buildTables(geometry, owner, plan.tables, plan.twoVectorChunks))
         return PlanOutcome::decline(*reason);
-    if (const std::optional<int64_t> bytes = scratchBytes(problem, plan.tables);
-        !bytes || *bytes > kScratchBytesPerThread)
-        return PlanOutcome::decline(scratchDeclineText("a plane's converted outputs", bytes));
 
     plan.planes = geometry.planes();
     const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
@@ -191,7 +176,7 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
                                                   std::max<int64_t>(plan.tables.chunks, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput) && !getenv("NW_NOSTREAM");
+    plan.streaming = streamingStoresPay(problem.gradInput);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }
@@ -200,128 +185,40 @@ struct Counts {
     int64_t expected = 0, matched = 0, outsidePlane = 0;
 };
 
-// Outputs [first, end) of a plane converted: indices saturated to int32 (an index beyond int32 is bad and
-// then matches no position, all below 2^31 - 1), gradients widened to float32.
-template <typename T, typename I>
-void convertOutputs(const T *gradOut, const I *indices, int64_t first, int64_t end, std::vector<int32_t> &indexCopy,
-                    std::vector<float> &gradientCopy) {
-    const int64_t count = end - first;
-    if constexpr (std::is_same_v<I, int32_t>) {
-        std::copy(indices + first, indices + end, indexCopy.begin());
-    } else {
-        for (int64_t i = 0; i < count; ++i)
-            indexCopy[static_cast<size_t>(i)] = static_cast<int32_t>(
-                std::clamp<int64_t>(static_cast<int64_t>(indices[first + i]), std::numeric_limits<int32_t>::min(),
-                                    std::numeric_limits<int32_t>::max()));
-    }
-    if constexpr (std::is_same_v<T, Float16>)
-        widenFloat16Row(&gradOut[first].bits, gradientCopy.data(), count);
-    else if constexpr (std::is_same_v<T, BFloat16>)
-        widenBFloat16Row(&gradOut[first].bits, gradientCopy.data(), count);
-    else
-        std::copy(gradOut + first, gradOut + end, gradientCopy.begin());
-}
-
-struct Scratch {
-    std::vector<int32_t> indices;
-    std::vector<float> gradients, sums;
-};
-
-template <typename T, typename I>
-void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block, Scratch &scratch,
-                 Counts &counts) {
+// Chunks of a plane's share `block`; counts the indices of its share of the plane's outputs (every output
+// counted once over the blocks) and the matches of its chunks.
+void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block, Counts &counts) {
     const PlaneChunkTables &tables = plan.tables;
     const int64_t n = plane / problem.geometry.channels, c = plane % problem.geometry.channels;
-    const T *gradOut = problem.gradOutput.plane<const T>(n, c);
-    const I *indices = problem.indices.plane<const I>(n, c);
-    T *gradIn = problem.gradInput.plane<T>(n, c);
-    const int64_t outputs = tables.planeOutputs, lanes = tables.lanes;
+    const float *gradOut = problem.gradOutput.plane<const float>(n, c);
+    const int32_t *indices = problem.indices.plane<const int32_t>(n, c);
+    float *gradIn = problem.gradInput.plane<float>(n, c);
     const int64_t firstChunk = tables.chunks * block / plan.blocksPerPlane,
                   endChunk = tables.chunks * (block + 1) / plan.blocksPerPlane;
-    // The outputs this block counts (each block a share, so that every output is counted once).
-    const int64_t firstCounted = outputs * block / plan.blocksPerPlane,
-                  endCounted = outputs * (block + 1) / plan.blocksPerPlane;
-
-    if constexpr (std::is_same_v<T, float> && std::is_same_v<I, int32_t>) {
-        const IndexCounts indexCounts =
-            countIndices(indices + firstCounted, endCounted - firstCounted, tables.planeElements);
-        counts.expected += indexCounts.present;
-        counts.outsidePlane += indexCounts.outsidePlane;
-        counts.matched += gatherPlaneChunks(tables, firstChunk, endChunk, indices, gradOut, 0,
-                                            gradIn + firstChunk * lanes, plan.streaming);
-        return;
-    }
-    int64_t expected = 0, outsidePlane = 0;
-    for (int64_t q = firstCounted; q < endCounted; ++q) {
-        const int64_t index = static_cast<int64_t>(indices[q]);
-        expected += index != -1;
-        outsidePlane += index < -1 || index >= tables.planeElements;
-    }
-    counts.expected += expected;
-    counts.outsidePlane += outsidePlane;
-    // The outputs the block's chunks read.
-    int64_t firstRead = outputs, endRead = 0;
-    for (int64_t chunk = firstChunk; chunk < endChunk; ++chunk) {
-        const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
-        if (entry.reach == PlaneChunkTables::kNoWindow) continue;
-        firstRead = std::min<int64_t>(firstRead, entry.firstOutput);
-        endRead = std::max<int64_t>(endRead, entry.firstOutput + entry.readable);
-        if (entry.reach == PlaneChunkTables::kTwoVectors)
-            endRead = std::max<int64_t>(endRead, entry.secondOutput + entry.secondReadable);
-    }
-    if (firstRead < endRead)
-        convertOutputs(gradOut, indices, firstRead, endRead, scratch.indices, scratch.gradients);
-    else
-        firstRead = 0;
-    if constexpr (std::is_same_v<T, float>) {
-        counts.matched +=
-            gatherPlaneChunks(tables, firstChunk, endChunk, scratch.indices.data(), scratch.gradients.data(), firstRead,
-                              gradIn + firstChunk * lanes, plan.streaming);
-    } else {
-        for (int64_t tile = firstChunk; tile < endChunk; tile += kSumTileChunks) {
-            const int64_t tileEnd = std::min(endChunk, tile + kSumTileChunks);
-            counts.matched += gatherPlaneChunks(tables, tile, tileEnd, scratch.indices.data(), scratch.gradients.data(),
-                                                firstRead, scratch.sums.data(), false);
-            const int64_t firstPosition = tile * lanes;
-            const int64_t endPosition = std::min(tileEnd * lanes, tables.planeElements);
-            storeFloatRow(problem.gradInput.type, scratch.sums.data(), gradIn + firstPosition,
-                          endPosition - firstPosition, plan.streaming);
-        }
-    }
-}
-
-template <typename T, typename I>
-bool gatherAll(const PoolProblem &problem, const PlaneChunkPlan &plan) {
-    std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
-    runBlocksOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane,
-                       [&](int64_t begin, int64_t end) {
-                           Scratch scratch;
-                           if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
-                               scratch.indices.resize(static_cast<size_t>(plan.tables.planeOutputs));
-                               scratch.gradients.resize(static_cast<size_t>(plan.tables.planeOutputs));
-                           }
-                           if constexpr (!std::is_same_v<T, float>)
-                               scratch.sums.resize(static_cast<size_t>(kSumTileChunks * plan.tables.lanes));
-                           Counts counts;
-                           for (int64_t item = begin; item < end; ++item)
-                               gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane,
-                                                 scratch, counts);
-                           expected += counts.expected;
-                           matched += counts.matched;
-                           outsidePlane += counts.outsidePlane;
-                       });
-    if (plan.streaming) streamingStoreFence();
-    return outsidePlane.load() == 0 && expected.load() == matched.load();
+    const int64_t firstCounted = tables.planeOutputs * block / plan.blocksPerPlane,
+                  endCounted = tables.planeOutputs * (block + 1) / plan.blocksPerPlane;
+    const IndexCounts indexCounts =
+        countIndices(indices + firstCounted, endCounted - firstCounted, tables.planeElements);
+    counts.expected += indexCounts.present;
+    counts.outsidePlane += indexCounts.outsidePlane;
+    counts.matched += gatherPlaneChunks(tables, firstChunk, endChunk, indices, gradOut,
+                                        gradIn + firstChunk * tables.lanes, plan.streaming);
 }
 
 RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const PlaneChunkPlan &plan = planAs<PlaneChunkPlan>(madePlan);
-    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
-        return withIndexType(problem.indices.type, [&](auto index) {
-            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+    std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
+    runBlocksOnThreads(
+        static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
+            Counts counts;
+            for (int64_t item = begin; item < end; ++item)
+                gatherBlock(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, counts);
+            expected += counts.expected;
+            matched += counts.matched;
+            outsidePlane += counts.outsidePlane;
         });
-    });
-    if (complete) return {};
+    if (plan.streaming) streamingStoreFence();
+    if (outsidePlane.load() == 0 && expected.load() == matched.load()) return {};
     // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
     return handOverToScatterReference(problem, *plan.fallback);
 }
