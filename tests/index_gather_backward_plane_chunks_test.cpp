@@ -118,11 +118,17 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
     }
-    // The plane size in a chunk with lanes in no window (rows of 7, the last column in none): the lane
-    // matches it, and the count of indices beyond the plane still hands the problem over.
-    IndexBackwardCase problem = makeCase(geometries[1], ACL_FLOAT, ACL_INT32, 9);
-    problem.indices[0] = 10 * 7;  // output 0 is what lane 6 of chunk 0 (column 6, in no window) reads
-    test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), 10 * 7);
+    // The plane size where a lane in no window reads it: rows of 9, 1x2 windows, column 8 in none. With 16
+    // lanes, lane 8 of chunk 0 (column 8 of row 0) is the one lane that reads output 0; it compares with the
+    // plane size and matches, so the match counts agree, and only the count of indices beyond the plane hands
+    // the problem over.
+    IndexBackwardCase problem;
+    problem.inputShape = {1, 1, 1, 4, 9};
+    problem.params.kernel = {1, 1, 2};
+    problem.params.stride = {1, 1, 2};
+    problem.prepare();
+    problem.indices[0] = 4 * 9;
+    test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), 4 * 9);
 }
 
 TEST(IndexGatherBackwardPlaneChunks, IsTheDefaultForNarrowRowsOnly) {
