@@ -2,12 +2,12 @@
 // rows narrower than two vectors (case E's 14 columns, 7, 9, 11, 13, 3), where chunks of lanes cross rows
 // and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
-// whole chunks; NaN with payloads, -0, Inf and -1 indices; 1, 2 and 3 threads with the planes split. float32
-// gradients and INT32 indices only: the plan leaves float16/bfloat16 and INT64 to the slab scatter. Each against the
-// naive reference bit for bit and against the scatter reference bit for bit including NaN payloads, the run the
-// kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices outside their own
-// window hand the problem to the scatter reference; a bad index gives 161002 and a zero gradInput. Plan texts:
-// index_gather_plane_chunks_plans_test.
+// whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
+// Inf and -1 indices; 1, 2 and 3 threads with the planes split. float32 gradients and INT32 indices only: the plan
+// leaves float16/bfloat16 and INT64 to the slab scatter. Each against the naive reference bit for bit and against the
+// scatter reference bit for bit including NaN payloads, the run the kernel's own (no fallback), gradInput poisoned
+// before and nothing outside it touched. Indices outside their own window hand the problem to the scatter reference; a
+// bad index gives 161002 and a zero gradInput. Plan texts: index_gather_plane_chunks_plans_test.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -36,6 +36,8 @@ const Geometry geometries[] = {
     {"tall windows, rows of 3", {1, 2, 4, 12, 3}, {2, 4, 1}, {2, 4, 1}, {0, 0, 0}, {1, 1, 1}},
     {"1x1x1 windows", {1, 2, 3, 5, 6}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
     {"one plane of 6 depths", {1, 1, 6, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    {"pairs, rows in no window, rows of 8", {2, 2, 2, 8, 8}, {1, 3, 2}, {1, 3, 2}, {0, 0, 0}, {1, 1, 1}},
+    {"pairs, rows of 16", {1, 3, 2, 6, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"wide rows", {2, 3, 4, 6, 40}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"adaptive, evenly divided, rows of 12", {1, 3, 4, 8, 12}, {}, {}, {}, {}, false, true, {2, 4, 6}},
 };
@@ -118,6 +120,13 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
     }
+    // The plane size and the next where pairs in no window read them (rows 6 and 7 of 8, 1x3x2 windows): they
+    // match, and the counts hand the problem over.
+    for (const int64_t bad : {int64_t{2 * 8 * 8}, int64_t{2 * 8 * 8 + 1}}) {
+        IndexBackwardCase pairs = makeCase(geometries[8], ACL_FLOAT, ACL_INT32, 9);
+        pairs.indices[4] = bad;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(pairs, kPlaneChunks), bad);
+    }
     // The plane size where a lane in no window reads it: rows of 9, 1x2 windows, column 8 in none. With 16
     // lanes, lane 8 of chunk 0 (column 8 of row 0) is the one lane that reads output 0; it compares with the
     // plane size and matches, so the match counts agree, and only the count of indices beyond the plane hands
@@ -139,7 +148,7 @@ TEST(IndexGatherBackwardPlaneChunks, IsTheDefaultForNarrowRowsOnly) {
     EXPECT_EQ(narrowRun.implementation, kPlaneChunks);
     test_support::expectGradInputBits(narrow.expectedBits(), narrowRun, ACL_FLOAT, false);
     // Rows of 40 floats: the row gather comes first.
-    const IndexBackwardCase wide = makeCase(geometries[8], ACL_FLOAT, ACL_INT32, 4);
+    const IndexBackwardCase wide = makeCase(geometries[10], ACL_FLOAT, ACL_INT32, 4);
     EXPECT_EQ(test_support::runIndexBackward(wide, "").implementation, "cpu_index_gather_backward_dense");
 }
 

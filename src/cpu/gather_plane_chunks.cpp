@@ -28,6 +28,58 @@ HWY_INLINE V SumFromZero(DF df, M match, V gradient) {
     return hn::IfThenElseZero(match, hn::Add(hn::Zero(df), gradient));
 }
 
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET >= HWY_AVX3_DL && HWY_ARCH_X86
+constexpr bool kPairs = true;
+#else
+constexpr bool kPairs = false;
+#endif
+
+bool PlaneChunkPairsSupported() { return kPairs; }
+
+// The pair units listed in tables.pairUnit[begin, end) (AVX-512 only). Adds each lane's matches (as -1s) to
+// count.
+template <bool kStreaming, class DF, class DI>
+HWY_INLINE void GatherPairUnits(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
+                                const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
+                                float *HWY_RESTRICT destination, int64_t firstPosition, hn::Vec<DI> &count) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET >= HWY_AVX3_DL && HWY_ARCH_X86
+    if constexpr (hn::MaxLanes(df) == 16) {
+        const int64_t lanes = 16;
+        const int32_t *HWY_RESTRICT units = tables.pairUnit.data();
+        const int32_t *HWY_RESTRICT firstOutputs = tables.pairFirstOutput.data();
+        const int32_t *HWY_RESTRICT offsets = tables.pairOffset.data();
+        const int32_t *HWY_RESTRICT positions = tables.pairPosition.data();
+        // Lanes 0-7 of the even sums interleaved with lanes 0-7 of the odd ones, then lanes 8-15.
+        const __m512i lower = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+        const __m512i upper = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+        const auto zero = hn::Zero(di), one = hn::Set(di, 1);
+        auto matches = count;
+        for (int64_t k = begin; k < end; ++k) {
+            const int64_t position = static_cast<int64_t>(units[k]) * 2 * lanes;
+            const int64_t first = firstOutputs[k];
+            const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + k * lanes));
+            const auto index = hn::TableLookupLanes(hn::LoadU(di, indices + first), lookup);
+            const auto gradient = hn::BitCast(df, hn::TableLookupLanes(hn::LoadU(di, gradientBits + first), lookup));
+            // 0: the index is the pair's even position, 1: its odd one (wrapping: only for those two indices).
+            const auto offset = hn::Sub(index, hn::LoadU(di, positions + k * lanes));
+            const auto even = hn::Eq(offset, zero), odd = hn::Eq(offset, one);
+            matches = hn::Add(matches, hn::VecFromMask(di, hn::Or(even, odd)));
+            const auto evenSums = SumFromZero(df, hn::RebindMask(df, even), gradient);
+            const auto oddSums = SumFromZero(df, hn::RebindMask(df, odd), gradient);
+            float *at = destination + (position - firstPosition);
+            const hn::Vec<DF> low{_mm512_permutex2var_ps(evenSums.raw, lower, oddSums.raw)};
+            const hn::Vec<DF> high{_mm512_permutex2var_ps(evenSums.raw, upper, oddSums.raw)};
+            storeVector(df, low, at, kStreaming);
+            storeVector(df, high, at + lanes, kStreaming);
+        }
+        count = matches;
+        return;
+    }
+#endif
+    (void)df, (void)di, (void)tables, (void)begin, (void)end, (void)indices, (void)gradientBits, (void)destination,
+        (void)firstPosition, (void)count;
+}
+
 // The plain chunks listed in tables.plainChunk[begin, end): whole chunks inside the plane whose outputs lie
 // in one vector that exists whole. Adds each lane's matches (as -1s) to count.
 template <bool kStreaming, class DF, class DI>
@@ -136,6 +188,16 @@ int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
     addBatch(
         [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
             if (streaming)
+                GatherPairUnits<true>(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition,
+                                      count);
+            else
+                GatherPairUnits<false>(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition,
+                                       count);
+        },
+        tables.pairBefore[static_cast<size_t>(firstChunk)], tables.pairBefore[static_cast<size_t>(endChunk)]);
+    addBatch(
+        [&](int64_t begin, int64_t end, hn::Vec<decltype(di)> &count) {
+            if (streaming)
                 GatherPlainChunks<true>(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition,
                                         count);
             else
@@ -148,7 +210,7 @@ int64_t GatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
             GatherOtherChunks(df, di, tables, begin, end, indices, gradientBits, destination, firstPosition, streaming,
                               count);
         },
-        (firstChunk - plainBegin), (endChunk - plainEnd));
+        tables.otherBefore[static_cast<size_t>(firstChunk)], tables.otherBefore[static_cast<size_t>(endChunk)]);
     return matches;
 }
 
@@ -180,10 +242,12 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(PlaneChunkLaneCount);
+HWY_EXPORT(PlaneChunkPairsSupported);
 HWY_EXPORT(GatherPlaneChunks);
 HWY_EXPORT(CountIndices);
 
 int64_t planeChunkLaneCount() { return HWY_DYNAMIC_DISPATCH(PlaneChunkLaneCount)(); }
+bool planeChunkPairsSupported() { return HWY_DYNAMIC_DISPATCH(PlaneChunkPairsSupported)(); }
 
 int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk, const int32_t *indices,
                           const float *gradients, float *destination, bool streaming) {

@@ -33,20 +33,32 @@ struct PlaneChunkTables {
     int64_t planeOutputs = 0;   // outputs of a plane
     int64_t chunks = 0;         // ceil(planeElements / lanes)
     std::vector<Chunk> chunk;
-    // Plain chunks (whole, inside the plane, outputs in one vector that exists whole) take a loop of their
-    // own: plainChunk lists them in order with their first outputs, and plainBefore[c] counts those before
-    // chunk c (chunks + 1 entries); otherChunk lists the rest in order (c - plainBefore[c] of them before c).
-    std::vector<int32_t> plainChunk, plainFirstOutput, plainBefore, otherChunk;
+    // Chunks come in units of two (chunks 2u, 2u+1). Pair units: where every even position 2j and 2j+1 lie
+    // in one window (or both in none), as 2x2 windows at stride 2 on rows of even width give, and the
+    // unit's `lanes` pairs read one vector of outputs that exists whole, the unit's two chunks are made
+    // together: each pair's output permuted once, compared with the even and the odd position, the two
+    // sums interleaved. pairUnit lists them in order with their first outputs; per pair (unit k's pair i at
+    // k * lanes + i) its output - first (pairOffset) and its even position (pairPosition; planeElements for
+    // a pair in no window). Of the other chunks, the plain ones (whole, inside the plane, outputs in one
+    // vector that exists whole) take a loop of their own (plainChunk, with their first outputs), the rest
+    // the general one (otherChunk). The *Before arrays count, per chunk boundary c (chunks + 1 entries), the
+    // pair units, plain and other chunks before chunk c.
+    std::vector<int32_t> pairUnit, pairFirstOutput, pairOffset, pairPosition;
+    std::vector<int32_t> plainChunk, plainFirstOutput, otherChunk;
+    std::vector<int32_t> pairBefore, plainBefore, otherBefore;
     // Per lane (chunk * lanes + i):
     std::vector<int32_t> laneOffset;    // its window's output - firstOutput, or lanes + output - secondOutput
     std::vector<int32_t> lanePosition;  // its plane position; planeElements for a lane in no window
 };
 
-// Chunks [firstChunk, endChunk) of one plane. Output q's int32 index and float32 gradient are
-// indices[q] and gradients[q]; chunk c's lane i goes to
-// destination[(c - firstChunk) * lanes + i] (the last chunk of a plane only as far as the plane goes):
-// +0 + the gradient of its window's output when that output's index is the lane's plane position, else
-// +0. Streaming: aligned vectors bypass the caches. Returns how many lanes matched.
+// Whether the dispatched instruction set makes pair units (AVX-512: a two-vector permute interleaves them).
+bool planeChunkPairsSupported();
+
+// Chunks [firstChunk, endChunk) of one plane (firstChunk even; endChunk even or the plane's last). Output q's int32
+// index and float32 gradient are indices[q] and gradients[q]; chunk c's lane i goes to destination[(c - firstChunk) *
+// lanes + i] (the last chunk of a plane only as far as the plane goes): +0 + the gradient of its window's output when
+// that output's index is the lane's plane position, else +0. Streaming: aligned vectors bypass the caches. Returns how
+// many lanes matched.
 int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, int64_t endChunk, const int32_t *indices,
                           const float *gradients, float *destination, bool streaming);
 

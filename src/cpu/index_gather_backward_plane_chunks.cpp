@@ -37,11 +37,21 @@ struct PlaneChunkPlan final : ImplementationPlan {
     bool streaming = false;
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
 
+    // Block `block` of a plane: chunks [first, end), cut between units of two chunks (a pair unit whole).
+    std::pair<int64_t, int64_t> blockChunks(int64_t block) const {
+        const int64_t units = (tables.chunks + 1) / 2;
+        return {std::min(tables.chunks, 2 * (units * block / blocksPerPlane)),
+                std::min(tables.chunks, 2 * (units * (block + 1) / blocksPerPlane))};
+    }
     std::string describe() const override {
-        return joinText("plane chunks blocks=", planes, "x", blocksPerPlane,
-                        " of <=", (tables.chunks + blocksPerPlane - 1) / blocksPerPlane, " chunks of ", tables.lanes,
-                        " lanes, ", twoVectorChunks, " reading two vectors, ", streaming ? "streaming" : "cached",
-                        " threads=", threads);
+        int64_t most = 0;
+        for (int64_t block = 0; block < blocksPerPlane; ++block) {
+            const auto [first, end] = blockChunks(block);
+            most = std::max(most, end - first);
+        }
+        return joinText("plane chunks blocks=", planes, "x", blocksPerPlane, " of <=", most, " chunks of ",
+                        tables.lanes, " lanes, ", tables.pairUnit.size(), " pair units, ", twoVectorChunks,
+                        " reading two vectors, ", streaming ? "streaming" : "cached", " threads=", threads);
     }
 };
 
@@ -120,18 +130,50 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
             tables.laneOffset[at] = static_cast<int32_t>(q < lowest + lanes ? q - lowest : lanes + q - secondLowest);
         }
     }
-    tables.plainBefore.assign(static_cast<size_t>(chunks + 1), 0);
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-        const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
-        const bool plain = entry.reach == PlaneChunkTables::kOneVector && entry.readable == lanes &&
-                           (chunk + 1) * lanes <= tables.planeElements;
-        if (plain) {
-            tables.plainChunk.push_back(static_cast<int32_t>(chunk));
-            tables.plainFirstOutput.push_back(entry.firstOutput);
-        } else {
-            tables.otherChunk.push_back(static_cast<int32_t>(chunk));
+    // Pair units: only where every even position and the next lie in one window (or both in none).
+    bool pairs = planeChunkPairsSupported();
+    for (int64_t position = 0; pairs && position + 1 < tables.planeElements; position += 2)
+        pairs = outputOf(position) == outputOf(position + 1);
+    const size_t boundaries = static_cast<size_t>(chunks + 1);
+    tables.plainBefore.assign(boundaries, 0);
+    tables.otherBefore.assign(boundaries, 0);
+    tables.pairBefore.assign(boundaries, 0);
+    for (int64_t unit = 0; 2 * unit < chunks; ++unit) {
+        // Pairs j of the unit: positions 2j, 2j+1 for j in [unit*lanes, (unit+1)*lanes).
+        const int64_t firstPair = unit * lanes;
+        bool pairUnit = pairs && 2 * (firstPair + lanes) <= tables.planeElements;
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t j = firstPair; pairUnit && j < firstPair + lanes; ++j)
+            if (const int64_t q = outputOf(2 * j); q >= 0) {
+                lowest = std::min(lowest, q);
+                highest = std::max(highest, q);
+            }
+        pairUnit = pairUnit && highest >= 0 && highest - lowest < lanes && lowest + lanes <= tables.planeOutputs;
+        if (pairUnit) {
+            tables.pairUnit.push_back(static_cast<int32_t>(unit));
+            tables.pairFirstOutput.push_back(static_cast<int32_t>(lowest));
+            for (int64_t j = firstPair; j < firstPair + lanes; ++j) {
+                const int64_t q = outputOf(2 * j);
+                tables.pairOffset.push_back(static_cast<int32_t>(q < 0 ? 0 : q - lowest));
+                tables.pairPosition.push_back(static_cast<int32_t>(q < 0 ? tables.planeElements : 2 * j));
+            }
         }
-        tables.plainBefore[static_cast<size_t>(chunk + 1)] = static_cast<int32_t>(tables.plainChunk.size());
+        for (int64_t chunk = 2 * unit; chunk < std::min(chunks, 2 * unit + 2); ++chunk) {
+            const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
+            const bool plain = entry.reach == PlaneChunkTables::kOneVector && entry.readable == lanes &&
+                               (chunk + 1) * lanes <= tables.planeElements;
+            if (pairUnit) {
+            } else if (plain) {
+                tables.plainChunk.push_back(static_cast<int32_t>(chunk));
+                tables.plainFirstOutput.push_back(entry.firstOutput);
+            } else {
+                tables.otherChunk.push_back(static_cast<int32_t>(chunk));
+            }
+            const size_t next = static_cast<size_t>(chunk + 1);
+            tables.plainBefore[next] = static_cast<int32_t>(tables.plainChunk.size());
+            tables.otherBefore[next] = static_cast<int32_t>(tables.otherChunk.size());
+            tables.pairBefore[next] = static_cast<int32_t>(tables.pairUnit.size());
+        }
     }
     return std::nullopt;
 }
@@ -175,7 +217,7 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     // that every thread gets two blocks.
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
-                                                  std::max<int64_t>(plan.tables.chunks, 1));
+                                                  std::max<int64_t>((plan.tables.chunks + 1) / 2, 1));
     plan.streaming = streamingStoresPay(problem.gradInput);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
@@ -193,8 +235,7 @@ void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t
     const float *gradOut = problem.gradOutput.plane<const float>(n, c);
     const int32_t *indices = problem.indices.plane<const int32_t>(n, c);
     float *gradIn = problem.gradInput.plane<float>(n, c);
-    const int64_t firstChunk = tables.chunks * block / plan.blocksPerPlane,
-                  endChunk = tables.chunks * (block + 1) / plan.blocksPerPlane;
+    const auto [firstChunk, endChunk] = plan.blockChunks(block);
     const int64_t firstCounted = tables.planeOutputs * block / plan.blocksPerPlane,
                   endCounted = tables.planeOutputs * (block + 1) / plan.blocksPerPlane;
     const IndexCounts indexCounts =
