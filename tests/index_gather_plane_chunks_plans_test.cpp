@@ -49,23 +49,22 @@ TEST(IndexGatherPlaneChunksPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
     const Expectation expectations[] = {
         // 6 planes of 4x14x14 = 49 chunks of 16; within 2x2x2 windows the chunks from depth 0 into 1 (positions
         // 192..207: outputs 47, 48 and 0..5) and from depth 2 into 3 read two vectors. Positions 2j, 2j+1 share
-        // their window: of the 25 units of two chunks, 20 are pair units; not the two crossing from depth 0
-        // into 1 and 2 into 3, the two near the end whose vector of outputs would run past output 97, and
-        // the last (one chunk).
+        // their window: of the 25 units of two chunks, 22 are pair units; not the two crossing from depth 0
+        // into 1 and 2 into 3 (outputs in two vectors), nor the last (one chunk).
         {"case E's planes, every thread", 2, 1, pooled({2, 3, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 20 pair units, 2 reading two vectors, cached threads=2"},
+         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=2"},
         {"tiny, default threshold", 2, 0, pooled({2, 3, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 20 pair units, 2 reading two vectors, cached threads=1"},
+         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=1"},
         // One plane, three threads: its chunks cut in 6 blocks so that every thread has two.
         {"one plane split across threads", 3, 1, pooled({1, 1, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=1x6 of <=9 chunks of 16 lanes, 20 pair units, 2 reading two vectors, cached threads=3"},
+         "plane chunks blocks=1x6 of <=9 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=3"},
         // 2-D planes of 10x7 (5 chunks, the last partial): no window spans two depths; rows of odd width make
         // no pairs.
         {"2-D rows of 7", 2, 1, pooled({1, 8, 1, 10, 7}, {1, 2, 2}),
          "plane chunks blocks=8x1 of <=5 chunks of 16 lanes, 0 pair units, 0 reading two vectors, cached threads=2"},
         // 1400 planes of 784 float32: 4.4 MB of gradInput, written with streaming stores.
         {"streaming", 1, 0, pooled({2, 700, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=1400x1 of <=49 chunks of 16 lanes, 20 pair units, 2 reading two vectors, streaming "
+         "plane chunks blocks=1400x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, streaming "
          "threads=1"},
     };
     for (const Expectation &expectation : expectations) {

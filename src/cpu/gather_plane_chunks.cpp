@@ -47,6 +47,7 @@ HWY_INLINE void GatherPairUnits(DF df, DI di, const PlaneChunkTables &tables, in
         const int64_t lanes = 16;
         const int32_t *HWY_RESTRICT units = tables.pairUnit.data();
         const int32_t *HWY_RESTRICT firstOutputs = tables.pairFirstOutput.data();
+        const int32_t *HWY_RESTRICT readables = tables.pairReadable.data();
         const int32_t *HWY_RESTRICT offsets = tables.pairOffset.data();
         const int32_t *HWY_RESTRICT positions = tables.pairPosition.data();
         // Lanes 0-7 of the even sums interleaved with lanes 0-7 of the odd ones, then lanes 8-15.
@@ -57,9 +58,18 @@ HWY_INLINE void GatherPairUnits(DF df, DI di, const PlaneChunkTables &tables, in
         for (int64_t k = begin; k < end; ++k) {
             const int64_t position = static_cast<int64_t>(units[k]) * 2 * lanes;
             const int64_t first = firstOutputs[k];
+            hn::Vec<DI> indexVector, gradientVector;
+            if (readables[k] == lanes) {
+                indexVector = hn::LoadU(di, indices + first);
+                gradientVector = hn::LoadU(di, gradientBits + first);
+            } else {  // the plane's last outputs
+                const auto present = hn::FirstN(di, static_cast<size_t>(readables[k]));
+                indexVector = hn::MaskedLoad(present, di, indices + first);
+                gradientVector = hn::MaskedLoad(present, di, gradientBits + first);
+            }
             const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + k * lanes));
-            const auto index = hn::TableLookupLanes(hn::LoadU(di, indices + first), lookup);
-            const auto gradient = hn::BitCast(df, hn::TableLookupLanes(hn::LoadU(di, gradientBits + first), lookup));
+            const auto index = hn::TableLookupLanes(indexVector, lookup);
+            const auto gradient = hn::BitCast(df, hn::TableLookupLanes(gradientVector, lookup));
             // 0: the index is the pair's even position, 1: its odd one (wrapping: only for those two indices).
             const auto offset = hn::Sub(index, hn::LoadU(di, positions + k * lanes));
             const auto even = hn::Eq(offset, zero), odd = hn::Eq(offset, one);

@@ -35,15 +35,16 @@ struct PlaneChunkTables {
     std::vector<Chunk> chunk;
     // Chunks come in units of two (chunks 2u, 2u+1). Pair units: where every even position 2j and 2j+1 lie
     // in one window (or both in none), as 2x2 windows at stride 2 on rows of even width give, and the
-    // unit's `lanes` pairs read one vector of outputs that exists whole, the unit's two chunks are made
-    // together: each pair's output permuted once, compared with the even and the odd position, the two
-    // sums interleaved. pairUnit lists them in order with their first outputs; per pair (unit k's pair i at
+    // unit's `lanes` pairs read one vector of outputs, the unit's two chunks are made together: each pair's
+    // output permuted once, compared with the even and the odd position, the two sums interleaved. pairUnit
+    // lists them in order with their first outputs and how many outputs exist from there (at most lanes);
+    // per pair (unit k's pair i at
     // k * lanes + i) its output - first (pairOffset) and its even position (pairPosition; planeElements for
     // a pair in no window). Of the other chunks, the plain ones (whole, inside the plane, outputs in one
     // vector that exists whole) take a loop of their own (plainChunk, with their first outputs), the rest
     // the general one (otherChunk). The *Before arrays count, per chunk boundary c (chunks + 1 entries), the
     // pair units, plain and other chunks before chunk c.
-    std::vector<int32_t> pairUnit, pairFirstOutput, pairOffset, pairPosition;
+    std::vector<int32_t> pairUnit, pairFirstOutput, pairReadable, pairOffset, pairPosition;
     std::vector<int32_t> plainChunk, plainFirstOutput, otherChunk;
     std::vector<int32_t> pairBefore, plainBefore, otherBefore;
     // Per lane (chunk * lanes + i):

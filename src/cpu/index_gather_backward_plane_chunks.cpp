@@ -139,7 +139,8 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
     tables.otherBefore.assign(boundaries, 0);
     tables.pairBefore.assign(boundaries, 0);
     for (int64_t unit = 0; 2 * unit < chunks; ++unit) {
-        // Pairs j of the unit: positions 2j, 2j+1 for j in [unit*lanes, (unit+1)*lanes).
+        // Pairs j of the unit: positions 2j, 2j+1 for j in [unit*lanes, (unit+1)*lanes), whole in the plane,
+        // their outputs in one vector.
         const int64_t firstPair = unit * lanes;
         bool pairUnit = pairs && 2 * (firstPair + lanes) <= tables.planeElements;
         int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
@@ -148,10 +149,11 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
                 lowest = std::min(lowest, q);
                 highest = std::max(highest, q);
             }
-        pairUnit = pairUnit && highest >= 0 && highest - lowest < lanes && lowest + lanes <= tables.planeOutputs;
+        pairUnit = pairUnit && highest >= 0 && highest - lowest < lanes;
         if (pairUnit) {
             tables.pairUnit.push_back(static_cast<int32_t>(unit));
             tables.pairFirstOutput.push_back(static_cast<int32_t>(lowest));
+            tables.pairReadable.push_back(static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest)));
             for (int64_t j = firstPair; j < firstPair + lanes; ++j) {
                 const int64_t q = outputOf(2 * j);
                 tables.pairOffset.push_back(static_cast<int32_t>(q < 0 ? 0 : q - lowest));
