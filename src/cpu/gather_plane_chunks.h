@@ -4,7 +4,8 @@
 // for every plane, so the plan tables per chunk the lowest output its lanes read and each lane's offset
 // from it (within one or two vectors). A chunk then costs one or two vector loads of indices and of
 // gradients, a lane permutation of each, a compare against the lanes' own plane positions and a select:
-// no per-row work, which is what narrow rows (a few vectors or less) pay for in the row gather.
+// no per-row work, which is what narrow rows (a few vectors or less) pay for in the row gather. Where
+// positions 2j and 2j+1 always share a window, pair units make two chunks from one permute (AVX-512).
 #pragma once
 
 #include <cstdint>
