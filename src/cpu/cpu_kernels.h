@@ -26,6 +26,10 @@ RunResult runArgmaxForwardReference(const PoolProblem &problem, const Implementa
 // hands over to the scatter reference when an index lies outside its own window.
 PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem);
 RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+// The same by chunks of a vector's lanes across each flat plane, with no per-row work: for planes whose rows
+// are too narrow for the row gather (disjoint windows; a chunk's outputs within two vectors).
+PlanOutcome planIndexGatherBackwardPlaneChunks(const PoolProblem &problem);
+RunResult runIndexGatherBackwardPlaneChunks(const PoolProblem &problem, const ImplementationPlan &plan);
 // The same on dense channels-last storage, vectorised across C.
 PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem);
 RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
