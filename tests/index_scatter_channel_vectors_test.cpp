@@ -169,6 +169,17 @@ TEST(IndexScatterChannelVectors, ExactSumsInIncreasingOutputOrder) {
     EXPECT_EQ(run.gradInputBits, problem.expectedBits());
 }
 
+// The slab scatters name the counts that differed (the shared expectStrayIndexHandover expects the gathers'
+// text without them).
+void expectStrayHandover(const IndexBackwardCase &problem) {
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kVectors);
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.implementation, kVectors);
+    const std::string expectedStart = "cpu_index_scatter_backward_reference: indices leave their own windows (";
+    EXPECT_EQ(run.fallback.substr(0, expectedStart.size()), expectedStart) << run.fallback;
+    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
+}
+
 TEST(IndexScatterChannelVectors, AnIndexOutsideItsWindowHandsOverToTheScatter) {
     for (const int threads : {1, 2})
         for (const aclDataType indexType : {ACL_INT32, ACL_INT64}) {
@@ -178,12 +189,10 @@ TEST(IndexScatterChannelVectors, AnIndexOutsideItsWindowHandsOverToTheScatter) {
             // Output (0,0,0) of channel 0 (input 3x4x5, 2x2 windows at stride 1 in h and w): its window is
             // d=0, h and w in 0..1; position (2,3,4) is inside the plane, far outside that window.
             problem.indices[0] = (2 * 4 + 3) * 5 + 4;
-            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kVectors),
-                                                   kVectors);
+            expectStrayHandover(problem);
             // A stray index next to the window, in a row the same output row's windows reach: still handed over.
             problem.indices[0] = 2;  // (0,0,2): the window of output (0,0,0) reaches columns 0..1 only
-            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kVectors),
-                                                   kVectors);
+            expectStrayHandover(problem);
         }
 }
 
