@@ -496,9 +496,22 @@ std::optional<std::string> slabsScratchDecline(const PoolProblem &problem, bool 
     const std::optional<int64_t> inputRow = checkedMul(geometry.axes[2].inputSize, channels);
     const std::optional<int64_t> outputRow = checkedMul(geometry.axes[2].outputSize, channels);
     if (!inputRow || !outputRow) return scratchDeclineText("a row of float32 sums", std::nullopt);
+    if (channelsLast) {
+        // Channels-last, one slab row and an output row widened to float32 and narrowed to int32 at once.
+        const int64_t floats = saturatingAdd(*inputRow, saturatingMul(*outputRow, int64_t{2}));
+        if (floats > kScratchFloats)
+            return scratchDeclineText("a row of float32 sums and an output row of gradients and indices",
+                                      saturatingMul(floats, int64_t{4}));
+        return std::nullopt;
+    }
     const int64_t floats = std::max(*inputRow, *outputRow);
     if (floats > kScratchFloats) return scratchDeclineText("a row of float32 sums", floats * 4);
     return std::nullopt;
+}
+
+// Channels-last, what an output row's widened gradients and narrowed indices leave of the scratch bound.
+int64_t channelsLastSlabBudget(const PoolGeometry &geometry) {
+    return kScratchFloats - 2 * geometry.axes[2].outputSize * geometry.channels;
 }
 
 std::optional<std::string> layoutDecline(const PoolProblem &problem, bool channelsLast) {
@@ -555,10 +568,10 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
     // A channels-last row holds all channels (W*C elements), so such a budget would be a few rows and
     // every window would straddle several slabs, each rereading its outputs. Channels-last slabs only
     // keep the rows that the current windows reach in the cache (zeroed just before, written out right
-    // after), so they take the whole per-thread scratch bound (8 MiB): a slab spans many windows and few
-    // outputs are read twice (case B-cl, 32 channels, one thread: 2 MiB slabs of 4 depth slices took
-    // 1.6x as long as 8 MiB ones).
-    const int64_t slabElementBudget = channelsLast ? kScratchFloats : 64 * 1024;
+    // after), so they take what an output row's scratch leaves of the per-thread bound (8 MiB): a slab
+    // spans many windows and few outputs are read twice (case B-cl, 32 channels, one thread: 2 MiB slabs
+    // of 4 depth slices took 1.6x as long as 8 MiB ones).
+    const int64_t slabElementBudget = channelsLast ? channelsLastSlabBudget(geometry) : 64 * 1024;
     const int64_t rowsPerBudget = std::max<int64_t>(1, slabElementBudget / std::max<int64_t>(plan.rowElements, 1));
     int64_t slabsPerGroup = (plan.rows + rowsPerBudget - 1) / rowsPerBudget;
     if (plan.groups < 2 * plan.threads)
