@@ -261,6 +261,7 @@ struct Problem {
     ref::Shape5 in{};
     std::array<int64_t, 3> out{};
     std::vector<int64_t> outputSizeList;  // exactly as passed
+    bool allChannelsLast = false;         // every operand stored channels-last (ProblemLimits::wideChannelsLast)
 
     ref::Shape5 outShape() const { return {in[0], in[1], out[0], out[1], out[2]}; }
     std::vector<int64_t> view(const ref::Shape5 &shape) const {
@@ -290,6 +291,9 @@ struct ProblemLimits {
     // Every input size a multiple of its output size (windows that do not overlap) and 32 to 64 input
     // columns: what the write-once gather backward takes.
     bool divisibleWideRows = false;
+    // 16 to 40 channels (multiples of 8), outputs at least as large as inputs (windows of 1-2 per axis) and
+    // every operand channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
+    bool wideChannelsLast = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -332,7 +336,15 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }
     }
-    switch (limits.divisibleWideRows ? 3 : uniform(rng, 0, 3)) {
+    if (limits.wideChannelsLast) {
+        p.allChannelsLast = true;
+        p.in[1] = 8 * uniform(rng, 2, 5);
+        for (int a = firstAxis; a < 3; ++a) {
+            p.in[2 + a] = uniform(rng, 2, 6);
+            p.out[a] = uniform(rng, p.in[2 + a], 2 * p.in[2 + a]);
+        }
+    }
+    switch (limits.divisibleWideRows || limits.wideChannelsLast ? 3 : uniform(rng, 0, 3)) {
         case 0:  // length 0: output = input size
             for (int a = firstAxis; a < 3; ++a) p.out[a] = p.in[2 + a];
             p.outputSizeList = {};
@@ -456,10 +468,12 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
     const aclFormat format = formats[uniform(rng, 0, 4)];
     const Problem &p = c.problem;
     const bool dense = chance(rng, 0.3);  // every operand contiguous
-    BackwardOperands o{format, makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.type, format, dense),
-                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
-                       makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.indexType, format, dense),
-                       makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense)};
+    const auto backwardOperand = [&](const std::vector<int64_t> &shape, aclDataType type) {
+        return p.allChannelsLast ? makeOperand(rng, shape, p.channelAxis(), type, format, Layout::ChannelsLast)
+                                 : makeOperand(rng, shape, p.channelAxis(), type, format, dense);
+    };
+    BackwardOperands o{format, backwardOperand(p.view(p.outShape()), p.type), backwardOperand(p.view(p.in), p.type),
+                       backwardOperand(p.view(p.outShape()), p.indexType), backwardOperand(p.view(p.in), p.type)};
     storeBits(o.gradOutput.tensor, c.gradOutputBits);
     storeIndices(o.indices.tensor, c.indices);
     // self stays poisoned: its data is never read (SPEC §3.6).
@@ -475,12 +489,14 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those. A
+    // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "adaptive backward", {201, 202, 203}, 80, kMinimumShareAdaptive,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.divisibleWideRows = n % 2 == 1;
+            limits.wideChannelsLast = n % 4 == 2;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

@@ -103,6 +103,55 @@ TEST(IndexScatterPlans, ChannelsLastPlan) {
     EXPECT_EQ(run.fallback, "");
 }
 
+IndexBackwardCase channelsLastCase(reference::Shape5 shape, std::array<int64_t, 3> kernel,
+                                   std::array<int64_t, 3> stride) {
+    IndexBackwardCase problem;
+    problem.inputShape = shape;
+    problem.params.kernel = kernel;
+    problem.params.stride = stride;
+    problem.layout = IndexLayout::ChannelsLast;
+    problem.prepare();
+    return problem;
+}
+
+TEST(IndexScatterPlans, ChannelVectorsPlanIsTheDefaultForOverlappingWindowsItPaysFor) {
+    ThreadSetting setting(2, 1);
+    // 2x2 windows at stride 1 (4 taps) over 32 channels: 4 taps x 2 (AVX-512) or 4 (AVX2) vectors <= 32.
+    const IndexBackwardCase problem = channelsLastCase({2, 32, 1, 8, 8}, {1, 2, 2}, {1, 1, 1});
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
+    expectMatchesReference(problem, run);
+    EXPECT_EQ(run.implementation, "cpu_index_scatter_backward_channels_last_vectors");
+    // 2 samples of 8 rows of 8x32 sums, 2 slabs each so that both threads have two.
+    EXPECT_EQ(run.plan, "slabs=2x2 of <=4 rows (1024 sums) in place threads=2 channel vectors");
+    EXPECT_EQ(run.fallback, "");
+}
+
+TEST(IndexScatterPlans, ChannelVectorsDeclineWhatTheScalarScatterDoesFaster) {
+    ThreadSetting setting(1, 0);
+    {
+        // 3x3x3 windows over 4 channels: one vector of 4 (or more) lanes per position, 27 compares for 4 adds.
+        const IndexBackwardCase problem = channelsLastCase({1, 4, 5, 5, 5}, {3, 3, 3}, {2, 2, 2});
+        const IndexBackwardRun run =
+            test_support::runIndexBackward(problem, "cpu_index_scatter_backward_channels_last_vectors");
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find("27 window taps x 1 channel vectors = 27 compares per position, more than its 4 "
+                                   "channels: the scalar slab scatter measured faster"),
+                  std::string::npos)
+            << run.message;
+        const IndexBackwardRun chosen = test_support::runIndexBackward(problem, "");
+        EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_channels_last");
+        expectMatchesReference(problem, chosen);
+    }
+    {
+        // Planar storage is the dense kernels'.
+        const IndexBackwardCase problem = pooled({1, 32, 2, 4, 4}, {1, 2, 2});
+        const IndexBackwardRun run =
+            test_support::runIndexBackward(problem, "cpu_index_scatter_backward_channels_last_vectors");
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find("is not dense channels-last"), std::string::npos) << run.message;
+    }
+}
+
 TEST(IndexScatterPlans, InWindowIndicesRunThePlanStrayOnesHandOverToTheReference) {
     ThreadSetting setting(2, 1);
     // One plane of 4x8x8 cut into 4 slabs of 8 rows (d,h); outputs 2x4x4.

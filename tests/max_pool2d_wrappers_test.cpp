@@ -355,6 +355,7 @@ struct Problem {
     reference::Shape5 out{};  // (N, C, 1, Ho, Wo)
     reference::Pool3dParams params;
     Lists lists;
+    bool allChannelsLast = false;  // every operand stored channels-last (Sizes::wideChannelsLast)
 
     bool mask() const { return encoding == Encoding::Mask; }
     aclDataType indexType() const {
@@ -403,6 +404,9 @@ struct Sizes {
     // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
     // the smallest: what the write-once gather backward takes.
     bool disjointWideRows = false;
+    // 16 to 40 channels (multiples of 8), windows of 1-2 per axis, indices (not masks) and every operand
+    // channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
+    bool wideChannelsLast = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -444,8 +448,21 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.lists.dilation = {1};
     }
 
+    if (sizes.wideChannelsLast) {
+        p.allChannelsLast = true;
+        p.encoding = chance(rng, 0.5) ? Encoding::Int32 : Encoding::Int64;
+        for (int a = 1; a < 3; ++a) {
+            params.kernel[a] = uniform(rng, 1, 2);
+            params.stride[a] = uniform(rng, 1, 2);
+            params.padding[a] = uniform(rng, 0, params.kernel[a] / 2);
+        }
+        p.lists.kernel = {params.kernel[1], params.kernel[2]};
+        p.lists.stride = {params.stride[1], params.stride[2]};
+        p.lists.padding = {params.padding[1], params.padding[2]};
+    }
+
     p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
-    p.in[1] = uniform(rng, sizes.minChannels, sizes.maxChannels);
+    p.in[1] = sizes.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, sizes.minChannels, sizes.maxChannels);
     p.in[2] = 1;
     for (int a = 1; a < 3; ++a) {
         int64_t smallest = 1;
@@ -601,6 +618,17 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
     const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC};
     const aclFormat format = formats[uniform(rng, 0, 2)], indexFormat = formats[uniform(rng, 0, 2)];
     const bool dense = chance(rng, 0.3);  // every operand contiguous
+    if (p.allChannelsLast) {
+        const auto channelsLast = [&](const std::vector<int64_t> &shape, aclDataType type, aclFormat tag) {
+            return makeOperand(rng, shape, p.channelAxis(), type, tag, Layout::ChannelsLast);
+        };
+        BackwardOperands o{channelsLast(p.view(p.out), p.type, format), channelsLast(p.view(p.in), p.type, format),
+                           channelsLast(p.indicesShape(), p.indexType(), indexFormat),
+                           channelsLast(p.view(p.in), p.type, format)};
+        storeBits(o.gradOutput.tensor, c.gradOutputBits);
+        storeIndices(o.indices.tensor, c.indices);
+        return o;
+    }
     BackwardOperands o{makeOperand(rng, p.view(p.out), p.channelAxis(), p.type, format, dense),
                        makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
                        makeIndicesOperand(rng, p, indexFormat, dense),
@@ -625,12 +653,14 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those. A
+    // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "2-D backward", {501, 502, 503}, 80, kMinimumShare2d,
         [](Rng &rng, int n) {
             Sizes sizes;
             sizes.disjointWideRows = n % 2 == 1;
+            sizes.wideChannelsLast = n % 4 == 2;
             return randomBackwardCase(rng, sizes);
         },
         makeBackwardOperands, backwardCall);

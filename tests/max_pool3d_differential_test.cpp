@@ -52,6 +52,7 @@ struct Problem {
     Shape5 outputShape{};
     reference::Pool3dParams params;
     MaxPool3dLists lists;
+    bool allChannelsLast = false;  // every operand stored channels-last (ProblemLimits::wideChannelsLast)
 
     // The caller's view shape: rank 4 drops N (= 1).
     std::vector<int64_t> view(const Shape5 &shape) const {
@@ -83,6 +84,9 @@ struct ProblemLimits {
     // Windows that do not overlap, float32 gradients, INT32 indices and rows of at most 20 more elements than
     // the smallest: what the plane-chunk gather backward takes.
     bool disjointNarrowRows = false;
+    // 16 to 40 channels (multiples of 8), windows of 1-2 per axis and every operand channels-last: what
+    // the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
+    bool wideChannelsLast = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -143,8 +147,20 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {1};
     }
 
+    if (limits.wideChannelsLast) {
+        problem.allChannelsLast = true;
+        for (int a = 0; a < 3; ++a) {
+            p.kernel[a] = uniform(rng, 1, 2);
+            p.stride[a] = uniform(rng, 1, 2);
+            p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
+        }
+        lists.kernel = {p.kernel.begin(), p.kernel.end()};
+        lists.stride = {p.stride.begin(), p.stride.end()};
+        lists.padding = {p.padding.begin(), p.padding.end()};
+    }
+
     problem.inputShape[0] = problem.rank == 5 ? uniform(rng, 1, limits.maxBatch) : 1;
-    problem.inputShape[1] = uniform(rng, 1, limits.maxChannels);
+    problem.inputShape[1] = limits.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, 1, limits.maxChannels);
     for (int a = 0; a < 3; ++a) {
         int64_t smallest = 1;
         while (reference::pooledSize(smallest, p.kernel[a], p.stride[a], p.padding[a], p.dilation[a], p.ceilMode) < 1)
@@ -279,9 +295,13 @@ BackwardOperands makeBackwardOperands(Rng &rng, const BackwardCase &c) {
     const aclFormat formats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_NCHW};
     const aclFormat format = formats[uniform(rng, 0, 3)], indexFormat = formats[uniform(rng, 0, 3)];
     const Problem &p = c.problem;
+    const auto backwardOperand = [&](const Shape5 &shape, aclDataType type, aclFormat tag) {
+        return p.allChannelsLast ? makeOperand(rng, p.view(shape), p.channelAxis(), type, tag, Layout::ChannelsLast)
+                                 : operand(rng, p, shape, type, tag);
+    };
     BackwardOperands operands{
-        operand(rng, p, p.outputShape, p.type, format), operand(rng, p, p.inputShape, p.type, format),
-        operand(rng, p, p.outputShape, p.indexType, indexFormat), operand(rng, p, p.inputShape, p.type, format)};
+        backwardOperand(p.outputShape, p.type, format), backwardOperand(p.inputShape, p.type, format),
+        backwardOperand(p.outputShape, p.indexType, indexFormat), backwardOperand(p.inputShape, p.type, format)};
     storeBits(operands.gradOutput.tensor, c.gradOutputBits);
     storeIndices(operands.indices.tensor, c.indices);
     // self stays poisoned: its data is never read (SPEC §3.6).
@@ -299,13 +319,15 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Half the cases have windows that do not overlap and wide rows, a quarter narrow rows: the write-once
-    // gathers take those.
+    // gathers take those. An eighth are channels-last with 16-40 channels and small windows: the
+    // channel-vector scatter takes those.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.disjointWideRows = n % 2 == 1;
             limits.disjointNarrowRows = n % 4 == 2;
+            limits.wideChannelsLast = n % 8 == 4;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

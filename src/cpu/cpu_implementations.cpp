@@ -25,6 +25,8 @@ constexpr std::array implementations{
                    cpu::planIndexScatterBackwardDense, cpu::runIndexScatterBackwardDense},
     Implementation{"cpu_index_gather_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexGatherBackwardChannelsLast, cpu::runIndexGatherBackwardChannelsLast},
+    Implementation{"cpu_index_scatter_backward_channels_last_vectors", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexScatterBackwardChannelVectors, cpu::runIndexScatterBackwardChannelVectors},
     Implementation{"cpu_index_scatter_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexScatterBackwardChannelsLast, cpu::runIndexScatterBackwardChannelsLast},
     Implementation{"cpu_index_scatter_backward_reference", PoolTask::IndexScatterBackward, Backend::Cpu,

@@ -40,6 +40,9 @@ PlanOutcome planIndexScatterBackwardDense(const PoolProblem &problem);
 RunResult runIndexScatterBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
 PlanOutcome planIndexScatterBackwardChannelsLast(const PoolProblem &problem);
 RunResult runIndexScatterBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+// Channels-last slabs with vectors of channels compared against each window tap (overlapping windows).
+PlanOutcome planIndexScatterBackwardChannelVectors(const PoolProblem &problem);
+RunResult runIndexScatterBackwardChannelVectors(const PoolProblem &problem, const ImplementationPlan &plan);
 PlanOutcome planIndexScatterBackwardReference(const PoolProblem &problem);
 RunResult runIndexScatterBackwardReference(const PoolProblem &problem, const ImplementationPlan &plan);
 // The hand-over of a fast index backward whose counts show an index outside its own window or outside the
