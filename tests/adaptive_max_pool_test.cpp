@@ -324,7 +324,6 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         p.in[2 + a] = I;
         p.out[a] = O;
         if (limits.divisibleWideRows) {
-            p.type = ACL_FLOAT;  // the dense gather leaves 16-bit gradients to the slab scatter
             p.out[a] = a == 2 ? uniform(rng, 16, 32) : uniform(rng, 1, 4);
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }

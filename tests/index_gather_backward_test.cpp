@@ -1,12 +1,13 @@
 // cpu_index_gather_backward_dense, forced: small problems with windows that do not overlap (regular,
 // padded, with gaps between windows, dilated, ceil mode, whole-row, evenly divided adaptive; rows of whole
 // and partial vectors; NaN with payloads, -0, Inf and gradients of far-apart magnitudes; -1 indices;
-// INT32/INT64; float32/float16/bfloat16; 1, 2 and 3 threads with every problem split) against the naive
+// INT32/INT64; float32/float16/bfloat16 (16-bit special patterns: index_gather_backward_sixteen_bit_test.cpp);
+// 1, 2 and 3 threads with every problem split) against the naive
 // reference bit for bit, and against the scatter reference bit for bit including NaN payloads. Each run must
 // be the gather's own (no fallback), with gradInput poisoned before and nothing outside it touched. Indices
 // outside their own window hand the problem to the scatter reference, which the run report names; a bad
 // index gives 161002 and a zero gradInput. The plan declines overlapping windows and narrow rows (the
-// scatter takes them), and is the default choice for the others on dense planes.
+// scatter takes them), and is the default choice for the others on dense planes, 16-bit gradients included.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -56,12 +57,6 @@ TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
                     const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-                    if (type != ACL_FLOAT) {  // the plan leaves 16-bit gradients to the slab scatter
-                        EXPECT_EQ(run.status.phaseOne, 561003);
-                        EXPECT_NE(run.message.find("gradients: the slab scatter measured faster"), std::string::npos)
-                            << run.message;
-                        continue;
-                    }
                     ASSERT_EQ(run.status.phaseOne, 0) << run.message;
                     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
                     EXPECT_EQ(run.implementation, kGather);
@@ -125,27 +120,35 @@ TEST(IndexGatherBackward, ExactSmallSums) {
 }
 
 TEST(IndexGatherBackward, AnIndexOutsideItsWindowHandsOverToTheScatter) {
-    for (const int threads : {1, 2}) {
-        ThreadSetting setting(threads, 1);
-        IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
-        problem.indices[0] = 2 * 6 * 32 + 5;  // inside the plane, outside output 0's window
-        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
-    }
+    for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+        for (const int threads : {1, 2}) {
+            ThreadSetting setting(threads, 1);
+            IndexBackwardCase problem = makeCase(geometries[0], type, ACL_INT32, 7);
+            problem.indices[0] = 2 * 6 * 32 + 5;  // inside the plane, outside output 0's window
+            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
+        }
 }
 
 TEST(IndexGatherBackward, ABadIndexIs161002WithAZeroGradInput) {
     ThreadSetting setting(2, 1);
-    for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
-        for (const int64_t bad : {int64_t{-2}, int64_t{4 * 6 * 32}, int64_t{1} << 32}) {
-            if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
-            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, indexType, 9);
-            problem.indices[17] = bad;
-            test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
-        }
+    for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
+        for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+            for (const int64_t bad : {int64_t{-2}, int64_t{4 * 6 * 32}, int64_t{1} << 32}) {
+                if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
+                IndexBackwardCase problem = makeCase(geometries[0], type, indexType, 9);
+                problem.indices[17] = bad;
+                test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
+            }
 }
 
 TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
     ThreadSetting setting(2, 1);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {  // 16-bit too: on the bit patterns, faster than slabs
+        const IndexBackwardCase problem = makeCase(geometries[0], type, ACL_INT32, 4);
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
+        EXPECT_EQ(run.implementation, kGather) << run.plan;
+        test_support::expectGradInputBits(problem.expectedBits(), run, type, false);
+    }
     const IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 4);
     const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
     EXPECT_EQ(run.implementation, kGather);

@@ -132,7 +132,6 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     }
     p.ceilMode = lists.ceilMode = chance(rng, 0.5);
     if (limits.disjointWideRows) {
-        problem.type = ACL_FLOAT;  // the dense gather leaves 16-bit gradients to the slab scatter
         p.stride = p.kernel;
         lists.stride = {};
         p.dilation.fill(1);

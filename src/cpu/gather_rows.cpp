@@ -3,10 +3,12 @@
 #define HWY_TARGET_INCLUDE "cpu/gather_rows.cpp"
 #include "cpu/gather_rows.h"
 
-#include <cstring>
+#include <algorithm>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
+// Per target, after highway.h:
+#include "cpu/gather_sixteen_bit-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -15,12 +17,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t GatherLaneCount() { return static_cast<int64_t>(hn::Lanes(hn::CappedTag<float, 16>())); }
 
-// One input row from its one candidate output row (indexRow/gradientRow; null: no window reaches the
-// row, whose sums are then +0); adds each lane's matches (as -1s) to matchCount.
+// One float32 input row from its one candidate output row (indexRow/gradientRow; null: no window reaches
+// the row, whose sums are then +0); adds each lane's matches (as -1s) to matchCount.
 template <class DF, class DI>
-HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
-                             const float *gradientRow, int32_t rowStart, float *HWY_RESTRICT destination,
-                             bool streaming, hn::Vec<DI> &matchCount) {
+HWY_INLINE void GatherOneFloatRow(DF df, DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
+                                  const float *gradientRow, int32_t rowStart, float *HWY_RESTRICT destination,
+                                  bool streaming, hn::Vec<DI> &matchCount) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const int64_t width = tables.width;
     const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(float);
@@ -106,21 +108,113 @@ HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, cons
     matchCount = count;
 }
 
-int64_t GatherRow(const GatherWidthTables &tables, const int32_t *indexRow, const float *gradientRow, int32_t rowStart,
-                  float *HWY_RESTRICT destination, bool streaming) {
+// One 16-bit input row, as GatherOneFloatRow, on the gradients' bit patterns (SixteenBitSum): the indices'
+// compares in int32 lanes, each gradient zero-extended into the lane of its output.
+template <GatherValue kValue, class DI>
+HWY_INLINE void GatherOneSixteenBitRow(DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
+                                       const uint16_t *gradientRow, int32_t rowStart,
+                                       uint16_t *HWY_RESTRICT destination, bool streaming, hn::Vec<DI> &matchCount) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const int64_t width = tables.width;
+    const int32_t *HWY_RESTRICT columns = tables.columns.data();
+    const uint64_t *HWY_RESTRICT masks = tables.laneMask.data();
+    const int32_t *HWY_RESTRICT firstOutputs = tables.firstOutput.data();
+    const int32_t *HWY_RESTRICT readables = tables.readable.data();
+    const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
+    const SixteenBitSum<kValue, DI> sumOf(di);
+    const auto rowStartVector = hn::Set(di, rowStart);
+    auto count = matchCount;
+    int64_t firstBlock = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane: never pairs
+    if (indexRow != nullptr && tables.pairChunks > 0) {
+        const hn::Repartition<uint16_t, DI> dPairs;  // twice the lanes of DI: the columns of one chunk
+        const uintptr_t pairBytes = hn::Lanes(dPairs) * sizeof(uint16_t);
+        const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
+        const auto one = hn::Set(di, 1);
+        for (int64_t chunk = 0; chunk < tables.pairChunks; ++chunk) {
+            const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
+            const auto indices = hn::LoadU(di, indexRow + firstOutput);
+            const auto gradients = LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(lanes));
+            const auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
+            const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
+            count = hn::Add(hn::Add(count, hn::VecFromMask(di, evenMatch)), hn::VecFromMask(di, oddMatch));
+            // Lane i holds columns 2i (low half) and 2i+1 (high half): little-endian, that is the row's order.
+            const auto pairs = hn::Or(sumOf(gradients, evenMatch), hn::ShiftLeft<16>(sumOf(gradients, oddMatch)));
+            uint16_t *at = destination + column;
+            if (streaming && reinterpret_cast<uintptr_t>(at) % pairBytes == 0)
+                hn::Stream(hn::BitCast(dPairs, pairs), dPairs, at);
+            else
+                hn::StoreU(hn::BitCast(dPairs, pairs), dPairs, at);
+        }
+        firstBlock = 2 * tables.pairChunks;
+    }
+#endif
+    for (int64_t block = firstBlock; block < tables.blocks; ++block) {
+        const int64_t column = block * lanes;
+        auto sums = hn::Zero(di);
+        if (indexRow != nullptr) {
+            const auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
+            const int32_t firstOutput = firstOutputs[block], readable = readables[block];
+            const auto indices = readable == lanes ? hn::LoadU(di, indexRow + firstOutput)
+                                                   : hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di,
+                                                                    indexRow + firstOutput);
+            const auto gradients = LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(readable));
+            const auto lookup = hn::SetTableIndices(di, offsets + column);
+            const auto valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + block));
+            const auto match = hn::And(hn::Eq(hn::TableLookupLanes(indices, lookup), position), valid);
+            count = hn::Add(count, hn::VecFromMask(di, match));
+            sums = sumOf(hn::TableLookupLanes(gradients, lookup), match);
+        }
+        StoreSixteenBit(di, sums, destination + column, static_cast<size_t>(std::min(lanes, width - column)),
+                        streaming);
+    }
+    matchCount = count;
+}
+
+// One input row of any value type.
+template <class DF, class DI>
+HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, GatherValue value,
+                             const int32_t *HWY_RESTRICT indexRow, const void *gradientRow, int32_t rowStart,
+                             void *HWY_RESTRICT destination, bool streaming, hn::Vec<DI> &matchCount) {
+    switch (value) {
+        case GatherValue::Float32:
+            GatherOneFloatRow(df, di, tables, indexRow, static_cast<const float *>(gradientRow), rowStart,
+                              static_cast<float *>(destination), streaming, matchCount);
+            break;
+        case GatherValue::Float16:
+            GatherOneSixteenBitRow<GatherValue::Float16>(di, tables, indexRow,
+                                                         static_cast<const uint16_t *>(gradientRow), rowStart,
+                                                         static_cast<uint16_t *>(destination), streaming, matchCount);
+            break;
+        case GatherValue::BFloat16:
+            GatherOneSixteenBitRow<GatherValue::BFloat16>(di, tables, indexRow,
+                                                          static_cast<const uint16_t *>(gradientRow), rowStart,
+                                                          static_cast<uint16_t *>(destination), streaming, matchCount);
+            break;
+    }
+}
+
+size_t ElementBytes(GatherValue value) { return value == GatherValue::Float32 ? 4 : 2; }
+
+int64_t GatherRow(const GatherWidthTables &tables, GatherValue value, const int32_t *indexRow, const void *gradientRow,
+                  int32_t rowStart, void *HWY_RESTRICT destination, bool streaming) {
     const hn::CappedTag<float, 16> df;
     const hn::RebindToSigned<decltype(df)> di;
     auto matchCount = hn::Zero(di);
-    GatherOneRow(df, di, tables, indexRow, gradientRow, rowStart, destination, streaming, matchCount);
+    GatherOneRow(df, di, tables, value, indexRow, gradientRow, rowStart, destination, streaming, matchCount);
     return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matchCount)));
 }
 
-int64_t GatherPlaneRows(const GatherWidthTables &tables, const GatherRowCandidates &candidates, int64_t firstRow,
-                        int64_t endRow, const int32_t *indexPlane, const float *gradientPlane,
-                        float *HWY_RESTRICT destinationPlane, bool streaming) {
+template <GatherValue kValue>
+int64_t GatherPlaneRowsOf(const GatherWidthTables &tables, const GatherRowCandidates &candidates, int64_t firstRow,
+                          int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
+                          void *HWY_RESTRICT destinationPlane, bool streaming) {
     const hn::CappedTag<float, 16> df;
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t outputWidth = candidates.outputWidth, width = tables.width;
+    const size_t bytes = ElementBytes(kValue);
+    const auto *gradientBytes = static_cast<const unsigned char *>(gradientPlane);
+    auto *destinationBytes = static_cast<unsigned char *>(destinationPlane);
     // Each lane counts its matches as -1s, at most one per row: summed into the int64 total every 2^20
     // rows, far from int32 overflow.
     int64_t matches = 0;
@@ -132,25 +226,28 @@ int64_t GatherPlaneRows(const GatherWidthTables &tables, const GatherRowCandidat
         }
         const int64_t outputRow = candidates.outputRow[static_cast<size_t>(row)];
         const int32_t *indexRow = outputRow < 0 ? nullptr : indexPlane + outputRow * outputWidth;
-        const float *gradientRow = outputRow < 0 ? nullptr : gradientPlane + outputRow * outputWidth;
-        GatherOneRow(df, di, tables, indexRow, gradientRow, static_cast<int32_t>(row * width),
-                     destinationPlane + row * width, streaming, matchCount);
+        const void *gradientRow =
+            outputRow < 0 ? nullptr : gradientBytes + static_cast<size_t>(outputRow * outputWidth) * bytes;
+        // The value type is a template argument here so that the per-row switch folds away.
+        GatherOneRow(df, di, tables, kValue, indexRow, gradientRow, static_cast<int32_t>(row * width),
+                     destinationBytes + static_cast<size_t>(row * width) * bytes, streaming, matchCount);
     }
     return matches - static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matchCount)));
 }
 
-void WidenBFloat16Row(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count) {
-    const hn::ScalableTag<uint32_t> d32;
-    const hn::Rebind<uint16_t, decltype(d32)> d16;
-    const hn::Rebind<float, decltype(d32)> df;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));
-    int64_t i = 0;
-    for (; i + lanes <= count; i += lanes)
-        hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, source + i)))), df,
-                   destination + i);
-    for (; i < count; ++i) {
-        const uint32_t bits = uint32_t{source[i]} << 16;
-        std::memcpy(destination + i, &bits, sizeof bits);
+int64_t GatherPlaneRows(const GatherWidthTables &tables, GatherValue value, const GatherRowCandidates &candidates,
+                        int64_t firstRow, int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
+                        void *HWY_RESTRICT destinationPlane, bool streaming) {
+    switch (value) {
+        case GatherValue::Float16:
+            return GatherPlaneRowsOf<GatherValue::Float16>(tables, candidates, firstRow, endRow, indexPlane,
+                                                           gradientPlane, destinationPlane, streaming);
+        case GatherValue::BFloat16:
+            return GatherPlaneRowsOf<GatherValue::BFloat16>(tables, candidates, firstRow, endRow, indexPlane,
+                                                            gradientPlane, destinationPlane, streaming);
+        default:
+            return GatherPlaneRowsOf<GatherValue::Float32>(tables, candidates, firstRow, endRow, indexPlane,
+                                                           gradientPlane, destinationPlane, streaming);
     }
 }
 
@@ -164,24 +261,19 @@ namespace poolgrad::cpu {
 HWY_EXPORT(GatherLaneCount);
 HWY_EXPORT(GatherRow);
 HWY_EXPORT(GatherPlaneRows);
-HWY_EXPORT(WidenBFloat16Row);
 
 int64_t gatherLaneCount() { return HWY_DYNAMIC_DISPATCH(GatherLaneCount)(); }
 
-int64_t gatherRow(const GatherWidthTables &tables, const int32_t *indexRow, const float *gradientRow, int32_t rowStart,
-                  float *destination, bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherRow)(tables, indexRow, gradientRow, rowStart, destination, streaming);
+int64_t gatherRow(const GatherWidthTables &tables, GatherValue value, const int32_t *indexRow, const void *gradientRow,
+                  int32_t rowStart, void *destination, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherRow)(tables, value, indexRow, gradientRow, rowStart, destination, streaming);
 }
 
-int64_t gatherPlaneRows(const GatherWidthTables &tables, const GatherRowCandidates &candidates, int64_t firstRow,
-                        int64_t endRow, const int32_t *indexPlane, const float *gradientPlane, float *destinationPlane,
-                        bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherPlaneRows)(tables, candidates, firstRow, endRow, indexPlane, gradientPlane,
+int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, const GatherRowCandidates &candidates,
+                        int64_t firstRow, int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
+                        void *destinationPlane, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherPlaneRows)(tables, value, candidates, firstRow, endRow, indexPlane, gradientPlane,
                                                  destinationPlane, streaming);
-}
-
-void widenBFloat16Row(const uint16_t *source, float *destination, int64_t count) {
-    HWY_DYNAMIC_DISPATCH(WidenBFloat16Row)(source, destination, count);
 }
 
 }  // namespace poolgrad::cpu
