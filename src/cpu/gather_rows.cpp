@@ -108,12 +108,15 @@ HWY_INLINE void GatherOneFloatRow(DF df, DI di, const GatherWidthTables &tables,
     matchCount = count;
 }
 
-// One 16-bit input row, as GatherOneFloatRow, on the gradients' bit patterns (SixteenBitSum): the indices'
-// compares in int32 lanes, each gradient zero-extended into the lane of its output.
-template <GatherValue kValue, class DI>
-HWY_INLINE void GatherOneSixteenBitRow(DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
-                                       const uint16_t *gradientRow, int32_t rowStart,
-                                       uint16_t *HWY_RESTRICT destination, bool streaming, hn::Vec<DI> &matchCount) {
+// kRows consecutive 16-bit input rows (1 or 2) from the same candidate output row, as GatherOneFloatRow, on
+// the gradients' bit patterns (SixteenBitSum): the indices' compares in int32 lanes, each gradient
+// zero-extended into the lane of its output. Two rows of one window height share the loads, the lane
+// permutations and the NaN/zero tests of their output row.
+template <GatherValue kValue, int kRows, class DI>
+HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
+                                     const uint16_t *gradientRow, int32_t rowStart, uint16_t *HWY_RESTRICT destination,
+                                     bool streaming, hn::Vec<DI> &matchCount) {
+    static_assert(kRows == 1 || kRows == 2);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
     const int64_t width = tables.width;
     const int32_t *HWY_RESTRICT columns = tables.columns.data();
@@ -121,52 +124,68 @@ HWY_INLINE void GatherOneSixteenBitRow(DI di, const GatherWidthTables &tables, c
     const int32_t *HWY_RESTRICT firstOutputs = tables.firstOutput.data();
     const int32_t *HWY_RESTRICT readables = tables.readable.data();
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
+    const int64_t pairChunks = indexRow == nullptr ? 0 : tables.pairChunks, blocks = tables.blocks;
     const SixteenBitSum<kValue, DI> sumOf(di);
     const auto rowStartVector = hn::Set(di, rowStart);
+    const auto nextRow = hn::Set(di, static_cast<int32_t>(width));
     auto count = matchCount;
     int64_t firstBlock = 0;
 #if HWY_TARGET != HWY_SCALAR  // one lane: never pairs
-    if (indexRow != nullptr && tables.pairChunks > 0) {
+    if (pairChunks > 0) {
         const hn::Repartition<uint16_t, DI> dPairs;  // twice the lanes of DI: the columns of one chunk
         const uintptr_t pairBytes = hn::Lanes(dPairs) * sizeof(uint16_t);
         const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
         const auto one = hn::Set(di, 1);
-        for (int64_t chunk = 0; chunk < tables.pairChunks; ++chunk) {
+        for (int64_t chunk = 0; chunk < pairChunks; ++chunk) {
             const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
             const auto indices = hn::LoadU(di, indexRow + firstOutput);
-            const auto gradients = LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(lanes));
-            const auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
-            const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
-            count = hn::Add(hn::Add(count, hn::VecFromMask(di, evenMatch)), hn::VecFromMask(di, oddMatch));
-            // Lane i holds columns 2i (low half) and 2i+1 (high half): little-endian, that is the row's order.
-            const auto pairs = hn::Or(sumOf(gradients, evenMatch), hn::ShiftLeft<16>(sumOf(gradients, oddMatch)));
-            uint16_t *at = destination + column;
-            if (streaming && reinterpret_cast<uintptr_t>(at) % pairBytes == 0)
-                hn::Stream(hn::BitCast(dPairs, pairs), dPairs, at);
-            else
-                hn::StoreU(hn::BitCast(dPairs, pairs), dPairs, at);
+            const auto prepared =
+                sumOf.prepare(LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(lanes)));
+            auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
+            // Each output matches at most one of the compares below (they test different positions).
+            auto matched = hn::FirstN(di, 0);
+            for (int row = 0; row < kRows; ++row, even = hn::Add(even, nextRow)) {
+                const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
+                matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
+                // Lane i holds columns 2i (low half) and 2i+1 (high half): little-endian, the row's order.
+                const auto pairs = hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
+                                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
+                uint16_t *at = destination + row * width + column;
+                if (streaming && reinterpret_cast<uintptr_t>(at) % pairBytes == 0)
+                    hn::Stream(pairs, dPairs, at);
+                else
+                    hn::StoreU(pairs, dPairs, at);
+            }
+            count = hn::Add(count, hn::VecFromMask(di, matched));
         }
-        firstBlock = 2 * tables.pairChunks;
+        firstBlock = 2 * pairChunks;
     }
+#else
+    (void)pairChunks;
 #endif
-    for (int64_t block = firstBlock; block < tables.blocks; ++block) {
+    for (int64_t block = firstBlock; block < blocks; ++block) {
         const int64_t column = block * lanes;
-        auto sums = hn::Zero(di);
-        if (indexRow != nullptr) {
-            const auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
-            const int32_t firstOutput = firstOutputs[block], readable = readables[block];
-            const auto indices = readable == lanes ? hn::LoadU(di, indexRow + firstOutput)
-                                                   : hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di,
-                                                                    indexRow + firstOutput);
-            const auto gradients = LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(readable));
-            const auto lookup = hn::SetTableIndices(di, offsets + column);
-            const auto valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + block));
-            const auto match = hn::And(hn::Eq(hn::TableLookupLanes(indices, lookup), position), valid);
-            count = hn::Add(count, hn::VecFromMask(di, match));
-            sums = sumOf(hn::TableLookupLanes(gradients, lookup), match);
+        const size_t stored = static_cast<size_t>(std::min(lanes, width - column));
+        if (indexRow == nullptr) {
+            for (int row = 0; row < kRows; ++row)
+                StoreSixteenBit(di, hn::Zero(di), destination + row * width + column, stored, streaming);
+            continue;
         }
-        StoreSixteenBit(di, sums, destination + column, static_cast<size_t>(std::min(lanes, width - column)),
-                        streaming);
+        const int32_t firstOutput = firstOutputs[block], readable = readables[block];
+        const auto indices = readable == lanes ? hn::LoadU(di, indexRow + firstOutput)
+                                               : hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di,
+                                                                indexRow + firstOutput);
+        const auto lookup = hn::SetTableIndices(di, offsets + column);
+        const auto laneIndices = hn::TableLookupLanes(indices, lookup);
+        const auto prepared = sumOf.prepare(
+            hn::TableLookupLanes(LoadSixteenBit(di, gradientRow + firstOutput, static_cast<size_t>(readable)), lookup));
+        const auto valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + block));
+        auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
+        for (int row = 0; row < kRows; ++row, position = hn::Add(position, nextRow)) {
+            const auto match = hn::And(hn::Eq(laneIndices, position), valid);
+            count = hn::Add(count, hn::VecFromMask(di, match));
+            StoreSixteenBit(di, sumOf.select(prepared, match), destination + row * width + column, stored, streaming);
+        }
     }
     matchCount = count;
 }
@@ -182,14 +201,14 @@ HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, Gath
                               static_cast<float *>(destination), streaming, matchCount);
             break;
         case GatherValue::Float16:
-            GatherOneSixteenBitRow<GatherValue::Float16>(di, tables, indexRow,
-                                                         static_cast<const uint16_t *>(gradientRow), rowStart,
-                                                         static_cast<uint16_t *>(destination), streaming, matchCount);
-            break;
-        case GatherValue::BFloat16:
-            GatherOneSixteenBitRow<GatherValue::BFloat16>(di, tables, indexRow,
+            GatherSixteenBitRows<GatherValue::Float16, 1>(di, tables, indexRow,
                                                           static_cast<const uint16_t *>(gradientRow), rowStart,
                                                           static_cast<uint16_t *>(destination), streaming, matchCount);
+            break;
+        case GatherValue::BFloat16:
+            GatherSixteenBitRows<GatherValue::BFloat16, 1>(di, tables, indexRow,
+                                                           static_cast<const uint16_t *>(gradientRow), rowStart,
+                                                           static_cast<uint16_t *>(destination), streaming, matchCount);
             break;
     }
 }
@@ -219,18 +238,33 @@ int64_t GatherPlaneRowsOf(const GatherWidthTables &tables, const GatherRowCandid
     // rows, far from int32 overflow.
     int64_t matches = 0;
     auto matchCount = hn::Zero(di);
-    for (int64_t row = firstRow; row < endRow; ++row) {
-        if (((row - firstRow) & ((int64_t{1} << 20) - 1)) == 0 && row != firstRow) {
+    int64_t rowsCounted = 0;
+    for (int64_t row = firstRow; row < endRow;) {
+        if (rowsCounted >= (int64_t{1} << 20)) {
             matches -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matchCount)));
             matchCount = hn::Zero(di);
+            rowsCounted = 0;
         }
         const int64_t outputRow = candidates.outputRow[static_cast<size_t>(row)];
         const int32_t *indexRow = outputRow < 0 ? nullptr : indexPlane + outputRow * outputWidth;
         const void *gradientRow =
             outputRow < 0 ? nullptr : gradientBytes + static_cast<size_t>(outputRow * outputWidth) * bytes;
+        void *destination = destinationBytes + static_cast<size_t>(row * width) * bytes;
+        const auto rowStart = static_cast<int32_t>(row * width);
+        if constexpr (kValue != GatherValue::Float32) {
+            // Two rows of one window height at once.
+            if (row + 1 < endRow && candidates.outputRow[static_cast<size_t>(row + 1)] == outputRow) {
+                GatherSixteenBitRows<kValue, 2>(di, tables, indexRow, static_cast<const uint16_t *>(gradientRow),
+                                                rowStart, static_cast<uint16_t *>(destination), streaming, matchCount);
+                row += 2;
+                rowsCounted += 2;
+                continue;
+            }
+        }
         // The value type is a template argument here so that the per-row switch folds away.
-        GatherOneRow(df, di, tables, kValue, indexRow, gradientRow, static_cast<int32_t>(row * width),
-                     destinationBytes + static_cast<size_t>(row * width) * bytes, streaming, matchCount);
+        GatherOneRow(df, di, tables, kValue, indexRow, gradientRow, rowStart, destination, streaming, matchCount);
+        ++row;
+        ++rowsCounted;
     }
     return matches - static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matchCount)));
 }

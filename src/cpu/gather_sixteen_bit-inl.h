@@ -33,14 +33,24 @@ struct SixteenBitSum {
           infinity(hwy::HWY_NAMESPACE::Set(di, kValue == GatherValue::Float16 ? 0x7c00 : 0x7f80)),
           quietBit(hwy::HWY_NAMESPACE::Set(di, kValue == GatherValue::Float16 ? 0x0200 : 0x0040)) {}
 
-    // The pattern of +0 + g where `match`, +0 elsewhere.
-    HWY_INLINE V operator()(V bits, M match) const {
+    // What one gradient gives wherever it is summed: the pattern, quieted if a NaN; and whether it is a
+    // zero of either sign (then +0, like no match).
+    struct Prepared {
+        V quieted;
+        M nonzero;
+    };
+    HWY_INLINE Prepared prepare(V bits) const {
         namespace hn = hwy::HWY_NAMESPACE;
         const V magnitude = hn::And(bits, magnitudeBits);
-        const V quieted = hn::Or(bits, hn::IfThenElseZero(hn::Gt(magnitude, infinity), quietBit));
-        // A zero of either sign gives +0, like no match.
-        return hn::IfThenElseZero(hn::AndNot(hn::Eq(magnitude, hn::Zero(DI())), match), quieted);
+        return {hn::Or(bits, hn::IfThenElseZero(hn::Gt(magnitude, infinity), quietBit)),
+                hn::Ne(magnitude, hn::Zero(DI()))};
     }
+    // The pattern of +0 + g where `match`, +0 elsewhere.
+    HWY_INLINE V select(const Prepared &prepared, M match) const {
+        namespace hn = hwy::HWY_NAMESPACE;
+        return hn::IfThenElseZero(hn::And(match, prepared.nonzero), prepared.quieted);
+    }
+    HWY_INLINE V operator()(V bits, M match) const { return select(prepare(bits), match); }
 };
 
 // `count` 16-bit patterns from source, zero-extended into int32 lanes; lanes from count on are 0. Whole
