@@ -80,6 +80,10 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
     const hn::CappedTag<int32_t, 16> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
     const SixteenBitSum<kValue, decltype(di)> sumOf(di);
+#if HWY_TARGET <= HWY_AVX3
+    const hn::Full512<int16_t> d16;
+    const SixteenBitSum<kValue, decltype(d16)> sumOf16(d16);
+#endif
     const auto zero = hn::Zero(di);
     auto count = hn::Zero(di);
     for (int64_t w = 0; w < width; ++w) {
@@ -93,7 +97,33 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
         const int32_t *indices = indexRow + ow * channels;
         const uint16_t *gradients = gradientRow + ow * channels;
         const auto position = hn::Set(di, rowStart + static_cast<int32_t>(w));
-        for (int64_t c = 0; c < channels; c += lanes) {
+        int64_t c = 0;
+#if HWY_TARGET <= HWY_AVX3
+        // 32 channels on 16-bit lanes: the two int32 compares' masks joined into one 32-lane mask, so the
+        // gradients need no widening and the results no narrowing.
+        for (; c + 32 <= channels; c += 32) {
+            const auto lowMatch = hn::Eq(hn::LoadU(di, indices + c), position);
+            const auto highMatch = hn::Eq(hn::LoadU(di, indices + c + 16), position);
+            count = hn::Add(count, hn::Add(hn::VecFromMask(di, lowMatch), hn::VecFromMask(di, highMatch)));
+            const hn::Mask512<int16_t> match{static_cast<__mmask32>(_mm512_kunpackw(highMatch.raw, lowMatch.raw))};
+            const auto sums = sumOf16(hn::LoadU(d16, reinterpret_cast<const int16_t *>(gradients + c)), match);
+            int16_t *store = reinterpret_cast<int16_t *>(at + c);
+            if (streaming && reinterpret_cast<uintptr_t>(store) % 64 == 0)
+                hn::Stream(sums, d16, store);
+            else
+                hn::StoreU(sums, d16, store);
+        }
+#elif HWY_TARGET != HWY_SCALAR
+        for (; c + 2 * lanes <= channels; c += 2 * lanes) {
+            const auto lowMatch = hn::Eq(hn::LoadU(di, indices + c), position);
+            const auto highMatch = hn::Eq(hn::LoadU(di, indices + c + lanes), position);
+            count = hn::Add(count, hn::Add(hn::VecFromMask(di, lowMatch), hn::VecFromMask(di, highMatch)));
+            StoreSixteenBitPair(di, sumOf(LoadSixteenBit(di, gradients + c, static_cast<size_t>(lanes)), lowMatch),
+                                sumOf(LoadSixteenBit(di, gradients + c + lanes, static_cast<size_t>(lanes)), highMatch),
+                                at + c, streaming);
+        }
+#endif
+        for (; c < channels; c += lanes) {
             const size_t present = static_cast<size_t>(std::min(lanes, channels - c));
             const auto presentMask = hn::FirstN(di, present);
             const auto loaded = present == static_cast<size_t>(lanes) ? hn::LoadU(di, indices + c)

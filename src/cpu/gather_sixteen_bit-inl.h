@@ -89,6 +89,25 @@ HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_
     for (size_t i = 0; i < count; ++i) destination[i] = part[i];
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Stores the low 16 bits of every lane of `low`, then of `high`: one full vector of 16-bit values (a whole
+// cache line with AVX-512; streaming stores of half a line measured twice the time).
+template <class DI>
+HWY_INLINE void StoreSixteenBitPair(DI di, hwy::HWY_NAMESPACE::Vec<DI> low, hwy::HWY_NAMESPACE::Vec<DI> high,
+                                    uint16_t *HWY_RESTRICT destination, bool streaming) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    const hn::RebindToUnsigned<DI> du;
+    const hn::Rebind<uint16_t, DI> d16;
+    const hn::Repartition<uint16_t, DI> dWide;
+    const auto wide =
+        hn::Combine(dWide, hn::TruncateTo(d16, hn::BitCast(du, high)), hn::TruncateTo(d16, hn::BitCast(du, low)));
+    if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(dWide) * sizeof(uint16_t)) == 0)
+        hn::Stream(wide, dWide, destination);
+    else
+        hn::StoreU(wide, dWide, destination);
+}
+#endif
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
