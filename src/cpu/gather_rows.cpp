@@ -17,12 +17,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t GatherLaneCount() { return static_cast<int64_t>(hn::Lanes(hn::CappedTag<float, 16>())); }
 
-// One float32 input row from its one candidate output row (indexRow/gradientRow; null: no window reaches
-// the row, whose sums are then +0); adds each lane's matches (as -1s) to matchCount.
-template <class DF, class DI>
-HWY_INLINE void GatherOneFloatRow(DF df, DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
-                                  const float *gradientRow, int32_t rowStart, float *HWY_RESTRICT destination,
-                                  bool streaming, hn::Vec<DI> &matchCount) {
+// kRows consecutive float32 input rows (1 or 2) from their one candidate output row (indexRow/gradientRow;
+// null: no window reaches the rows, whose sums are then +0); adds each lane's matches (as -1s) to
+// matchCount. Two rows of one window height share the loads and lane permutations of their output row.
+template <int kRows, class DF, class DI>
+HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, const int32_t *HWY_RESTRICT indexRow,
+                                const float *gradientRow, int32_t rowStart, float *HWY_RESTRICT destination,
+                                bool streaming, hn::Vec<DI> &matchCount) {
+    static_assert(kRows == 1 || kRows == 2);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const int64_t width = tables.width;
     const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(float);
@@ -34,47 +36,63 @@ HWY_INLINE void GatherOneFloatRow(DF df, DI di, const GatherWidthTables &tables,
     const int32_t *HWY_RESTRICT readables = tables.readable.data();
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
     const int32_t *HWY_RESTRICT gradientBits = reinterpret_cast<const int32_t *>(gradientRow);
+    const int64_t pairChunks = indexRow == nullptr ? 0 : tables.pairChunks, blocks = tables.blocks;
     // The lanes' columns come from the tables: Iota builds its vector through memory, and a vector load
     // right after 16 scalar stores waits for them (once per row, it made the kernel several times slower).
     const auto rowStartVector = hn::Set(di, rowStart);
+    const auto nextRow = hn::Set(di, static_cast<int32_t>(width));
     const auto zero = hn::Zero(df);
+    const auto store = [&](hn::Vec<DF> sums, float *at) {
+        if (streaming && reinterpret_cast<uintptr_t>(at) % vectorBytes == 0)
+            hn::Stream(sums, df, at);
+        else
+            hn::StoreU(sums, df, at);
+    };
     auto count = matchCount;
     int64_t firstBlock = 0;
-    if (indexRow != nullptr && tables.pairChunks > 0) {
-        const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
-        const auto one = hn::Set(di, 1);
-        const auto lowerPairs = hn::SetTableIndices(df, tables.lowerPairs.data());
-        const auto upperPairs = hn::SetTableIndices(df, tables.upperPairs.data());
-        for (int64_t chunk = 0; chunk < tables.pairChunks; ++chunk) {
+    if (pairChunks > 0) {
+        // Lanes of the lower (upper) half of a chunk's 2*lanes columns take outputs i/2 (lanes/2 + i/2):
+        // indices and gradients are spread to them once and compared with each row's positions.
+        const auto lowerColumns = hn::LoadU(di, columns), upperColumns = hn::LoadU(di, columns + lanes);
+        const auto lowerPairs = hn::SetTableIndices(di, tables.lowerPairs.data());
+        const auto upperPairs = hn::SetTableIndices(di, tables.upperPairs.data());
+        for (int64_t chunk = 0; chunk < pairChunks; ++chunk) {
             const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
             const auto indices = hn::LoadU(di, indexRow + firstOutput);
-            const auto gradients = hn::BitCast(df, hn::LoadU(di, gradientBits + firstOutput));
-            const auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
-            const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
-            count = hn::Add(hn::Add(count, hn::VecFromMask(di, evenMatch)), hn::VecFromMask(di, oddMatch));
-            // +0 + gradient, as below.
-            const auto evenSums = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, evenMatch), gradients));
-            const auto oddSums = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, oddMatch), gradients));
-            const auto lower =
-                hn::OddEven(hn::TableLookupLanes(oddSums, lowerPairs), hn::TableLookupLanes(evenSums, lowerPairs));
-            const auto upper =
-                hn::OddEven(hn::TableLookupLanes(oddSums, upperPairs), hn::TableLookupLanes(evenSums, upperPairs));
-            float *at = destination + column;
-            if (streaming && reinterpret_cast<uintptr_t>(at) % vectorBytes == 0) {
-                hn::Stream(lower, df, at);
-                hn::Stream(upper, df, at + lanes);
+            // One window per element: the sum is +0 + gradient (a -0 gradient arrives as +0, a signalling NaN
+            // quiet, as in the scatter's sum from +0) or +0.
+            const auto sums =
+                hn::BitCast(di, hn::Add(zero, hn::BitCast(df, hn::LoadU(di, gradientBits + firstOutput))));
+            const auto lowerIndices = hn::TableLookupLanes(indices, lowerPairs);
+            const auto upperIndices = hn::TableLookupLanes(indices, upperPairs);
+            const auto lowerSums = hn::TableLookupLanes(sums, lowerPairs);
+            const auto upperSums = hn::TableLookupLanes(sums, upperPairs);
+            auto chunkStart = hn::Set(di, static_cast<int32_t>(rowStart + column));
+            const auto lowerFirst = hn::Eq(lowerIndices, hn::Add(lowerColumns, chunkStart));
+            const auto upperFirst = hn::Eq(upperIndices, hn::Add(upperColumns, chunkStart));
+            store(hn::BitCast(df, hn::IfThenElseZero(lowerFirst, lowerSums)), destination + column);
+            store(hn::BitCast(df, hn::IfThenElseZero(upperFirst, upperSums)), destination + column + lanes);
+            if constexpr (kRows == 2) {
+                // A lane's output matches one position at most: in this row or the next.
+                chunkStart = hn::Add(chunkStart, nextRow);
+                const auto lowerSecond = hn::Eq(lowerIndices, hn::Add(lowerColumns, chunkStart));
+                const auto upperSecond = hn::Eq(upperIndices, hn::Add(upperColumns, chunkStart));
+                store(hn::BitCast(df, hn::IfThenElseZero(lowerSecond, lowerSums)), destination + width + column);
+                store(hn::BitCast(df, hn::IfThenElseZero(upperSecond, upperSums)),
+                      destination + width + column + lanes);
+                count = hn::Add(hn::Add(count, hn::VecFromMask(di, hn::Or(lowerFirst, lowerSecond))),
+                                hn::VecFromMask(di, hn::Or(upperFirst, upperSecond)));
             } else {
-                hn::StoreU(lower, df, at);
-                hn::StoreU(upper, df, at + lanes);
+                count = hn::Add(hn::Add(count, hn::VecFromMask(di, lowerFirst)), hn::VecFromMask(di, upperFirst));
             }
         }
-        firstBlock = 2 * tables.pairChunks;
+        firstBlock = 2 * pairChunks;
     }
-    for (int64_t block = firstBlock; block < tables.blocks; ++block) {
+    for (int64_t block = firstBlock; block < blocks; ++block) {
         const int64_t column = block * lanes;
-        auto sum = zero;
+        auto sums = hn::Zero(di), laneIndices = hn::Zero(di);
+        hn::Mask<DI> valid = hn::FirstN(di, 0);
         if (indexRow != nullptr) {
-            const auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
             const int32_t firstOutput = firstOutputs[block], readable = readables[block];
             hn::Vec<DI> indices, gradients;
             if (readable == lanes) {
@@ -85,24 +103,22 @@ HWY_INLINE void GatherOneFloatRow(DF df, DI di, const GatherWidthTables &tables,
                 indices = hn::MaskedLoad(present, di, indexRow + firstOutput);
                 gradients = hn::MaskedLoad(present, di, gradientBits + firstOutput);
             }
-            const auto lookup = hn::SetTableIndices(di, offsets + column);
+            const auto permutation = hn::SetTableIndices(di, offsets + column);
+            laneIndices = hn::TableLookupLanes(indices, permutation);
+            sums = hn::BitCast(di, hn::Add(zero, hn::BitCast(df, hn::TableLookupLanes(gradients, permutation))));
             // Little-endian: the mask's first byte holds lanes 0-7.
-            const auto valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + block));
-            const auto match = hn::And(hn::Eq(hn::TableLookupLanes(indices, lookup), position), valid);
-            count = hn::Add(count, hn::VecFromMask(di, match));
-            // One window per element: the sum is +0 + gradient (a -0 gradient arrives as +0, a signalling
-            // NaN quiet, as in the scatter's sum from +0) or +0.
-            sum = hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, match),
-                                                   hn::BitCast(df, hn::TableLookupLanes(gradients, lookup))));
+            valid = hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(masks + block));
         }
-        float *at = destination + column;
-        if (column + lanes <= width) {
-            if (streaming && reinterpret_cast<uintptr_t>(at) % vectorBytes == 0)
-                hn::Stream(sum, df, at);
+        auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
+        for (int row = 0; row < kRows; ++row, position = hn::Add(position, nextRow)) {
+            const auto match = hn::And(hn::Eq(laneIndices, position), valid);
+            count = hn::Add(count, hn::VecFromMask(di, match));
+            const auto rowSums = hn::BitCast(df, hn::IfThenElseZero(match, sums));
+            float *at = destination + row * width + column;
+            if (column + lanes <= width)
+                store(rowSums, at);
             else
-                hn::StoreU(sum, df, at);
-        } else {
-            hn::BlendedStore(sum, hn::FirstN(df, static_cast<size_t>(width - column)), df, at);
+                hn::BlendedStore(rowSums, hn::FirstN(df, static_cast<size_t>(width - column)), df, at);
         }
     }
     matchCount = count;
@@ -197,8 +213,8 @@ HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, Gath
                              void *HWY_RESTRICT destination, bool streaming, hn::Vec<DI> &matchCount) {
     switch (value) {
         case GatherValue::Float32:
-            GatherOneFloatRow(df, di, tables, indexRow, static_cast<const float *>(gradientRow), rowStart,
-                              static_cast<float *>(destination), streaming, matchCount);
+            GatherFloatRows<1>(df, di, tables, indexRow, static_cast<const float *>(gradientRow), rowStart,
+                               static_cast<float *>(destination), streaming, matchCount);
             break;
         case GatherValue::Float16:
             GatherSixteenBitRows<GatherValue::Float16, 1>(di, tables, indexRow,
