@@ -301,6 +301,29 @@ int64_t GatherPlaneRows(const GatherWidthTables &tables, GatherValue value, cons
     }
 }
 
+template <typename I>
+int64_t CountIndicesInUseOf(const I *HWY_RESTRICT indices, int64_t count) {
+    const hn::ScalableTag<I> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto minusOne = hn::Set(d, I{-1});
+    // Each lane counts the -1s it sees (a true mask is -1, so subtracting it adds one): at most count / lanes,
+    // and the callers count an output row or a block of one plane's outputs, fewer than 2^31.
+    auto unusedPerLane = hn::Zero(d);
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes)
+        unusedPerLane = hn::Sub(unusedPerLane, hn::VecFromMask(d, hn::Eq(hn::LoadU(d, indices + i), minusOne)));
+    int64_t unused = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(d, unusedPerLane)));
+    for (; i < count; ++i) unused += indices[i] == I{-1};
+    return count - unused;
+}
+
+int64_t CountIndicesInUse32(const int32_t *HWY_RESTRICT indices, int64_t count) {
+    return CountIndicesInUseOf(indices, count);
+}
+int64_t CountIndicesInUse64(const int64_t *HWY_RESTRICT indices, int64_t count) {
+    return CountIndicesInUseOf(indices, count);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -311,6 +334,8 @@ namespace poolgrad::cpu {
 HWY_EXPORT(GatherLaneCount);
 HWY_EXPORT(GatherRow);
 HWY_EXPORT(GatherPlaneRows);
+HWY_EXPORT(CountIndicesInUse32);
+HWY_EXPORT(CountIndicesInUse64);
 
 int64_t gatherLaneCount() { return HWY_DYNAMIC_DISPATCH(GatherLaneCount)(); }
 
@@ -324,6 +349,13 @@ int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, cons
                         void *destinationPlane, bool streaming) {
     return HWY_DYNAMIC_DISPATCH(GatherPlaneRows)(tables, value, candidates, firstRow, endRow, indexPlane, gradientPlane,
                                                  destinationPlane, streaming);
+}
+
+int64_t countIndicesInUse(const int32_t *indices, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(CountIndicesInUse32)(indices, count);
+}
+int64_t countIndicesInUse(const int64_t *indices, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(CountIndicesInUse64)(indices, count);
 }
 
 }  // namespace poolgrad::cpu

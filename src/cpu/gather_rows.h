@@ -69,4 +69,9 @@ int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, cons
                         int64_t firstRow, int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
                         void *destinationPlane, bool streaming);
 
+// How many of count indices are not -1 (the outputs whose index must match an element), vectorised: the
+// plain loop compiled for the baseline instruction set took a tenth of case A's time.
+int64_t countIndicesInUse(const int32_t *indices, int64_t count);
+int64_t countIndicesInUse(const int64_t *indices, int64_t count);
+
 }  // namespace poolgrad::cpu

@@ -252,10 +252,7 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
     // The outputs this block owns: each output's index is expected to match one element, unless it is -1.
     const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
                   lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
-    int64_t expected = 0;
-    const int64_t firstOutput = firstOutputRow * Wo, endOutput = lastOutputRow * Wo;
-    for (int64_t q = firstOutput; q < endOutput; ++q) expected += indices[q] != I{-1};
-    counts.expected += expected;
+    counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
 
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
                   endRow = plan.rows * (block + 1) / plan.blocksPerPlane;

@@ -184,10 +184,7 @@ struct RowGatherer {
         T *destination = problem.gradInput.plane<T>(n, 0) + r * rowElements;
 
         if (const int64_t counted = plan.countsOutputRow[static_cast<size_t>(r)]; counted >= 0) {
-            const I *indices = indexPlane + counted * outputRowElements;
-            int64_t notEmpty = 0;
-            for (int64_t i = 0; i < outputRowElements; ++i) notEmpty += indices[i] != I{-1};
-            expected += notEmpty;
+            expected += countIndicesInUse(indexPlane + counted * outputRowElements, outputRowElements);
         }
         const int64_t outputRow = plan.outputRow[static_cast<size_t>(r)];
         const int32_t *indexRow = nullptr;
