@@ -211,7 +211,7 @@ const Layout layouts[] = {
       {1, 1, 1}}},
     {kChannelsLastGather,
      IndexLayout::ChannelsLast,
-     {"channels-last 2x2x2, 3 channels", {1, 3, 2, 4, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}}},
+     {"channels-last 2x2x2, 16 channels", {1, 16, 2, 4, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}}},
 };
 
 void expectEveryPatternIsPlusZeroPlusGradient(const std::vector<int> &threadCounts, bool dense = true) {
@@ -279,7 +279,7 @@ TEST(IndexGatherBackwardSixteenBit, EveryInstructionSetGivesTheSameBits) {
 }
 
 TEST(IndexGatherBackwardSixteenBit, ExactPatterns) {
-    // One 1x64 plane, windows 1x1x2 at their own stride: the first eight of the 32 outputs send their gradient
+    // A 1x64 plane, windows 1x1x2 at their own stride: the first eight of the 32 outputs send their gradient
     // to a chosen column of their window, the others name no element (-1). Written out: -0 gives +0; a signalling NaN
     // comes out quiet (float16 bit 9, bfloat16 bit 6) with its sign and payload; quiet NaNs, subnormals and Inf are
     // kept as they are.
@@ -299,24 +299,26 @@ TEST(IndexGatherBackwardSixteenBit, ExactPatterns) {
     for (const Expected &expected : cases)
         for (const Layout *layout : {&layouts[0], &layouts[3]}) {
             IndexBackwardCase problem;
-            problem.inputShape = {1, 1, 1, 1, 64};
+            // Channels-last takes 16-bit gradients from 16 channels on: channel 0 carries the patterns.
+            const int64_t channels = layout->layout == IndexLayout::ChannelsLast ? 16 : 1;
+            problem.inputShape = {1, channels, 1, 1, 64};
             problem.params.kernel = {1, 1, 2};
             problem.params.stride = {1, 1, 2};
             problem.type = expected.type;
             problem.layout = layout->layout;
             problem.prepare();
-            ASSERT_EQ(problem.gradOutput.size(), 32u);
-            problem.indices.assign(32, -1);
+            ASSERT_EQ(problem.gradOutput.size(), static_cast<size_t>(32 * channels));
+            problem.indices.assign(problem.gradOutput.size(), -1);
             const std::array<int64_t, 8> chosen{0, 3, 4, 7, 8, 11, 12, 15};
             std::copy(chosen.begin(), chosen.end(), problem.indices.begin());
-            std::vector<uint16_t> gradients(32, 0x3c00);
+            std::vector<uint16_t> gradients(problem.gradOutput.size(), 0x3c00);
             std::copy(expected.gradients.begin(), expected.gradients.end(), gradients.begin());
             SCOPED_TRACE(std::string(layout->implementation) + ", " + problem.describe());
             const SixteenBitRun run = runWithBits(problem, gradients, layout->implementation);
             ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
             EXPECT_EQ(run.implementation, layout->implementation);
             EXPECT_EQ(run.fallback, "");
-            std::vector<uint16_t> wanted(64, 0);
+            std::vector<uint16_t> wanted(static_cast<size_t>(64 * channels), 0);
             for (size_t q = 0; q < 8; ++q) wanted[static_cast<size_t>(problem.indices[q])] = expected.results[q];
             EXPECT_EQ(run.gradInput, wanted);
         }

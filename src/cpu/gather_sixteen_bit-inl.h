@@ -54,22 +54,26 @@ struct SixteenBitSum {
 };
 
 // `count` 16-bit patterns from source, zero-extended into int32 lanes; lanes from count on are 0. Whole
-// vectors are loaded directly; a partial one through a local copy (no masked 16-bit load on every target
-// reads only its lanes).
+// vectors are loaded directly; a partial one under a mask with AVX-512, else through a local copy (below
+// AVX-512, Highway's masked 16-bit load reads the whole vector).
 template <class DI>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<DI> LoadSixteenBit(DI di, const uint16_t *HWY_RESTRICT source, size_t count) {
     namespace hn = hwy::HWY_NAMESPACE;
     const hn::RebindToUnsigned<DI> du;
     const hn::Rebind<uint16_t, DI> d16;
     if (count >= hn::Lanes(di)) return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d16, source)));
+#if HWY_TARGET <= HWY_AVX3
+    // AVX-512 loads 16-bit lanes under a mask (the local copy costs a store-forwarding stall per vector).
+    return hn::BitCast(di, hn::PromoteTo(du, hn::MaskedLoad(hn::FirstN(d16, count), d16, source)));
+#endif
     alignas(64) uint16_t part[hn::MaxLanes(d16)] = {};
     for (size_t i = 0; i < count; ++i) part[i] = source[i];
     return hn::BitCast(di, hn::PromoteTo(du, hn::Load(d16, part)));
 }
 
 // Stores the low 16 bits of the first `count` lanes of `bits` at destination (all lanes: streaming when asked
-// and aligned). A partial vector goes through a local copy (no masked 16-bit store on every target writes
-// only its lanes).
+// and aligned). A partial vector: under a mask with AVX-512, else through a local copy (below AVX-512,
+// Highway's masked 16-bit store rewrites the whole vector).
 template <class DI>
 HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_t *HWY_RESTRICT destination,
                                 size_t count, bool streaming) {
@@ -84,6 +88,10 @@ HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_
             hn::StoreU(narrow, d16, destination);
         return;
     }
+#if HWY_TARGET <= HWY_AVX3
+    hn::BlendedStore(narrow, hn::FirstN(d16, count), d16, destination);
+    return;
+#endif
     alignas(64) uint16_t part[hn::MaxLanes(d16)];
     hn::Store(narrow, d16, part);
     for (size_t i = 0; i < count; ++i) destination[i] = part[i];
