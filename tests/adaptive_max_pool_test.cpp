@@ -318,6 +318,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     p.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
     p.in[0] = p.batched ? uniform(rng, 1, limits.maxBatch) : 1;
     p.in[1] = uniform(rng, limits.minChannels, limits.maxChannels);
+    // The channels-last gather takes 16-bit gradients from 16 channels on.
+    if (limits.divisibleWideRows && p.type != ACL_FLOAT) p.in[1] = uniform(rng, 16, 17);
     const int firstAxis = p.twoD ? 1 : 0;  // spatial axes in use (0 = D, 1 = H, 2 = W)
     const int spatialDims = 3 - firstAxis;
     const bool allNonDivisible = chance(rng, 0.4);
@@ -331,7 +333,6 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         p.in[2 + a] = I;
         p.out[a] = O;
         if (limits.divisibleWideRows) {
-            p.type = ACL_FLOAT;  // the dense gather leaves 16-bit gradients to the slab scatter
             p.out[a] = a == 2 ? uniform(rng, 16, 32) : uniform(rng, 1, 4);
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }

@@ -6,7 +6,8 @@
 // bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
 // poisoned before and nothing outside it touched. Indices outside their own window hand the problem to the
 // scatter reference, which the run report names; a bad index gives 161002 and a zero gradInput. The plan
-// declines overlapping windows and planar storage, and is the default choice on channels-last storage.
+// declines overlapping windows, planar storage and 16-bit gradients of fewer than 16 channels, and is the
+// default choice on channels-last storage.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -67,6 +68,14 @@ TEST(IndexGatherBackwardChannelsLast, MatchesTheReferencesBitForBitWithoutFallba
                     SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
+                    if (type != ACL_FLOAT && geometry.input[1] < 16) {  // the scatter measured faster
+                        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+                        EXPECT_EQ(run.status.phaseOne, 561003);
+                        EXPECT_NE(run.message.find("channels (fewer than 16): the channels-last scatter measured"),
+                                  std::string::npos)
+                            << run.message;
+                        continue;
+                    }
                     expectGatherMatchesReferences(problem);
                 }
 }
@@ -126,9 +135,9 @@ TEST(IndexGatherBackwardChannelsLast, ABadIndexIs161002WithAZeroGradInput) {
     ThreadSetting setting(2, 1);
     for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
         for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
-            for (const int64_t bad : {int64_t{-2}, int64_t{4 * 6 * 6}, int64_t{1} << 32}) {
+            for (const int64_t bad : {int64_t{-2}, int64_t{2 * 4 * 4}, int64_t{1} << 32}) {
                 if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
-                IndexBackwardCase problem = makeCase(geometries[1], type, indexType, 9);
+                IndexBackwardCase problem = makeCase(geometries[2], type, indexType, 9);
                 problem.indices[17] = bad;
                 test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
             }

@@ -441,7 +441,6 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
     randomList(rng, p.lists.dilation, params.dilation[1], params.dilation[2], false, d, d, false);
     params.ceilMode = p.lists.ceilMode = chance(rng, 0.5);
     if (sizes.disjointWideRows) {
-        p.type = ACL_FLOAT;  // the dense gather leaves 16-bit gradients to the slab scatter
         params.stride[1] = params.kernel[1], params.stride[2] = params.kernel[2];
         p.lists.stride = {};
         params.dilation[1] = params.dilation[2] = 1;

@@ -138,9 +138,11 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {p.dilation.begin(), p.dilation.end()};
     }
     p.ceilMode = lists.ceilMode = chance(rng, 0.5);
-    if (limits.disjointNarrowRows) problem.indexType = ACL_INT32;
+    if (limits.disjointNarrowRows) {
+        problem.indexType = ACL_INT32;
+        problem.type = ACL_FLOAT;  // the plane-chunk gather takes float32 gradients with INT32 indices only
+    }
     if (limits.disjointWideRows || limits.disjointNarrowRows) {
-        problem.type = ACL_FLOAT;  // the dense gathers leave 16-bit gradients to the slab scatter
         p.stride = p.kernel;
         lists.stride = {};
         p.dilation.fill(1);

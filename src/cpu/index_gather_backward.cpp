@@ -3,9 +3,9 @@
 // (d,h) the output row (od,oh) whose depth and height windows contain it, and per input column the window
 // along W (gather_rows.h, vectorised across W). The element receives +0 + the output's gradient when the
 // output's index is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever
-// every index lies in its own window. No zero-fill pass, no slab buffer: float32 rows are written straight
-// into gradInput (streaming stores when it is larger than the cache), 16-bit ones through one row of
-// float32 sums; INT64 indices and 16-bit gradients are converted an output row at a time.
+// every index lies in its own window. No zero-fill pass, no slab buffer, no float32 detour: rows of every
+// type are written straight into gradInput (streaming stores when it is larger than the cache), 16-bit ones
+// made from the gradients' bit patterns (gather_rows.h); INT64 indices are converted an output row at a time.
 //
 // The plan declines overlapping windows and narrow rows, where the scatter measured faster (see
 // docs/kernels/index_backward.md).
@@ -34,8 +34,8 @@
 namespace poolgrad::cpu {
 namespace {
 
-// Output rows kept converted (INT64 indices, 16-bit gradients): the input rows of one window height
-// share one, and a window is rarely taller than two.
+// Output rows of INT64 indices kept converted to int32: the input rows of one window height share one, and
+// a window is rarely taller than two.
 constexpr int64_t kConvertedRows = 2;
 
 // Narrower rows cost the gather more per element than the scatter (case E, 14 columns: 2.5x the
@@ -148,25 +148,14 @@ std::optional<std::string> layoutDecline(const PoolProblem &problem) {
     return std::nullopt;
 }
 
-// Per thread: one row of float32 sums (16-bit gradInput) and, for INT64 indices or 16-bit gradients, the
-// two cached output rows converted to int32 / float32.
-std::optional<int64_t> scratchBytes(const PoolProblem &problem, const GatherPlan &plan) {
-    const int64_t outputWidth = problem.geometry.axes[2].outputSize;
-    const bool converts = problem.indices.type != ElementType::Int32 || problem.gradOutput.type != ElementType::Float32;
-    const std::optional<int64_t> sumsRow = checkedMul(plan.widthTables.blocks * plan.widthTables.lanes, int64_t{4});
-    const std::optional<int64_t> outputRowsBytes =
-        converts ? checkedProduct<int64_t>({kConvertedRows, outputWidth, 8}) : int64_t{0};
-    if (!sumsRow || !outputRowsBytes) return std::nullopt;
-    return checkedAdd(*sumsRow, *outputRowsBytes);
+// Per thread, for INT64 indices: the cached output rows converted to int32.
+std::optional<int64_t> scratchBytes(const PoolProblem &problem) {
+    if (problem.indices.type == ElementType::Int32) return int64_t{0};
+    return checkedProduct<int64_t>({kConvertedRows, problem.geometry.axes[2].outputSize, 4});
 }
 
 PlanOutcome planGather(const PoolProblem &problem) {
     if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
-    // 16-bit gradients go through a row of float32 sums and converted output rows; side by side on the Zen 4
-    // host (case A, 2 threads) that took 1.6x (float16) and 2.1x (bfloat16) the slab scatter's time.
-    if (problem.gradOutput.type != ElementType::Float32)
-        return PlanOutcome::decline(
-            joinText(elementTypeName(problem.gradOutput.type), " gradients: the slab scatter measured faster"));
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max())
@@ -194,6 +183,13 @@ PlanOutcome planGather(const PoolProblem &problem) {
         return PlanOutcome::decline(
             joinText("windows along W read outputs more than ", lanes, " apart for one block of input columns"));
     plan.widthTables = std::move(*widthTables);
+    // 16-bit rows outside the pairs path go a vector of 16 columns at a time, with partial vectors through
+    // local copies; on the Zen 4 host that took 1.9x the slab scatter's time (2-D 3x3 at stride 3, bfloat16,
+    // rows of 111), where the pairs path takes 0.6x.
+    if (problem.gradOutput.type != ElementType::Float32 && plan.widthTables.pairChunks == 0)
+        return PlanOutcome::decline(joinText(elementTypeName(problem.gradOutput.type),
+                                             " gradients need windows {2ow, 2ow+1} along W: the slab scatter "
+                                             "measured faster for the others"));
     // Each input row's output row (at most one: the windows do not overlap).
     const int64_t inputHeight = geometry.axes[1].inputSize, outputHeight = geometry.axes[1].outputSize;
     plan.rowCandidates.outputWidth = geometry.axes[2].outputSize;
@@ -202,8 +198,8 @@ PlanOutcome planGather(const PoolProblem &problem) {
             plan.rowCandidates.outputRow.push_back(plan.depth.count(d) == 1 && plan.height.count(h) == 1
                                                        ? plan.depth.of(d)[0] * outputHeight + plan.height.of(h)[0]
                                                        : -1);
-    if (const std::optional<int64_t> bytes = scratchBytes(problem, plan); !bytes || *bytes > kScratchBytesPerThread)
-        return PlanOutcome::decline(scratchDeclineText("a row of sums and the converted output rows", bytes));
+    if (const std::optional<int64_t> bytes = scratchBytes(problem); !bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("the converted index rows", bytes));
 
     plan.planes = geometry.planes();
     plan.rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
@@ -220,16 +216,29 @@ PlanOutcome planGather(const PoolProblem &problem) {
     return PlanOutcome::accept(std::move(plan));
 }
 
-// Candidate output rows converted to int32 indices and float32 gradients, kept while consecutive input
-// rows share them (rows of a window's height).
+// Candidate output rows of INT64 indices converted to int32, kept while consecutive input rows share them
+// (rows of a window's height).
 struct ConvertedRows {
     struct Row {
         int64_t plane = -1, outputRow = -1;
         std::vector<int32_t> indices;
-        std::vector<float> gradients;
     };
     std::vector<Row> rows;
     size_t next = 0;
+
+    const int32_t *of(int64_t plane, int64_t outputRow, const int64_t *source, int64_t count) {
+        for (const Row &row : rows)
+            if (row.plane == plane && row.outputRow == outputRow) return row.indices.data();
+        Row &row = rows[next];
+        next = (next + 1) % rows.size();
+        row.plane = plane;
+        row.outputRow = outputRow;
+        // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
+        for (int64_t i = 0; i < count; ++i)
+            row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(std::clamp<int64_t>(
+                source[i], std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+        return row.indices.data();
+    }
 };
 
 struct BlockCounts {
@@ -238,103 +247,56 @@ struct BlockCounts {
 
 template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
-                 std::vector<float> &sumsRow, BlockCounts &counts) {
+                 BlockCounts &counts) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+    const GatherValue value = gatherValueOf(problem.gradOutput.type);
     const T *gradOut = problem.gradOutput.plane<const T>(n, c);
     const I *indices = problem.indices.plane<const I>(n, c);
     T *gradIn = problem.gradInput.plane<T>(n, c);
-    constexpr bool direct = std::is_same_v<T, float> && std::is_same_v<I, int32_t>;
 
     // The outputs this block owns: each output's index is expected to match one element, unless it is -1.
     const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
                   lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
-    int64_t expected = 0;
-    const int64_t firstOutput = firstOutputRow * Wo, endOutput = lastOutputRow * Wo;
-    for (int64_t q = firstOutput; q < endOutput; ++q) expected += indices[q] != I{-1};
-    counts.expected += expected;
-
-    const auto candidateRow = [&](int64_t outputRow, const int32_t *&indexRow, const float *&gradientRow) {
-        if constexpr (!direct) {
-            for (const ConvertedRows::Row &row : cache.rows)
-                if (row.plane == plane && row.outputRow == outputRow) {
-                    indexRow = row.indices.data();
-                    gradientRow = row.gradients.data();
-                    return;
-                }
-            ConvertedRows::Row &row = cache.rows[cache.next];
-            cache.next = (cache.next + 1) % cache.rows.size();
-            row.plane = plane;
-            row.outputRow = outputRow;
-            const I *indexSource = indices + outputRow * Wo;
-            for (int64_t i = 0; i < Wo; ++i) {
-                // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
-                const int64_t value = static_cast<int64_t>(indexSource[i]);
-                row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(std::clamp<int64_t>(
-                    value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-            }
-            const T *gradientSource = gradOut + outputRow * Wo;
-            if constexpr (std::is_same_v<T, Float16>)
-                widenFloat16Row(&gradientSource->bits, row.gradients.data(), Wo);
-            else if constexpr (std::is_same_v<T, BFloat16>)
-                widenBFloat16Row(&gradientSource->bits, row.gradients.data(), Wo);
-            else
-                std::copy(gradientSource, gradientSource + Wo, row.gradients.begin());
-            indexRow = row.indices.data();
-            gradientRow = row.gradients.data();
-        }
-    };
+    counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
 
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
                   endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
-    if constexpr (direct) {
-        counts.matched += gatherPlaneRows(plan.widthTables, plan.rowCandidates, firstRow, endRow, indices, gradOut,
-                                          gradIn, plan.streaming);
-        return;
-    }
-    int64_t matched = 0;
-    for (int64_t r = firstRow; r < endRow; ++r) {
-        const int64_t outputRow = plan.rowCandidates.outputRow[static_cast<size_t>(r)];
-        const int32_t *indexRow = nullptr;
-        const float *gradientRow = nullptr;
-        if (outputRow >= 0) candidateRow(outputRow, indexRow, gradientRow);
-        if constexpr (std::is_same_v<T, float>) {
-            matched += gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), gradIn + r * W,
-                                 plan.streaming);
-        } else {
-            matched +=
-                gatherRow(plan.widthTables, indexRow, gradientRow, static_cast<int32_t>(r * W), sumsRow.data(), false);
-            storeFloatRow(problem.gradInput.type, sumsRow.data(), gradIn + r * W, W, plan.streaming);
+    if constexpr (std::is_same_v<I, int32_t>) {
+        counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow, indices,
+                                          gradOut, gradIn, plan.streaming);
+    } else {
+        int64_t matched = 0;
+        for (int64_t r = firstRow; r < endRow; ++r) {
+            const int64_t outputRow = plan.rowCandidates.outputRow[static_cast<size_t>(r)];
+            const int32_t *indexRow =
+                outputRow < 0 ? nullptr : cache.of(plane, outputRow, indices + outputRow * Wo, Wo);
+            const T *gradientRow = outputRow < 0 ? nullptr : gradOut + outputRow * Wo;
+            matched += gatherRow(plan.widthTables, value, indexRow, gradientRow, static_cast<int32_t>(r * W),
+                                 gradIn + r * W, plan.streaming);
         }
+        counts.matched += matched;
     }
-    counts.matched += matched;
 }
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
     std::atomic<int64_t> expected{0}, matched{0};
     const int64_t Wo = problem.geometry.axes[2].outputSize;
-    runBlocksOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane,
-                       [&](int64_t begin, int64_t end) {
-                           ConvertedRows cache;
-                           if constexpr (!std::is_same_v<T, float> || !std::is_same_v<I, int32_t>) {
-                               cache.rows.resize(static_cast<size_t>(kConvertedRows));
-                               for (ConvertedRows::Row &row : cache.rows) {
-                                   row.indices.resize(static_cast<size_t>(Wo));
-                                   row.gradients.resize(static_cast<size_t>(Wo));
-                               }
-                           }
-                           std::vector<float> sumsRow;
-                           if constexpr (!std::is_same_v<T, float>)
-                               sumsRow.resize(static_cast<size_t>(plan.widthTables.blocks * plan.widthTables.lanes));
-                           BlockCounts counts;
-                           for (int64_t item = begin; item < end; ++item)
-                               gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane,
-                                                 cache, sumsRow, counts);
-                           expected += counts.expected;
-                           matched += counts.matched;
-                       });
+    runBlocksOnThreads(
+        static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
+            ConvertedRows cache;
+            if constexpr (!std::is_same_v<I, int32_t>) {
+                cache.rows.resize(static_cast<size_t>(kConvertedRows));
+                for (ConvertedRows::Row &row : cache.rows) row.indices.resize(static_cast<size_t>(Wo));
+            }
+            BlockCounts counts;
+            for (int64_t item = begin; item < end; ++item)
+                gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, cache, counts);
+            expected += counts.expected;
+            matched += counts.matched;
+        });
     if (plan.streaming) streamingStoreFence();
     return expected.load() == matched.load();
 }
