@@ -294,6 +294,8 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), outputs at least as large as inputs (windows of 1-2 per axis) and
     // every operand channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // float32 gradients and INT32 indices: what the plane-chunk gather takes.
+    bool float32Int32 = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -316,6 +318,10 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
     p.type = types[uniform(rng, 0, 2)];
     p.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
+    if (limits.float32Int32) {
+        p.type = ACL_FLOAT;
+        p.indexType = ACL_INT32;
+    }
     p.in[0] = p.batched ? uniform(rng, 1, limits.maxBatch) : 1;
     p.in[1] = uniform(rng, limits.minChannels, limits.maxChannels);
     // The channels-last gather takes 16-bit gradients from 16 channels on.
@@ -490,13 +496,15 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those. A
+    // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
+    // indices, for the plane-chunk gather): the write-once gathers take those. A
     // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "adaptive backward", {201, 202, 203}, 80, kMinimumShareAdaptive,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.divisibleWideRows = n % 2 == 1;
+            limits.float32Int32 = n % 4 == 1;
             limits.wideChannelsLast = n % 4 == 2;
             return randomBackwardCase(rng, limits);
         },

@@ -407,6 +407,8 @@ struct Sizes {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis, indices (not masks) and every operand
     // channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // float32 gradients and INT32 indices: what the plane-chunk gather takes.
+    bool float32Int32 = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -415,6 +417,10 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
     const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
     p.type = types[uniform(rng, 0, 2)];
     p.encoding = static_cast<Encoding>(uniform(rng, 0, 2));
+    if (sizes.float32Int32) {
+        p.type = ACL_FLOAT;
+        p.encoding = Encoding::Int32;
+    }
     auto &params = p.params;
     params.kernel[0] = params.stride[0] = params.dilation[0] = 1;
     params.padding[0] = 0;
@@ -652,13 +658,15 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those. A
+    // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
+    // indices, for the plane-chunk gather): the write-once gathers take those. A
     // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "2-D backward", {501, 502, 503}, 80, kMinimumShare2d,
         [](Rng &rng, int n) {
             Sizes sizes;
             sizes.disjointWideRows = n % 2 == 1;
+            sizes.float32Int32 = n % 4 == 1;
             sizes.wideChannelsLast = n % 4 == 2;
             return randomBackwardCase(rng, sizes);
         },

@@ -31,7 +31,6 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "cpu/gather_rows.h"
 #include "cpu/simd_rows.h"
 #include "cpu/simd_scatter_channels_last.h"
 

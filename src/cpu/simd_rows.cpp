@@ -137,6 +137,21 @@ void WidenFloat16Row(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT de
     for (; i < count; ++i) destination[i] = quietFloat(toFloat(Float16{source[i]}));
 }
 
+void WidenBFloat16Row(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count) {
+    const hn::ScalableTag<uint32_t> d32;
+    const hn::Rebind<uint16_t, decltype(d32)> d16;
+    const hn::Rebind<float, decltype(d32)> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes)
+        hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, source + i)))), df,
+                   destination + i);
+    for (; i < count; ++i) {
+        const uint32_t bits = uint32_t{source[i]} << 16;
+        std::memcpy(destination + i, &bits, sizeof bits);
+    }
+}
+
 void AccumulateFirstMatches(const float *const *HWY_RESTRICT inputRows, float *const *HWY_RESTRICT sumRows,
                             int64_t positions, const float *HWY_RESTRICT target, const float *HWY_RESTRICT gradient,
                             int64_t channels) {
@@ -344,6 +359,7 @@ HWY_EXPORT(StoreFloat32Row);
 HWY_EXPORT(StoreBFloat16Row);
 HWY_EXPORT(StoreFloat16Row);
 HWY_EXPORT(WidenFloat16Row);
+HWY_EXPORT(WidenBFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
 HWY_EXPORT(FirstMatchPositions);
 HWY_EXPORT(ArgmaxWindows);
@@ -382,6 +398,10 @@ void storeFloatRow(ElementType type, const float *source, void *destination, int
 
 void widenFloat16Row(const uint16_t *source, float *destination, int64_t count) {
     HWY_DYNAMIC_DISPATCH(WidenFloat16Row)(source, destination, count);
+}
+
+void widenBFloat16Row(const uint16_t *source, float *destination, int64_t count) {
+    HWY_DYNAMIC_DISPATCH(WidenBFloat16Row)(source, destination, count);
 }
 
 void streamingStoreFence() {

@@ -17,6 +17,9 @@ void storeFloatRow(ElementType type, const float *source, void *destination, int
 // Widens count float16 values (bit patterns) to float32, exactly; NaNs come out quiet (payload kept).
 void widenFloat16Row(const uint16_t *source, float *destination, int64_t count);
 
+// Widens count bfloat16 values (bit patterns) to float32, exactly (the pattern shifted to the high half).
+void widenBFloat16Row(const uint16_t *source, float *destination, int64_t count);
+
 // One window of a channels-last recompute-argmax backward, across `channels` lanes: for each lane, the
 // first of the `positions` input rows (in the order given) equal to target (float ==: NaN never matches,
 // +0 == -0) adds that lane's gradient to the same lane of its sums row; rows whose sums pointer is null
