@@ -287,6 +287,9 @@ struct ProblemLimits {
     // Every input size a multiple of its output size (windows that do not overlap) and 32 to 64 input
     // columns: what the write-once gather backward takes.
     bool divisibleWideRows = false;
+    // Windows three wide at stride 2 along W (input 2 * output + 1) and at most two per coordinate along D
+    // and H (output <= input): what the stride-2 gather backward takes.
+    bool threeWideRows = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -329,7 +332,12 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }
     }
-    switch (limits.divisibleWideRows ? 3 : uniform(rng, 0, 3)) {
+    if (limits.threeWideRows)
+        for (int a = firstAxis; a < 3; ++a) {
+            p.out[a] = a == 2 ? uniform(rng, 4, 24) : uniform(rng, 1, p.in[2 + a]);
+            if (a == 2) p.in[4] = 2 * p.out[2] + 1;
+        }
+    switch (limits.divisibleWideRows || limits.threeWideRows ? 3 : uniform(rng, 0, 3)) {
         case 0:  // length 0: output = input size
             for (int a = firstAxis; a < 3; ++a) p.out[a] = p.in[2 + a];
             p.outputSizeList = {};
@@ -472,12 +480,14 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows, and a sixth three-wide windows at stride 2
+    // along W: the write-once gathers take those.
     runRandomSuite(
         "adaptive backward", {201, 202, 203}, 80, kMinimumShareAdaptive,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.divisibleWideRows = n % 2 == 1;
+            limits.threeWideRows = n % 6 == 4;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

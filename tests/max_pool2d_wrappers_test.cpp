@@ -403,6 +403,9 @@ struct Sizes {
     // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
     // the smallest: what the write-once gather backward takes.
     bool disjointWideRows = false;
+    // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per row along H (kernel
+    // <= 2 * stride), no dilation: what the stride-2 gather backward takes.
+    bool stride2Rows = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -443,6 +446,17 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         params.dilation[1] = params.dilation[2] = 1;
         p.lists.dilation = {1};
     }
+    if (sizes.stride2Rows) {
+        params.stride[1] = uniform(rng, 1, 3);
+        params.kernel[1] = uniform(rng, 1, std::min<int64_t>(4, 2 * params.stride[1]));
+        params.padding[1] = uniform(rng, 0, params.kernel[1] / 2);
+        params.kernel[2] = 3, params.stride[2] = 2, params.padding[2] = uniform(rng, 0, 1);
+        params.dilation[1] = params.dilation[2] = 1;
+        p.lists.kernel = {params.kernel[1], params.kernel[2]};
+        p.lists.stride = {params.stride[1], params.stride[2]};
+        p.lists.padding = {params.padding[1], params.padding[2]};
+        p.lists.dilation = {1};
+    }
 
     p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
     p.in[1] = uniform(rng, sizes.minChannels, sizes.maxChannels);
@@ -456,6 +470,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           ? smallest
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
+        if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, 0, 70);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -625,12 +640,14 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows, and a sixth three-wide windows at stride 2
+    // along W: the write-once gathers take those.
     runRandomSuite(
         "2-D backward", {501, 502, 503}, 80, kMinimumShare2d,
         [](Rng &rng, int n) {
             Sizes sizes;
             sizes.disjointWideRows = n % 2 == 1;
+            sizes.stride2Rows = n % 6 == 4;
             return randomBackwardCase(rng, sizes);
         },
         makeBackwardOperands, backwardCall);

@@ -80,6 +80,9 @@ struct ProblemLimits {
     // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
     // the smallest: what the write-once gather backward takes.
     bool disjointWideRows = false;
+    // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per coordinate along D
+    // and H (kernel <= 2 * stride), no dilation: what the stride-2 gather backward takes.
+    bool stride2Rows = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -138,6 +141,21 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         p.dilation.fill(1);
         lists.dilation = {1};
     }
+    if (limits.stride2Rows) {
+        for (int a = 0; a < 2; ++a) {
+            p.stride[a] = uniform(rng, 1, 3);
+            p.kernel[a] = uniform(rng, 1, std::min<int64_t>(4, 2 * p.stride[a]));
+            p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
+        }
+        p.kernel[2] = 3;
+        p.stride[2] = 2;
+        p.padding[2] = uniform(rng, 0, 1);
+        p.dilation.fill(1);
+        lists.kernel = {p.kernel.begin(), p.kernel.end()};
+        lists.stride = {p.stride.begin(), p.stride.end()};
+        lists.padding = {p.padding.begin(), p.padding.end()};
+        lists.dilation = {1};
+    }
 
     problem.inputShape[0] = problem.rank == 5 ? uniform(rng, 1, limits.maxBatch) : 1;
     problem.inputShape[1] = uniform(rng, 1, limits.maxChannels);
@@ -147,6 +165,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             ++smallest;
         problem.inputShape[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, limits.maxExtra);
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
+        if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
     return problem;
@@ -293,12 +312,14 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows, and a sixth three-wide windows at stride 2
+    // along W: the write-once gathers take those.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.disjointWideRows = n % 2 == 1;
+            limits.stride2Rows = n % 6 == 4;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);
