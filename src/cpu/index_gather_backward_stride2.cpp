@@ -239,6 +239,13 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
 
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
                   endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
+    if constexpr (std::is_same_v<I, int32_t>) {
+        // int32 indices are read in place, gradients widened in registers.
+        const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft};
+        const Stride2PlaneOperands operands{indices, gradOut, gradIn, problem.gradInput.type};
+        counts.matched += gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
+        return;
+    }
     int64_t matched = 0;
     const int32_t *indexRows[kMostRowCandidates];
     const float *gradientRows[kMostRowCandidates];
@@ -265,7 +272,7 @@ bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     std::atomic<int64_t> expected{0}, matched{0};
     const int64_t W = problem.geometry.axes[2].inputSize;
     runBlocksOnThreads(plan.threads, plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
-        PaddedRowCache cache(plan.paddedLength);
+        PaddedRowCache cache(std::is_same_v<I, int32_t> ? 0 : plan.paddedLength);
         std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
         BlockCounts counts;
         for (int64_t item = begin; item < end; ++item)

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
 #include "cpu/simd_store-inl.h"
 // clang-format on
+#include "cpu/simd_rows.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -62,13 +64,24 @@ HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Ve
 // load right after those stores would wait for them).
 HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 
-// Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft - 1 and B = A + 1 (padded
-// entries A + 1 and A + 2). padLeft 1: an even column 2j lies only in window j (A), an odd one in j (A)
-// then j + 1 (B). padLeft 0: an even column 2j lies in j - 1 (A) then j (B), an odd one only in j (B).
-template <int kPadLeft>
-int64_t gatherRowWithPadding(const int32_t *const *HWY_RESTRICT indexRows,
-                             const float *const *HWY_RESTRICT gradientRows, int64_t candidates, int64_t width,
-                             int32_t rowStart, float *HWY_RESTRICT destination, bool streaming) {
+// Lanes 0, 1, 2, ...: which windows of a partial load exist.
+HWY_ALIGN constexpr int32_t kLaneIndices[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+// One candidate output row's A and B windows (see gatherRow) as vectors: indices and float32 gradients.
+struct CandidateVectors {
+    hn::Vec<IndexTag> indexA, indexB;
+    hn::Vec<FloatTag> gradientA, gradientB;
+};
+
+// Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft - 1 and B = A + 1. padLeft 1:
+// an even column 2j lies only in window j (A), an odd one in j (A) then j + 1 (B). padLeft 0: an even
+// column 2j lies in j - 1 (A) then j (B), an odd one only in j (B). `load(c, firstWindow)` gives candidate
+// c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B), index -1 where a window
+// does not exist. The sums go to destination (streaming: aligned vectors bypass the caches); matches are
+// added to count.
+template <int kPadLeft, class Load>
+HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, float *HWY_RESTRICT destination,
+                          bool streaming, const Load &load, hn::Vec<IndexTag> &count) {
     const FloatTag df;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -77,7 +90,7 @@ int64_t gatherRowWithPadding(const int32_t *const *HWY_RESTRICT indexRows,
     const auto one = hn::Set(di, 1), blockStep = hn::Set(di, static_cast<int32_t>(2 * lanes));
     const auto rowEnd = hn::Set(di, rowStart + static_cast<int32_t>(width));
     auto evenPosition = hn::Add(hn::Load(di, kEvenColumns), hn::Set(di, rowStart));
-    auto count = hn::Zero(di);
+    auto matches = count;
     for (int64_t b = 0; b < blocks; ++b, evenPosition = hn::Add(evenPosition, blockStep)) {
         const auto oddPosition = hn::Add(evenPosition, one);
         const int64_t column = 2 * b * lanes;
@@ -85,34 +98,30 @@ int64_t gatherRowWithPadding(const int32_t *const *HWY_RESTRICT indexRows,
         const bool tail = column + 2 * lanes > width;
         const auto evenInside = hn::Lt(evenPosition, rowEnd), oddInside = hn::Lt(oddPosition, rowEnd);
         auto evenSums = zero, oddSums = zero;
-        const int64_t entry = b * lanes + kPadLeft;
         for (int64_t c = 0; c < candidates; ++c) {
-            const int32_t *indices = indexRows[c] + entry;
-            const float *gradients = gradientRows[c] + entry;
-            const auto indexA = hn::LoadU(di, indices), indexB = hn::LoadU(di, indices + 1);
-            const auto gradientA = hn::LoadU(df, gradients), gradientB = hn::LoadU(df, gradients + 1);
+            const CandidateVectors v = load(c, b * lanes + kPadLeft - 1);
             if constexpr (kPadLeft == 1) {
-                auto evenA = hn::Eq(indexA, evenPosition), oddA = hn::Eq(indexA, oddPosition),
-                     oddB = hn::Eq(indexB, oddPosition);
+                auto evenA = hn::Eq(v.indexA, evenPosition), oddA = hn::Eq(v.indexA, oddPosition),
+                     oddB = hn::Eq(v.indexB, oddPosition);
                 if (tail) {
                     evenA = hn::And(evenA, evenInside);
                     oddA = hn::And(oddA, oddInside);
                     oddB = hn::And(oddB, oddInside);
                 }
-                evenSums = addMatched(evenSums, evenA, gradientA);
-                oddSums = addMatched(addMatched(oddSums, oddA, gradientA), oddB, gradientB);
-                count = countMatches(countMatches(countMatches(count, evenA), oddA), oddB);
+                evenSums = addMatched(evenSums, evenA, v.gradientA);
+                oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
+                matches = countMatches(countMatches(countMatches(matches, evenA), oddA), oddB);
             } else {
-                auto evenA = hn::Eq(indexA, evenPosition), evenB = hn::Eq(indexB, evenPosition),
-                     oddB = hn::Eq(indexB, oddPosition);
+                auto evenA = hn::Eq(v.indexA, evenPosition), evenB = hn::Eq(v.indexB, evenPosition),
+                     oddB = hn::Eq(v.indexB, oddPosition);
                 if (tail) {
                     evenA = hn::And(evenA, evenInside);
                     evenB = hn::And(evenB, evenInside);
                     oddB = hn::And(oddB, oddInside);
                 }
-                evenSums = addMatched(addMatched(evenSums, evenA, gradientA), evenB, gradientB);
-                oddSums = addMatched(oddSums, oddB, gradientB);
-                count = countMatches(countMatches(countMatches(count, evenA), evenB), oddB);
+                evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
+                oddSums = addMatched(oddSums, oddB, v.gradientB);
+                matches = countMatches(countMatches(countMatches(matches, evenA), evenB), oddB);
             }
         }
         hn::Vec<FloatTag> lower, upper;
@@ -128,14 +137,137 @@ int64_t gatherRowWithPadding(const int32_t *const *HWY_RESTRICT indexRows,
             std::memcpy(at, sums, static_cast<size_t>(width - column) * sizeof(float));
         }
     }
-    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+    count = matches;
 }
 
 int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
                          int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
-    return padLeft == 1
-               ? gatherRowWithPadding<1>(indexRows, gradientRows, candidates, width, rowStart, destination, streaming)
-               : gatherRowWithPadding<0>(indexRows, gradientRows, candidates, width, rowStart, destination, streaming);
+    const FloatTag df;
+    const IndexTag di;
+    // Padded rows: entry 1 + w holds window w, so every load is inside.
+    const auto load = [&](int64_t c, int64_t firstWindow) {
+        const int32_t *indices = indexRows[c] + 1 + firstWindow;
+        const float *gradients = gradientRows[c] + 1 + firstWindow;
+        return CandidateVectors{hn::LoadU(di, indices), hn::LoadU(di, indices + 1), hn::LoadU(df, gradients),
+                                hn::LoadU(df, gradients + 1)};
+    };
+    auto count = hn::Zero(di);
+    if (padLeft == 1)
+        gatherRow<1>(candidates, width, rowStart, destination, streaming, load, count);
+    else
+        gatherRow<0>(candidates, width, rowStart, destination, streaming, load, count);
+    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
+// Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.
+template <typename G, bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> loadGradients(const G *HWY_RESTRICT at) {
+    const FloatTag df;
+    if constexpr (std::is_same_v<G, float>) {
+        return hn::LoadU(df, at);
+    } else if constexpr (kHalf) {
+        const hn::Rebind<hwy::float16_t, FloatTag> dh;
+        return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t *>(at)));
+    } else {
+        const hn::Rebind<uint16_t, FloatTag> du16;
+        const IndexTag di;
+        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, hn::LoadU(du16, at))));
+    }
+}
+
+// Windows [first, first + lanes) of an output row of `count` windows: values, or `fill` where a window
+// does not exist, without touching memory outside the row.
+template <typename T>
+HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t count, T fill, T *HWY_RESTRICT out,
+                           int64_t lanes) {
+    for (int64_t i = 0; i < lanes; ++i) out[i] = first + i >= 0 && first + i < count ? row[first + i] : fill;
+}
+
+template <int kPadLeft, typename G, bool kHalf>
+int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow, int64_t endRow,
+                  float *sumsRow, bool streaming) {
+    const FloatTag df;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const int64_t width = tables.width, outputWidth = tables.outputWidth;
+    const int32_t *HWY_RESTRICT indexPlane = plane.indices;
+    const G *HWY_RESTRICT gradientPlane = static_cast<const G *>(plane.gradients);
+    const int64_t *HWY_RESTRICT rowStart = tables.rowStart;
+    const int64_t *HWY_RESTRICT rowOutputs = tables.rowOutputs;
+    const auto laneIndex = hn::Load(di, kLaneIndices);
+    (void)laneIndex;
+    auto count = hn::Zero(di);
+    const int32_t *indexRows[4];
+    const G *gradientRows[4];
+    for (int64_t r = firstRow; r < endRow; ++r) {
+        const int64_t first = rowStart[r], candidates = rowStart[r + 1] - first;
+        for (int64_t c = 0; c < candidates; ++c) {
+            indexRows[c] = indexPlane + rowOutputs[first + c] * outputWidth;
+            gradientRows[c] = gradientPlane + rowOutputs[first + c] * outputWidth;
+        }
+        const auto load = [&](int64_t c, int64_t firstWindow) {
+            const int32_t *indices = indexRows[c];
+            const G *gradients = gradientRows[c];
+            if (firstWindow >= 0 && firstWindow + lanes + 1 <= outputWidth)
+                return CandidateVectors{hn::LoadU(di, indices + firstWindow), hn::LoadU(di, indices + firstWindow + 1),
+                                        loadGradients<G, kHalf>(gradients + firstWindow),
+                                        loadGradients<G, kHalf>(gradients + firstWindow + 1)};
+            // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
+            CandidateVectors v;
+#if !HWY_MEM_OPS_MIGHT_FAULT
+            const auto windowsFrom = [&](int64_t from) {
+                const auto exists = hn::And(hn::Gt(laneIndex, hn::Set(di, static_cast<int32_t>(-from - 1))),
+                                            hn::Lt(laneIndex, hn::Set(di, static_cast<int32_t>(outputWidth - from))));
+                // Masked lanes are not read (AVX-512 suppresses their faults), so `from` may be -1.
+                const auto indices = hn::MaskedLoad(exists, di, indexRows[c] + from);
+                return hn::IfThenElse(exists, indices, hn::Set(di, -1));
+            };
+            v.indexA = windowsFrom(firstWindow);
+            v.indexB = windowsFrom(firstWindow + 1);
+#else
+            HWY_ALIGN int32_t partialIndices[16];
+            partialRow(indices, firstWindow, outputWidth, int32_t{-1}, partialIndices, lanes);
+            v.indexA = hn::Load(di, partialIndices);
+            partialRow(indices, firstWindow + 1, outputWidth, int32_t{-1}, partialIndices, lanes);
+            v.indexB = hn::Load(di, partialIndices);
+#endif
+            // Gradients of windows that do not exist are never used (their index matches nothing).
+            HWY_ALIGN G partialGradients[16];
+            partialRow(gradients, firstWindow, outputWidth, G{}, partialGradients, lanes);
+            v.gradientA = loadGradients<G, kHalf>(partialGradients);
+            partialRow(gradients, firstWindow + 1, outputWidth, G{}, partialGradients, lanes);
+            v.gradientB = loadGradients<G, kHalf>(partialGradients);
+            return v;
+        };
+        const int32_t rowPosition = static_cast<int32_t>(r * width);
+        if constexpr (std::is_same_v<G, float>) {
+            gatherRow<kPadLeft>(candidates, width, rowPosition, static_cast<float *>(plane.gradInput) + r * width,
+                                streaming, load, count);
+        } else {
+            gatherRow<kPadLeft>(candidates, width, rowPosition, sumsRow, false, load, count);
+            storeFloatRow(plane.type, sumsRow, static_cast<uint16_t *>(plane.gradInput) + r * width, width, streaming);
+        }
+    }
+    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
+template <typename G, bool kHalf>
+int64_t planeRowsOfType(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                        int64_t endRow, float *sumsRow, bool streaming) {
+    return tables.padLeft == 1 ? planeRows<1, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming)
+                               : planeRows<0, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming);
+}
+
+int64_t GatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming) {
+    switch (plane.type) {
+        case ElementType::Float16:
+            return planeRowsOfType<uint16_t, true>(tables, plane, firstRow, endRow, sumsRow, streaming);
+        case ElementType::BFloat16:
+            return planeRowsOfType<uint16_t, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+        default:
+            return planeRowsOfType<float, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+    }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -147,6 +279,7 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(GatherStride2LaneCount);
 HWY_EXPORT(GatherStride2Row);
+HWY_EXPORT(GatherStride2PlaneRows);
 
 int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
 
@@ -154,6 +287,11 @@ int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gr
                          int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
     return HWY_DYNAMIC_DISPATCH(GatherStride2Row)(indexRows, gradientRows, candidates, width, padLeft, rowStart,
                                                   destination, streaming);
+}
+
+int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherStride2PlaneRows)(tables, plane, firstRow, endRow, sumsRow, streaming);
 }
 
 }  // namespace poolgrad::cpu

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/data_type.h"
+
 namespace poolgrad::cpu {
 
 // Lanes (windows per block; a block makes twice as many columns) of the instruction set the dispatch
@@ -31,5 +33,29 @@ inline int64_t gatherStride2PaddedLength(int64_t width, int64_t outputWidth, int
 // many (output, element) pairs matched.
 int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
                          int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming);
+
+// The plan's description of a plane's rows: input row r = d*H + h reads the output rows (od*Ho + oh)
+// rowOutputs[rowStart[r] .. rowStart[r+1]), increasing.
+struct Stride2RowTables {
+    const int64_t *rowStart = nullptr;
+    const int64_t *rowOutputs = nullptr;
+    int64_t width = 0, outputWidth = 0, padLeft = 0;
+};
+
+// One plane's operands read in place: int32 indices and gradients (float32, or float16 / bfloat16 bits,
+// widened in registers) of Do*Ho*Wo outputs, and its gradInput of D*H*W elements of the same type.
+struct Stride2PlaneOperands {
+    const int32_t *indices = nullptr;
+    const void *gradients = nullptr;
+    void *gradInput = nullptr;
+    ElementType type = ElementType::Float32;
+};
+
+// Input rows [firstRow, endRow) of a plane, as gatherStride2Row makes each, straight from the plane's
+// output rows (masked loads at the ends of a row where the instruction set cannot fault on them, a copy
+// otherwise): float32 rows are written into gradInput, 16-bit ones through sumsRow (width floats) and
+// rounded once. Returns the matches.
+int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming);
 
 }  // namespace poolgrad::cpu
