@@ -64,6 +64,51 @@ HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Ve
 // load right after those stores would wait for them).
 HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 
+// bfloat16 bits of float32 sums, rounded to nearest even on the integer bits, NaNs keeping their top bits
+// with the quiet bit set: the rounding of storeFloatRow (simd_rows.cpp), bit for bit.
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, FloatTag>> roundToBFloat16(hn::Vec<FloatTag> sums) {
+    const hn::RebindToUnsigned<FloatTag> du;
+    const IndexTag di;
+    const auto bits = hn::BitCast(du, sums);
+    const auto rounded =
+        hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
+    const auto chosen =
+        hn::IfThenElse(hn::RebindMask(du, hn::Ne(sums, sums)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
+    return hn::DemoteTo(hn::Rebind<uint16_t, FloatTag>(), hn::BitCast(di, hn::ShiftRight<16>(chosen)));
+}
+
+// Stores the first `count` (at most all) lanes of sums to `at` as float32, or as float16 / bfloat16 bits
+// (Out = Float16Bits / BFloat16Bits); whole vectors stream where aligned.
+struct Float16Bits {
+    uint16_t bits;
+};
+struct BFloat16Bits {
+    uint16_t bits;
+};
+template <typename Out>
+HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t count, bool streaming) {
+    const FloatTag df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    if constexpr (std::is_same_v<Out, float>) {
+        if (count == lanes) return storeVector(df, sums, at, streaming);
+        HWY_ALIGN float values[16];
+        hn::Store(sums, df, values);
+        std::memcpy(at, values, static_cast<size_t>(count) * sizeof(float));
+    } else {
+        const hn::Rebind<uint16_t, FloatTag> d16;
+        hn::Vec<decltype(d16)> bits;
+        if constexpr (std::is_same_v<Out, Float16Bits>)
+            bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
+        else
+            bits = roundToBFloat16(sums);
+        uint16_t *to = &at->bits;
+        if (count == lanes) return storeVector(d16, bits, to, streaming);
+        HWY_ALIGN uint16_t values[16];
+        hn::Store(bits, d16, values);
+        std::memcpy(to, values, static_cast<size_t>(count) * sizeof(uint16_t));
+    }
+}
+
 // Lanes 0, 1, 2, ...: which windows of a partial load exist.
 HWY_ALIGN constexpr int32_t kLaneIndices[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
@@ -79,8 +124,8 @@ struct CandidateVectors {
 // c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B), index -1 where a window
 // does not exist. The sums go to destination (streaming: aligned vectors bypass the caches); matches are
 // added to count.
-template <int kPadLeft, class Load>
-HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, float *HWY_RESTRICT destination,
+template <int kPadLeft, typename Out, class Load>
+HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, Out *HWY_RESTRICT destination,
                           bool streaming, const Load &load, hn::Vec<IndexTag> &count) {
     const FloatTag df;
     const IndexTag di;
@@ -126,16 +171,11 @@ HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, f
         }
         hn::Vec<FloatTag> lower, upper;
         interleave(evenSums, oddSums, lower, upper);
-        float *at = destination + column;
-        if (!tail) {
-            storeVector(df, lower, at, streaming);
-            storeVector(df, upper, at + lanes, streaming);
-        } else {
-            HWY_ALIGN float sums[2 * 16];
-            hn::Store(lower, df, sums);
-            hn::Store(upper, df, sums + lanes);
-            std::memcpy(at, sums, static_cast<size_t>(width - column) * sizeof(float));
-        }
+        // Whole halves straight to the row (streaming where aligned), a last partial one through memory.
+        Out *at = destination + column;
+        const int64_t left = width - column;
+        storeSums(lower, at, std::min(left, lanes), streaming);
+        if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), streaming);
     }
     count = matches;
 }
@@ -159,19 +199,26 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
     return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
 }
 
+// 16-bit gradient bits widened to float32 (exactly): float16 (kHalf) or bfloat16.
+template <bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
+    const FloatTag df;
+    if constexpr (kHalf) {
+        const hn::Rebind<hwy::float16_t, FloatTag> dh;
+        return hn::PromoteTo(df, hn::BitCast(dh, bits));
+    } else {
+        const IndexTag di;
+        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, bits)));
+    }
+}
+
 // Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.
 template <typename G, bool kHalf>
 HWY_INLINE hn::Vec<FloatTag> loadGradients(const G *HWY_RESTRICT at) {
-    const FloatTag df;
     if constexpr (std::is_same_v<G, float>) {
-        return hn::LoadU(df, at);
-    } else if constexpr (kHalf) {
-        const hn::Rebind<hwy::float16_t, FloatTag> dh;
-        return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t *>(at)));
+        return hn::LoadU(FloatTag(), at);
     } else {
-        const hn::Rebind<uint16_t, FloatTag> du16;
-        const IndexTag di;
-        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, hn::LoadU(du16, at))));
+        return widenGradients<kHalf>(hn::LoadU(hn::Rebind<uint16_t, FloatTag>(), at));
     }
 }
 
@@ -182,6 +229,14 @@ HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t cou
                            int64_t lanes) {
     for (int64_t i = 0; i < lanes; ++i) out[i] = first + i >= 0 && first + i < count ? row[first + i] : fill;
 }
+
+// float16 is rounded in hardware only on these targets (the others round in storeFloatRow, which falls back
+// to scalar conversions there).
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kHardwareFloat16 = true;
+#else
+constexpr bool kHardwareFloat16 = false;
+#endif
 
 template <int kPadLeft, typename G, bool kHalf>
 int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow, int64_t endRow,
@@ -196,6 +251,9 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     const int64_t *HWY_RESTRICT rowOutputs = tables.rowOutputs;
     const auto laneIndex = hn::Load(di, kLaneIndices);
     (void)laneIndex;
+    // 16-bit sums are rounded in registers where the target can (bfloat16: HWY_SCALAR cannot demote).
+    constexpr bool kConvertInRegisters =
+        std::is_same_v<G, float> || (HWY_TARGET != HWY_SCALAR && (!kHalf || kHardwareFloat16));
     auto count = hn::Zero(di);
     const int32_t *indexRows[4];
     const G *gradientRows[4];
@@ -214,34 +272,44 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                                         loadGradients<G, kHalf>(gradients + firstWindow + 1)};
             // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
             CandidateVectors v;
-#if !HWY_MEM_OPS_MIGHT_FAULT
-            const auto windowsFrom = [&](int64_t from) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+            // Masked lanes are not read (AVX-512 suppresses their faults), so `from` may be -1.
+            const auto windowsFrom = [&](int64_t from, hn::Vec<IndexTag> &windowIndices,
+                                         hn::Vec<FloatTag> &windowGradients) {
                 const auto exists = hn::And(hn::Gt(laneIndex, hn::Set(di, static_cast<int32_t>(-from - 1))),
                                             hn::Lt(laneIndex, hn::Set(di, static_cast<int32_t>(outputWidth - from))));
-                // Masked lanes are not read (AVX-512 suppresses their faults), so `from` may be -1.
-                const auto indices = hn::MaskedLoad(exists, di, indexRows[c] + from);
-                return hn::IfThenElse(exists, indices, hn::Set(di, -1));
+                windowIndices = hn::IfThenElse(exists, hn::MaskedLoad(exists, di, indices + from), hn::Set(di, -1));
+                // Gradients of windows that do not exist are never used (their index matches nothing).
+                if constexpr (std::is_same_v<G, float>) {
+                    windowGradients = hn::MaskedLoad(hn::RebindMask(df, exists), df, gradients + from);
+                } else {
+                    const hn::Rebind<uint16_t, FloatTag> du16;
+                    const auto bits = hn::MaskedLoad(hn::Mask<decltype(du16)>{exists.raw}, du16, gradients + from);
+                    windowGradients = widenGradients<kHalf>(bits);
+                }
             };
-            v.indexA = windowsFrom(firstWindow);
-            v.indexB = windowsFrom(firstWindow + 1);
+            windowsFrom(firstWindow, v.indexA, v.gradientA);
+            windowsFrom(firstWindow + 1, v.indexB, v.gradientB);
 #else
             HWY_ALIGN int32_t partialIndices[16];
             partialRow(indices, firstWindow, outputWidth, int32_t{-1}, partialIndices, lanes);
             v.indexA = hn::Load(di, partialIndices);
             partialRow(indices, firstWindow + 1, outputWidth, int32_t{-1}, partialIndices, lanes);
             v.indexB = hn::Load(di, partialIndices);
-#endif
             // Gradients of windows that do not exist are never used (their index matches nothing).
             HWY_ALIGN G partialGradients[16];
             partialRow(gradients, firstWindow, outputWidth, G{}, partialGradients, lanes);
             v.gradientA = loadGradients<G, kHalf>(partialGradients);
             partialRow(gradients, firstWindow + 1, outputWidth, G{}, partialGradients, lanes);
             v.gradientB = loadGradients<G, kHalf>(partialGradients);
+#endif
             return v;
         };
         const int32_t rowPosition = static_cast<int32_t>(r * width);
-        if constexpr (std::is_same_v<G, float>) {
-            gatherRow<kPadLeft>(candidates, width, rowPosition, static_cast<float *>(plane.gradInput) + r * width,
+        if constexpr (kConvertInRegisters) {
+            using Out = std::conditional_t<std::is_same_v<G, float>, float,
+                                           std::conditional_t<kHalf, Float16Bits, BFloat16Bits>>;
+            gatherRow<kPadLeft>(candidates, width, rowPosition, static_cast<Out *>(plane.gradInput) + r * width,
                                 streaming, load, count);
         } else {
             gatherRow<kPadLeft>(candidates, width, rowPosition, sumsRow, false, load, count);
