@@ -121,12 +121,14 @@ struct CandidateVectors {
 // Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft - 1 and B = A + 1. padLeft 1:
 // an even column 2j lies only in window j (A), an odd one in j (A) then j + 1 (B). padLeft 0: an even
 // column 2j lies in j - 1 (A) then j (B), an odd one only in j (B). `load(c, firstWindow)` gives candidate
-// c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B), index -1 where a window
-// does not exist. The sums go to destination (streaming: aligned vectors bypass the caches); matches are
-// added to count.
-template <int kPadLeft, typename Out, class Load>
-HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, Out *HWY_RESTRICT destination,
-                          bool streaming, const Load &load, hn::Vec<IndexTag> &count) {
+// c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B) of a block whose windows
+// all exist (firstWindow >= 0, firstWindow + lanes + 1 <= outputWidth), `edgeLoad` the same for the others,
+// index -1 where a window does not exist (two loaders, so that each block's vectors stay in registers).
+// The sums go to destination (streaming: aligned vectors bypass the caches); matches are added to count.
+template <int kPadLeft, typename Out, class Load, class EdgeLoad>
+HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int64_t outputWidth, int32_t rowStart,
+                          Out *HWY_RESTRICT destination, bool streaming, const Load &load, const EdgeLoad &edgeLoad,
+                          hn::Vec<IndexTag> &count) {
     const FloatTag df;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -143,32 +145,39 @@ HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int32_t rowStart, O
         const bool tail = column + 2 * lanes > width;
         const auto evenInside = hn::Lt(evenPosition, rowEnd), oddInside = hn::Lt(oddPosition, rowEnd);
         auto evenSums = zero, oddSums = zero;
-        for (int64_t c = 0; c < candidates; ++c) {
-            const CandidateVectors v = load(c, b * lanes + kPadLeft - 1);
-            if constexpr (kPadLeft == 1) {
-                auto evenA = hn::Eq(v.indexA, evenPosition), oddA = hn::Eq(v.indexA, oddPosition),
-                     oddB = hn::Eq(v.indexB, oddPosition);
-                if (tail) {
-                    evenA = hn::And(evenA, evenInside);
-                    oddA = hn::And(oddA, oddInside);
-                    oddB = hn::And(oddB, oddInside);
+        const int64_t firstWindow = b * lanes + kPadLeft - 1;
+        const auto sumCandidates = [&](const auto &loader) {
+            for (int64_t c = 0; c < candidates; ++c) {
+                const CandidateVectors v = loader(c, firstWindow);
+                if constexpr (kPadLeft == 1) {
+                    auto evenA = hn::Eq(v.indexA, evenPosition), oddA = hn::Eq(v.indexA, oddPosition),
+                         oddB = hn::Eq(v.indexB, oddPosition);
+                    if (tail) {
+                        evenA = hn::And(evenA, evenInside);
+                        oddA = hn::And(oddA, oddInside);
+                        oddB = hn::And(oddB, oddInside);
+                    }
+                    evenSums = addMatched(evenSums, evenA, v.gradientA);
+                    oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
+                    matches = countMatches(countMatches(countMatches(matches, evenA), oddA), oddB);
+                } else {
+                    auto evenA = hn::Eq(v.indexA, evenPosition), evenB = hn::Eq(v.indexB, evenPosition),
+                         oddB = hn::Eq(v.indexB, oddPosition);
+                    if (tail) {
+                        evenA = hn::And(evenA, evenInside);
+                        evenB = hn::And(evenB, evenInside);
+                        oddB = hn::And(oddB, oddInside);
+                    }
+                    evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
+                    oddSums = addMatched(oddSums, oddB, v.gradientB);
+                    matches = countMatches(countMatches(countMatches(matches, evenA), evenB), oddB);
                 }
-                evenSums = addMatched(evenSums, evenA, v.gradientA);
-                oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
-                matches = countMatches(countMatches(countMatches(matches, evenA), oddA), oddB);
-            } else {
-                auto evenA = hn::Eq(v.indexA, evenPosition), evenB = hn::Eq(v.indexB, evenPosition),
-                     oddB = hn::Eq(v.indexB, oddPosition);
-                if (tail) {
-                    evenA = hn::And(evenA, evenInside);
-                    evenB = hn::And(evenB, evenInside);
-                    oddB = hn::And(oddB, oddInside);
-                }
-                evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
-                oddSums = addMatched(oddSums, oddB, v.gradientB);
-                matches = countMatches(countMatches(countMatches(matches, evenA), evenB), oddB);
             }
-        }
+        };
+        if (firstWindow >= 0 && firstWindow + lanes + 1 <= outputWidth)
+            sumCandidates(load);
+        else
+            sumCandidates(edgeLoad);
         hn::Vec<FloatTag> lower, upper;
         interleave(evenSums, oddSums, lower, upper);
         // Whole halves straight to the row (streaming where aligned), a last partial one through memory.
@@ -185,6 +194,7 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
     const FloatTag df;
     const IndexTag di;
     // Padded rows: entry 1 + w holds window w, so every load is inside.
+    constexpr int64_t kPadded = int64_t{1} << 40;
     const auto load = [&](int64_t c, int64_t firstWindow) {
         const int32_t *indices = indexRows[c] + 1 + firstWindow;
         const float *gradients = gradientRows[c] + 1 + firstWindow;
@@ -193,9 +203,9 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
     };
     auto count = hn::Zero(di);
     if (padLeft == 1)
-        gatherRow<1>(candidates, width, rowStart, destination, streaming, load, count);
+        gatherRow<1>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
     else
-        gatherRow<0>(candidates, width, rowStart, destination, streaming, load, count);
+        gatherRow<0>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
     return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
 }
 
@@ -266,10 +276,13 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
         const auto load = [&](int64_t c, int64_t firstWindow) {
             const int32_t *indices = indexRows[c];
             const G *gradients = gradientRows[c];
-            if (firstWindow >= 0 && firstWindow + lanes + 1 <= outputWidth)
-                return CandidateVectors{hn::LoadU(di, indices + firstWindow), hn::LoadU(di, indices + firstWindow + 1),
-                                        loadGradients<G, kHalf>(gradients + firstWindow),
-                                        loadGradients<G, kHalf>(gradients + firstWindow + 1)};
+            return CandidateVectors{hn::LoadU(di, indices + firstWindow), hn::LoadU(di, indices + firstWindow + 1),
+                                    loadGradients<G, kHalf>(gradients + firstWindow),
+                                    loadGradients<G, kHalf>(gradients + firstWindow + 1)};
+        };
+        const auto edgeLoad = [&](int64_t c, int64_t firstWindow) {
+            const int32_t *indices = indexRows[c];
+            const G *gradients = gradientRows[c];
             // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
             CandidateVectors v;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -309,10 +322,10 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
         if constexpr (kConvertInRegisters) {
             using Out = std::conditional_t<std::is_same_v<G, float>, float,
                                            std::conditional_t<kHalf, Float16Bits, BFloat16Bits>>;
-            gatherRow<kPadLeft>(candidates, width, rowPosition, static_cast<Out *>(plane.gradInput) + r * width,
-                                streaming, load, count);
+            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition,
+                                static_cast<Out *>(plane.gradInput) + r * width, streaming, load, edgeLoad, count);
         } else {
-            gatherRow<kPadLeft>(candidates, width, rowPosition, sumsRow, false, load, count);
+            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, false, load, edgeLoad, count);
             storeFloatRow(plane.type, sumsRow, static_cast<uint16_t *>(plane.gradInput) + r * width, width, streaming);
         }
     }
