@@ -287,8 +287,9 @@ struct ProblemLimits {
     // Every input size a multiple of its output size (windows that do not overlap) and 32 to 64 input
     // columns: what the write-once gather backward takes.
     bool divisibleWideRows = false;
-    // Windows three wide at stride 2 along W (input 2 * output + 1) and at most two per coordinate along D
-    // and H (output <= input): what the stride-2 gather backward takes.
+    // Windows three wide at stride 2 along W (input 2 * output + 1), at most two per coordinate along H
+    // (output <= input) and one along D (input a multiple of the output): what the stride-2 gather backward
+    // takes.
     bool threeWideRows = false;
 };
 
@@ -335,6 +336,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     if (limits.threeWideRows)
         for (int a = firstAxis; a < 3; ++a) {
             p.out[a] = a == 2 ? uniform(rng, 4, 24) : uniform(rng, 1, p.in[2 + a]);
+            if (a == 0) p.in[2] = p.out[0] * uniform(rng, 1, 2);
             if (a == 2) p.in[4] = 2 * p.out[2] + 1;
         }
     switch (limits.divisibleWideRows || limits.threeWideRows ? 3 : uniform(rng, 0, 3)) {

@@ -1,6 +1,6 @@
 // cpu_index_gather_backward_stride2, forced: windows three wide at stride 2 along W (padding 0 and 1, ceil
-// mode, adaptive W = 2*Wo + 1) with depth and height windows that overlap pairwise, touch or are 1 wide;
-// tie-heavy inputs (small integers, so neighbouring windows pick the same element and up to eight
+// mode, adaptive W = 2*Wo + 1) with depth or height windows that overlap pairwise, touch or are 1 wide;
+// tie-heavy inputs (small integers, so neighbouring windows pick the same element and up to four
 // gradients meet in one sum), NaN with payloads, -0, Inf and far-apart magnitudes (the sums depend on their
 // order), -1 indices, INT32/INT64, float32/float16/bfloat16, rows of partial and whole vectors, 1, 2 and 3
 // threads with the planes split. Each run is the kernel's own (no fallback), bit for bit equal to the naive
@@ -31,8 +31,15 @@ const Geometry geometries[] = {
     {"2-D 3x3 stride 2 pad 1", {2, 3, 1, 13, 70}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
     {"2-D 3x3 stride 2 pad 1, width 32 (whole vectors)", {1, 2, 1, 8, 32}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
     {"2-D 3x3 stride 2, no padding, ceil mode", {1, 3, 1, 10, 41}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, true},
-    {"3-D 3x3x3 stride 2 pad 1", {2, 2, 7, 9, 35}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
-    {"3-D 3x3x3 stride 2, ceil mode, narrow rows", {1, 2, 6, 6, 6}, {3, 3, 3}, {2, 2, 2}, {0, 1, 1}, {1, 1, 1}, true},
+    {"3-D 3x3x3, depth stride 3, pad 1", {2, 2, 7, 9, 35}, {3, 3, 3}, {3, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"3-D 3x3x3, depth stride 3, ceil mode, narrow rows",
+     {1, 2, 6, 6, 6},
+     {3, 3, 3},
+     {3, 2, 2},
+     {0, 1, 1},
+     {1, 1, 1},
+     true},
+    {"3-D, overlapping depth, disjoint height", {1, 2, 7, 6, 40}, {3, 2, 3}, {2, 2, 2}, {1, 0, 1}, {1, 1, 1}},
     {"2x2 at stride 2 over depth and height", {1, 3, 4, 6, 67}, {2, 2, 3}, {2, 2, 2}, {0, 0, 1}, {1, 1, 1}},
     {"height 4 at stride 2, width 3 at stride 2", {1, 2, 1, 11, 50}, {1, 4, 3}, {1, 2, 2}, {0, 2, 1}, {1, 1, 1}},
     {"adaptive, W = 2*Wo + 1", {1, 2, 3, 10, 33}, {}, {}, {}, {}, false, true, {2, 5, 16}},

@@ -51,9 +51,9 @@ TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         // 4 planes of 12 rows for 2 threads: whole planes; an odd input row reads two output rows.
         {"2-D, whole planes", 2, pooled({1, 4, 1, 12, 64}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
          "stride-2 gather blocks=4x1 of <=12 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=2"},
-        // One plane of 7x9 rows for 3 threads: cut into 6 blocks; rows odd in depth and height read four.
-        {"3-D, one plane split", 3, pooled({1, 1, 7, 9, 35}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}),
-         "stride-2 gather blocks=1x6 of <=11 rows, <=4 output rows a row, padLeft=1, ", " lanes, cached threads=3"},
+        // One plane of 7x9 rows for 3 threads: cut into 6 blocks; depth windows 3 at stride 3 do not overlap.
+        {"3-D, one plane split", 3, pooled({1, 1, 7, 9, 35}, {3, 3, 3}, {3, 2, 2}, {1, 1, 1}),
+         "stride-2 gather blocks=1x6 of <=11 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=3"},
         // No padding; float16 goes through a row of float32 sums all the same.
         {"2-D, no padding, float16", 1, pooled({1, 2, 1, 9, 41}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, ACL_FLOAT16),
          "stride-2 gather blocks=2x1 of <=9 rows, <=2 output rows a row, padLeft=0, ", " lanes, cached threads=1"},
@@ -97,6 +97,8 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
         {"depth 5 at stride 2", pooled({1, 1, 9, 4, 64}, {5, 3, 3}, {2, 2, 2}, {0, 1, 1}),
          "up to 3x2 depth x height windows contain one element (at most 2x2 here)"},
         {"channels-last", channelsLast, "gradOutput planes are not dense row-major"},
+        {"3x3x3 at stride 2", pooled({1, 1, 5, 5, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}),
+         "up to 4 output rows reach one input row: the slab scatter measured faster"},
     };
     for (const Declined &declined : cases) {
         SCOPED_TRACE(declined.label);

@@ -80,8 +80,8 @@ struct ProblemLimits {
     // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
     // the smallest: what the write-once gather backward takes.
     bool disjointWideRows = false;
-    // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per coordinate along D
-    // and H (kernel <= 2 * stride), no dilation: what the stride-2 gather backward takes.
+    // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
+    // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
 };
 
@@ -144,7 +144,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     if (limits.stride2Rows) {
         for (int a = 0; a < 2; ++a) {
             p.stride[a] = uniform(rng, 1, 3);
-            p.kernel[a] = uniform(rng, 1, std::min<int64_t>(4, 2 * p.stride[a]));
+            p.kernel[a] = uniform(rng, 1, std::min<int64_t>(4, a == 0 ? p.stride[a] : 2 * p.stride[a]));
             p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
         }
         p.kernel[2] = 3;
