@@ -66,15 +66,18 @@ HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 1
 
 // bfloat16 bits of float32 sums, rounded to nearest even on the integer bits, NaNs keeping their top bits
 // with the quiet bit set: the rounding of storeFloatRow (simd_rows.cpp), bit for bit.
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, FloatTag>> roundToBFloat16(hn::Vec<FloatTag> sums) {
+// The bfloat16 bits are the upper half of each lane of roundedHigh.
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<FloatTag>> roundedHigh(hn::Vec<FloatTag> sums) {
     const hn::RebindToUnsigned<FloatTag> du;
-    const IndexTag di;
     const auto bits = hn::BitCast(du, sums);
     const auto rounded =
         hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
-    const auto chosen =
-        hn::IfThenElse(hn::RebindMask(du, hn::Ne(sums, sums)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
-    return hn::DemoteTo(hn::Rebind<uint16_t, FloatTag>(), hn::BitCast(di, hn::ShiftRight<16>(chosen)));
+    return hn::IfThenElse(hn::RebindMask(du, hn::Ne(sums, sums)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
+}
+
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, FloatTag>> roundToBFloat16(hn::Vec<FloatTag> sums) {
+    return hn::DemoteTo(hn::Rebind<uint16_t, FloatTag>(),
+                        hn::BitCast(IndexTag(), hn::ShiftRight<16>(roundedHigh(sums))));
 }
 
 // Stores the first `count` (at most all) lanes of sums to `at` as float32, or as float16 / bfloat16 bits
@@ -183,6 +186,21 @@ HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int64_t outputWidth
         // Whole halves straight to the row (streaming where aligned), a last partial one through memory.
         Out *at = destination + column;
         const int64_t left = width - column;
+#if HWY_TARGET != HWY_SCALAR
+        if constexpr (std::is_same_v<Out, BFloat16Bits>) {
+            // Both halves in one vector: the upper 16 bits of every lane of the two (a fifth fewer operations),
+            // where the vector may be stored whole.
+            const hn::Repartition<uint16_t, hn::RebindToUnsigned<FloatTag>> d16;
+            uint16_t *to = &at->bits;
+            if (left >= 2 * lanes &&
+                (!streaming || reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)) {
+                const auto both =
+                    hn::ConcatOdd(d16, hn::BitCast(d16, roundedHigh(upper)), hn::BitCast(d16, roundedHigh(lower)));
+                storeVector(d16, both, to, streaming);
+                continue;
+            }
+        }
+#endif
         storeSums(lower, at, std::min(left, lanes), streaming);
         if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), streaming);
     }
