@@ -2,7 +2,7 @@
 // mode, adaptive W = 2*Wo + 1) with depth or height windows that overlap pairwise, touch or are 1 wide;
 // tie-heavy inputs (small integers, so neighbouring windows pick the same element and up to four
 // gradients meet in one sum), NaN with payloads, -0, Inf and far-apart magnitudes (the sums depend on their
-// order), -1 indices, INT32/INT64, float32/float16/bfloat16, rows of partial and whole vectors, 1, 2 and 3
+// order), -1 indices, INT32/INT64, float32/float16 (bfloat16 declined), rows of partial and whole vectors, 1, 2 and 3
 // threads with the planes split. Each run is the kernel's own (no fallback), bit for bit equal to the naive
 // reference and to the scatter reference including NaN payloads, with gradInput poisoned before and
 // nothing outside it touched. Indices outside their own window hand the problem to the scatter reference;
@@ -60,6 +60,13 @@ TEST(IndexGatherBackwardStride2, MatchesTheReferencesBitForBitWithoutFallback) {
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
                     const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+                    if (type == ACL_BF16) {  // the plan leaves bfloat16 gradients to the slab scatter
+                        EXPECT_EQ(run.status.phaseOne, 561003);
+                        EXPECT_NE(run.message.find("bfloat16 gradients: the slab scatter measured faster"),
+                                  std::string::npos)
+                            << run.message;
+                        continue;
+                    }
                     ASSERT_EQ(run.status.phaseOne, 0) << run.message;
                     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
                     EXPECT_EQ(run.implementation, kStride2Gather);

@@ -97,6 +97,8 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
         {"depth 5 at stride 2", pooled({1, 1, 9, 4, 64}, {5, 3, 3}, {2, 2, 2}, {0, 1, 1}),
          "up to 3x2 depth x height windows contain one element (at most 2x2 here)"},
         {"channels-last", channelsLast, "gradOutput planes are not dense row-major"},
+        {"bfloat16", pooled({1, 2, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16),
+         "bfloat16 gradients: the slab scatter measured faster"},
         {"3x3x3 at stride 2", pooled({1, 1, 5, 5, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}),
          "up to 4 output rows reach one input row: the slab scatter measured faster"},
     };
