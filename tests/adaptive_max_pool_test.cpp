@@ -333,7 +333,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }
     }
-    if (limits.threeWideRows && p.type == ACL_BF16) p.type = ACL_FLOAT16;  // the stride-2 gather leaves bfloat16
+    // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
+    if (limits.threeWideRows && p.type == ACL_BF16) p.type = ACL_FLOAT16;
     if (limits.threeWideRows)
         for (int a = firstAxis; a < 3; ++a) {
             p.out[a] = a == 2 ? uniform(rng, 4, 24) : uniform(rng, 1, p.in[2 + a]);

@@ -142,7 +142,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {1};
     }
     if (limits.stride2Rows) {
-        if (problem.type == ACL_BF16) problem.type = ACL_FLOAT16;  // the stride-2 gather leaves bfloat16 to the slab scatter
+        // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
+        if (problem.type == ACL_BF16) problem.type = ACL_FLOAT16;
         for (int a = 0; a < 2; ++a) {
             p.stride[a] = uniform(rng, 1, 3);
             p.kernel[a] = uniform(rng, 1, std::min<int64_t>(4, a == 0 ? p.stride[a] : 2 * p.stride[a]));
