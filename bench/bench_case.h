@@ -81,6 +81,10 @@ struct Contender {
     std::string family;  // "poolgrad", "torch", "onednn"
     bool headline = false;
     std::string note;  // implementation details (dnnl impl string, torch variant, ...)
+    // Bytes this contender's own interface makes it move at least: its operands at their own sizes
+    // (PyTorch's INT64 indices, oneDNN's workspace). Their ratio to poolgrad's bounds the speed ratio a
+    // DRAM-bound case can reach when both run at the same bandwidth.
+    double trafficBytes = 0;
     std::function<void()> run;
     std::function<std::vector<float>()> result;
 };

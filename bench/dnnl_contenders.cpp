@@ -23,7 +23,7 @@ dnnl::engine &engine() {
 }
 
 dnnl::memory::data_type dataType(DType dt) {
-    return dt == DType::F32 ? dnnl::memory::data_type::f32
+    return dt == DType::F32   ? dnnl::memory::data_type::f32
            : dt == DType::F16 ? dnnl::memory::data_type::f16
                               : dnnl::memory::data_type::bf16;
 }
@@ -47,8 +47,7 @@ tag plainTag(const Case &c) { return c.twoD() ? tag::nchw : tag::ncdhw; }
 // A memory of `md` holding `values` (logical plain f32), converted by a reorder.
 dnnl::memory filled(const dnnl::memory::desc &md, const dnnl::memory::dims &d, const Case &c,
                     const std::vector<float> &values, dnnl::stream &stream) {
-    dnnl::memory user({d, dnnl::memory::data_type::f32, plainTag(c)}, engine(),
-                      const_cast<float *>(values.data()));
+    dnnl::memory user({d, dnnl::memory::data_type::f32, plainTag(c)}, engine(), const_cast<float *>(values.data()));
     dnnl::memory target(md, engine());
     dnnl::reorder(user, target).execute(stream, user, target);
     stream.wait();
@@ -73,15 +72,33 @@ std::string dnnlVersion() {
     const dnnl_version_t *v = dnnl_version();
     std::string isa;
     switch (dnnl::get_effective_cpu_isa()) {
-        case dnnl::cpu_isa::sse41: isa = "sse41"; break;
-        case dnnl::cpu_isa::avx: isa = "avx"; break;
-        case dnnl::cpu_isa::avx2: isa = "avx2"; break;
-        case dnnl::cpu_isa::avx2_vnni: isa = "avx2_vnni"; break;
-        case dnnl::cpu_isa::avx512_core: isa = "avx512_core"; break;
-        case dnnl::cpu_isa::avx512_core_vnni: isa = "avx512_core_vnni"; break;
-        case dnnl::cpu_isa::avx512_core_bf16: isa = "avx512_core_bf16"; break;
-        case dnnl::cpu_isa::avx512_core_amx: isa = "avx512_core_amx"; break;
-        default: isa = "other"; break;
+        case dnnl::cpu_isa::sse41:
+            isa = "sse41";
+            break;
+        case dnnl::cpu_isa::avx:
+            isa = "avx";
+            break;
+        case dnnl::cpu_isa::avx2:
+            isa = "avx2";
+            break;
+        case dnnl::cpu_isa::avx2_vnni:
+            isa = "avx2_vnni";
+            break;
+        case dnnl::cpu_isa::avx512_core:
+            isa = "avx512_core";
+            break;
+        case dnnl::cpu_isa::avx512_core_vnni:
+            isa = "avx512_core_vnni";
+            break;
+        case dnnl::cpu_isa::avx512_core_bf16:
+            isa = "avx512_core_bf16";
+            break;
+        case dnnl::cpu_isa::avx512_core_amx:
+            isa = "avx512_core_amx";
+            break;
+        default:
+            isa = "other";
+            break;
     }
     return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + " (" +
            (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "non-OpenMP") + ", ISA " + isa + ")";
@@ -144,7 +161,8 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set) {
                 dnnl::memory diffDst = filled(dstMd, dstDims, c, data.gradOutput, st->stream);
                 dnnl::memory diffSrc(srcMd, engine());
                 st->primitive = dnnl::pooling_backward(bwdPd);
-                st->args = {{DNNL_ARG_DIFF_DST, diffDst}, {DNNL_ARG_DIFF_SRC, diffSrc}, {DNNL_ARG_WORKSPACE, workspace}};
+                st->args = {
+                    {DNNL_ARG_DIFF_DST, diffDst}, {DNNL_ARG_DIFF_SRC, diffSrc}, {DNNL_ARG_WORKSPACE, workspace}};
                 st->checked = diffSrc;
                 st->checkedDims = srcDims;
                 note = std::string(bwdPd.impl_info_str()) + ", workspace " +
@@ -160,14 +178,19 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set) {
             // Channels-last and blocked layouts are there to show oneDNN at its best: where only its
             // reference code takes them, they are left out (the plain layout is always timed).
             if (layoutTag != layouts.front().second && note.rfind("ref", 0) == 0) {
-                set.skipped.push_back({name, "only oneDNN's reference code takes this layout (" + note + "); not timed"});
+                set.skipped.push_back(
+                    {name, "only oneDNN's reference code takes this layout (" + note + "); not timed"});
                 continue;
             }
-            if (c.op == Op::Adaptive3d) note += exact ? ", adaptive as exact regular pooling" : ", NEAREST regular pooling (not exact)";
+            if (c.op == Op::Adaptive3d)
+                note += exact ? ", adaptive as exact regular pooling" : ", NEAREST regular pooling (not exact)";
             Contender contender;
             contender.name = name;
             contender.family = "onednn";
             contender.note = note;
+            contender.trafficBytes =
+                static_cast<double>(c.inputElements() + c.outputElements()) * static_cast<double>(c.elementBytes()) +
+                (inference ? 0.0 : static_cast<double>(fwdPd.workspace_desc().get_size()));
             contender.run = [st] {
                 st->primitive.execute(st->stream, st->args);
                 st->stream.wait();

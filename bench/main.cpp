@@ -347,7 +347,7 @@ int run(int argc, char **argv) {
             throw std::runtime_error("cannot create " + o.outDir);
         csv.open(o.outDir + "/results.csv");
         csv << "case,op,dir,dt,tag,problem,bytes,contender,family,headline,mode,reps,median_ms,min_ms,gbps,pct_copy,"
-               "peer_over_poolgrad,check,note\n";
+               "peer_over_poolgrad,check,note,traffic_bytes\n";
     }
 
     const double deadline = o.timeLimitS > 0 ? started + o.timeLimitS : 0;
@@ -444,12 +444,13 @@ int run(int argc, char **argv) {
                         << (row.contender->headline ? 1 : 0) << "," << (mode == 0 ? "warm" : "cold") << "," << s.reps
                         << "," << fixed(s.medianMs, 5) << "," << fixed(s.minMs, 5) << "," << fixed(gbps, 3) << ","
                         << fixed(100 * gbps / dramGbps, 2) << "," << fixed(s.medianMs / h.medianMs, 4) << ","
-                        << csvField(row.check) << "," << csvField(row.contender->note) << "\n";
+                        << csvField(row.check) << "," << csvField(row.contender->note) << ","
+                        << fixed(row.contender->trafficBytes, 0) << "\n";
                 }
             }
             for (const Skipped &s : set.skipped)
                 csv << prefix << csvField(s.name) << "," << split(s.name, ':')[0] << ",0,skipped,0,,,,,,,"
-                    << csvField(s.reason) << "\n";
+                    << csvField(s.reason) << ",\n";
             csv.flush();
         }
     }

@@ -66,7 +66,8 @@ struct Operand {
         for (int64_t i = 0; i < elements; ++i) {
             char *at = static_cast<char *>(data) + offsetOf(i) * static_cast<int64_t>(elementBytes());
             const float v = values[static_cast<size_t>(i)];
-            if (dt == DType::F32) std::memcpy(at, &v, 4);
+            if (dt == DType::F32)
+                std::memcpy(at, &v, 4);
             else {
                 const uint16_t bits = dt == DType::F16 ? floatToHalfBits(v) : floatToBf16Bits(v);
                 std::memcpy(at, &bits, 2);
@@ -196,18 +197,22 @@ struct State {
                 IntArray ksize(v3List(c.k[1], c.k[2])), strides(v3List(c.s[1], c.s[2])),
                     pads(std::vector<int64_t>{c.p[1], c.p[1], c.p[2], c.p[2]});
                 return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(input.tensor, ksize.array, strides.array, "CALCULATED",
-                                                               pads.array, v3Format(), false, c.ceil, output.tensor,
-                                                               ws, ex);
+                                                               pads.array, v3Format(), false, c.ceil, output.tensor, ws,
+                                                               ex);
             }
         }
         return -1;
     }
     PhaseTwo forwardPhaseTwo() const {
         switch (c.op) {
-            case Op::MaxPool3d: return aclnnMaxPool3dWithArgmax;
-            case Op::Adaptive3d: return aclnnAdaptiveMaxPool3d;
-            case Op::MaxPool2d: return aclnnMaxPool2dWithIndices;
-            case Op::V3: return aclnnMaxPoolV3WithAttrs;
+            case Op::MaxPool3d:
+                return aclnnMaxPool3dWithArgmax;
+            case Op::Adaptive3d:
+                return aclnnAdaptiveMaxPool3d;
+            case Op::MaxPool2d:
+                return aclnnMaxPool2dWithIndices;
+            case Op::V3:
+                return aclnnMaxPoolV3WithAttrs;
         }
         return nullptr;
     }
@@ -216,17 +221,16 @@ struct State {
             dilation(std::vector<int64_t>(c.twoD() ? 2 : 3, 1));
         switch (c.op) {
             case Op::MaxPool3d:
-                return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput.tensor, input.tensor, indices.tensor,
-                                                                        kernel.array, stride.array, padding.array,
-                                                                        dilation.array, c.ceil, gradInput.tensor, ws, ex);
+                return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+                    gradOutput.tensor, input.tensor, indices.tensor, kernel.array, stride.array, padding.array,
+                    dilation.array, c.ceil, gradInput.tensor, ws, ex);
             case Op::Adaptive3d:
                 return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gradOutput.tensor, input.tensor, indices.tensor,
                                                                       gradInput.tensor, ws, ex);
             case Op::MaxPool2d:
-                return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gradOutput.tensor, input.tensor,
-                                                                         indices.tensor, kernel.array, stride.array,
-                                                                         padding.array, dilation.array, c.ceil,
-                                                                         gradInput.tensor, ws, ex);
+                return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+                    gradOutput.tensor, input.tensor, indices.tensor, kernel.array, stride.array, padding.array,
+                    dilation.array, c.ceil, gradInput.tensor, ws, ex);
             case Op::V3: {
                 IntArray ksize(v3List(c.k[1], c.k[2])), strides(v3List(c.s[1], c.s[2])),
                     pads(std::vector<int64_t>{c.p[1], c.p[1], c.p[2], c.p[2]});
@@ -239,10 +243,14 @@ struct State {
     }
     PhaseTwo backwardPhaseTwo() const {
         switch (c.op) {
-            case Op::MaxPool3d: return aclnnMaxPool3dWithArgmaxBackward;
-            case Op::Adaptive3d: return aclnnAdaptiveMaxPool3dBackward;
-            case Op::MaxPool2d: return aclnnMaxPool2dWithIndicesBackward;
-            case Op::V3: return aclnnMaxPoolV3Grad;
+            case Op::MaxPool3d:
+                return aclnnMaxPool3dWithArgmaxBackward;
+            case Op::Adaptive3d:
+                return aclnnAdaptiveMaxPool3dBackward;
+            case Op::MaxPool2d:
+                return aclnnMaxPool2dWithIndicesBackward;
+            case Op::V3:
+                return aclnnMaxPoolV3Grad;
         }
         return nullptr;
     }
@@ -255,7 +263,8 @@ struct State {
     void *workspaceFor(uint64_t size) {
         void *w = nullptr;
         if (size > 0) {
-            if (int st = aclrtMalloc(&w, size, ACL_MEM_MALLOC_HUGE_FIRST); st != ACL_SUCCESS) apiFail("aclrtMalloc", st);
+            if (int st = aclrtMalloc(&w, size, ACL_MEM_MALLOC_HUGE_FIRST); st != ACL_SUCCESS)
+                apiFail("aclrtMalloc", st);
         }
         workspaces.push_back(w);
         return w;
@@ -332,6 +341,7 @@ void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &se
         Contender contender;
         contender.name = name;
         contender.family = "poolgrad";
+        contender.trafficBytes = c.bytes();
         contender.headline = headline;
         contender.run = [state, phaseTwo, w, ws, ex] {
             const aclnnStatus r = phaseTwo(w, ws, ex, state->stream);

@@ -59,7 +59,7 @@ def organise(rows):
         c = case["contenders"].get(r["contender"])
         if c is None:
             c = {"name": r["contender"], "family": r["family"], "headline": r["headline"] == "1",
-                 "check": r["check"], "note": r["note"]}
+                 "check": r["check"], "note": r["note"], "traffic": float(r.get("traffic_bytes") or 0)}
             case["contenders"][r["contender"]] = c
             case["order"].append(r["contender"])
         c[r["mode"]] = {"reps": int(r["reps"]), "median": float(r["median_ms"]), "min": float(r["min_ms"]),
@@ -162,6 +162,45 @@ def cache_resident_section(cases, run, cache_dir):
         L.append(f"| {case['name']} | {mine['warm']['min']:.3f} | {computation:.2f} | {floor:.2f} | "
                  f"{computation + floor:.2f} | {ms_pair(headline(case))} | "
                  f"{scaled(best_of(companion, 'torch', 'warm'))} | {scaled(best_of(companion, 'onednn', 'warm'))} |")
+    L.append("")
+    return L
+
+
+def traffic_section(cases, dram):
+    """The bytes each contender's own interface makes it move, and the speed ratio that bounds on DRAM."""
+    L = ["### What each library's interface makes it move", ""]
+    L.append("When a case is DRAM-bound, a contender cannot beat its operands' bytes divided by the bandwidth. "
+             "poolgrad's operands are CANN's (INT32 indices; MaxPoolV3Grad reads origInput and origOutput, having no "
+             "indices), PyTorch's are INT64 indices, oneDNN's a workspace of 1 byte per output. **cap** = peer "
+             "bytes / poolgrad bytes: the highest cold ratio poolgrad can reach when both run at the same bandwidth "
+             "(write-allocate reads of ordinary stores, which poolgrad avoids with streaming stores where the output "
+             "exceeds the cache, can move a peer's real traffic above its operands). **cold %floor** = each "
+             "contender's own bytes / DRAM copy bandwidth, over its cold median: how close it came to its own floor.")
+    L.append("")
+    L.append("| case | poolgrad MB | poolgrad cold %floor | PyTorch MB | cap vs PyTorch | PyTorch cold %floor | "
+             "oneDNN best MB (layout) | cap vs oneDNN best | oneDNN cold %floor |")
+    L.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+
+    def pct_floor(c):
+        if not c or not c.get("traffic") or "cold" not in c:
+            return "–"
+        return f"{100 * c['traffic'] / (dram * 1e9) * 1e3 / c['cold']['median']:.0f}%"
+
+    for case in cases:
+        head = headline(case)
+        if not head or not head.get("traffic"):
+            continue
+        torch = best_of(case, "torch", "cold") or best_of(case, "torch", "warm")
+        best = best_of(case, "onednn", "cold") or best_of(case, "onednn", "warm")
+        ours = head["traffic"]
+
+        def cells(peer, with_layout=False):
+            if not peer or not peer.get("traffic"):
+                return "– | – | –"
+            layout = f" ({peer['name'].split(':')[1]})" if with_layout else ""
+            return f"{peer['traffic'] / 1e6:.1f}{layout} | {peer['traffic'] / ours:.2f} | {pct_floor(peer)}"
+
+        L.append(f"| {case['name']} | {ours / 1e6:.1f} | {pct_floor(head)} | {cells(torch)} | {cells(best, True)} |")
     L.append("")
     return L
 
@@ -344,6 +383,7 @@ def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note):
     else:
         L.append("*(chart not generated: matplotlib was not available)*")
     L.append("")
+    L.extend(traffic_section(cases, dram))
     L.extend(demote(cache_resident_section(cases, run, cache_dir)))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:

@@ -180,6 +180,11 @@ void addTorchContenders(const Case &c, const CaseData &data, int, ContenderSet &
         if (c.layout == Layout::ChannelsLast)
             note += contiguousOutput ? ", channels-last input, contiguous output (torch's kernel)" : ", channels-last";
         contender.note = note;
+        const double elementBytes = static_cast<double>(c.elementBytes());
+        const double indexBytes =
+            c.dir == Dir::Backward || c.op != Op::V3 ? static_cast<double>(st->indices.nbytes()) : 0;
+        contender.trafficBytes =
+            static_cast<double>(c.inputElements() + c.outputElements()) * elementBytes + indexBytes;
         contender.run();  // surfaces "not implemented for 'Half'" here rather than in the timing
         set.contenders.push_back(std::move(contender));
     } catch (const std::exception &e) {

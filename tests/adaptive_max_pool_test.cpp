@@ -140,8 +140,11 @@ TEST_P(AdaptiveWorkedExample, We9OpsNnBackwardExample) {
     expected[6] = 0.4757f;
     expected[10] = 0.3232f;
     EXPECT_EQ(floatsOf(gradInput), expected);
-    for (int64_t i = 0; i < 12; ++i)
-        if (i != 6 && i != 10) EXPECT_EQ(gradInput.bitsAt(i), 0u) << "element " << i << " must be +0.0";
+    for (int64_t i = 0; i < 12; ++i) {
+        if (i != 6 && i != 10) {
+            EXPECT_EQ(gradInput.bitsAt(i), 0u) << "element " << i << " must be +0.0";
+        }
+    }
 
     // The forward of WE-9 (outputSize (2,1,1)) gives out [1.7510, 2.3456], idx [6, 10].
     TestTensor out({1, 1, 2, 1, 1}, ACL_FLOAT), forwardIndices({1, 1, 2, 1, 1}, GetParam());

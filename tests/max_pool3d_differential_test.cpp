@@ -80,6 +80,9 @@ struct ProblemLimits {
     // Windows that do not overlap (stride = kernel, no dilation) and rows of 32 to 64 more elements than
     // the smallest: what the write-once gather backward takes.
     bool disjointWideRows = false;
+    // Windows that do not overlap, float32 gradients, INT32 indices and rows of at most 20 more elements than
+    // the smallest: what the plane-chunk gather backward takes.
+    bool disjointNarrowRows = false;
     // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
     // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
@@ -134,8 +137,9 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {p.dilation.begin(), p.dilation.end()};
     }
     p.ceilMode = lists.ceilMode = chance(rng, 0.5);
-    if (limits.disjointWideRows) {
-        problem.type = ACL_FLOAT;  // the dense gather leaves 16-bit gradients to the slab scatter
+    if (limits.disjointNarrowRows) problem.indexType = ACL_INT32;
+    if (limits.disjointWideRows || limits.disjointNarrowRows) {
+        problem.type = ACL_FLOAT;  // the dense gathers leave 16-bit gradients to the slab scatter
         p.stride = p.kernel;
         lists.stride = {};
         p.dilation.fill(1);
@@ -167,6 +171,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             ++smallest;
         problem.inputShape[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, limits.maxExtra);
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
+        if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
         if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
@@ -314,14 +319,15 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows, and a sixth three-wide windows at stride 2
-    // along W: the write-once gathers take those.
+    // Half the cases have windows that do not overlap and wide rows, a quarter narrow rows, and an eighth
+    // three-wide windows at stride 2 along W: the write-once gathers take those.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.disjointWideRows = n % 2 == 1;
-            limits.stride2Rows = n % 6 == 4;
+            limits.disjointNarrowRows = n % 4 == 2;
+            limits.stride2Rows = n % 8 == 4;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

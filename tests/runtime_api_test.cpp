@@ -847,8 +847,11 @@ TEST(PoolgradControls, EveryImplementationNamesItsTaskAndEachTaskEndsWithARefere
     EXPECT_EQ(poolgradImplementationTask(-1), nullptr);
     EXPECT_EQ(poolgradImplementationTask(poolgradImplementationCount()), nullptr);
     EXPECT_EQ(lastOfTask.size(), tasks.size());
-    for (const auto &[task, name] : lastOfTask)
-        if (task != "zero-fill") EXPECT_NE(name.find("reference"), std::string::npos) << task << ": " << name;
+    for (const auto &[task, name] : lastOfTask) {
+        if (task != "zero-fill") {
+            EXPECT_NE(name.find("reference"), std::string::npos) << task << ": " << name;
+        }
+    }
 }
 
 }  // namespace

@@ -26,6 +26,10 @@ RunResult runArgmaxForwardReference(const PoolProblem &problem, const Implementa
 // hands over to the scatter reference when an index lies outside its own window.
 PlanOutcome planIndexGatherBackwardDense(const PoolProblem &problem);
 RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const ImplementationPlan &plan);
+// The same by chunks of a vector's lanes across each flat plane, with no per-row work: for planes whose rows
+// are too narrow for the row gather (disjoint windows; a chunk's outputs within two vectors).
+PlanOutcome planIndexGatherBackwardPlaneChunks(const PoolProblem &problem);
+RunResult runIndexGatherBackwardPlaneChunks(const PoolProblem &problem, const ImplementationPlan &plan);
 // Windows three wide at stride 2 along W, at most two per coordinate along D and H (3x3 / 3x3x3 stride 2):
 // at most four output rows per input row, summed in registers in output order; hands over the same way.
 PlanOutcome planIndexGatherBackwardStride2(const PoolProblem &problem);

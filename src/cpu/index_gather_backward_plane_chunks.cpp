@@ -1,0 +1,276 @@
+// Write-once index gather backward by plane chunks (dense planes, windows that do not overlap): each plane
+// is one flat array cut into chunks of a vector's lanes, and every gradInput element is produced once from
+// the one window that contains it (gather_plane_chunks.h). Unlike the row gather (index_gather_backward.cpp)
+// it has no per-row work, so it takes planes whose rows are narrower than two vectors (case E: 14 columns),
+// which the row gather declines. The element receives +0 + the output's gradient when the output's index
+// is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever every index
+// lies in its own window. Float32 sums are written straight into gradInput (streaming stores when it is
+// larger than the cache). The plan declines 16-bit gradients and INT64 indices: converting them first (a
+// plane's outputs at a time, commit 73c7ed4) measured slower than the slab scatter.
+//
+// As in the row gather, an index outside its own window (still inside the plane, where SPEC §3.6 scatters
+// it) would be lost, and a bad index would go unreported. Counting finds both: every output whose index is
+// not -1 must match exactly one element, and no index may lie beyond the plane (a lane in no window compares
+// with the plane size). Otherwise the scatter reference reruns the problem.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/error_message.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/gather_plane_chunks.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+struct PlaneChunkPlan final : ImplementationPlan {
+    PlaneChunkTables tables;
+    int64_t planes = 0;
+    int64_t blocksPerPlane = 1;  // each a range of a plane's chunks, and a share of its outputs to count
+    int64_t threads = 1;
+    int64_t twoVectorChunks = 0;
+    bool streaming = false;
+    std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
+
+    // Block `block` of a plane: chunks [first, end), cut between units of two chunks (a pair unit whole).
+    std::pair<int64_t, int64_t> blockChunks(int64_t block) const {
+        const int64_t units = (tables.chunks + 1) / 2;
+        return {std::min(tables.chunks, 2 * (units * block / blocksPerPlane)),
+                std::min(tables.chunks, 2 * (units * (block + 1) / blocksPerPlane))};
+    }
+    std::string describe() const override {
+        int64_t most = 0;
+        for (int64_t block = 0; block < blocksPerPlane; ++block) {
+            const auto [first, end] = blockChunks(block);
+            most = std::max(most, end - first);
+        }
+        return joinText("plane chunks blocks=", planes, "x", blocksPerPlane, " of <=", most, " chunks of ",
+                        tables.lanes, " lanes, ", tables.pairUnit.size(), " pair units, ", twoVectorChunks,
+                        " reading two vectors, ", streaming ? "streaming" : "cached", " threads=", threads);
+    }
+};
+
+// For each input coordinate of an axis, the output coordinate whose window contains it, or -1; nullopt
+// when windows overlap.
+std::optional<std::vector<int64_t>> windowOfCoordinate(const std::vector<AxisWindow> &windows, int64_t inputSize) {
+    std::vector<int64_t> owner(static_cast<size_t>(inputSize), -1);
+    for (size_t o = 0; o < windows.size(); ++o)
+        for (int64_t j = 0, x = windows[o].first; j < windows[o].count; ++j, x += windows[o].step) {
+            int64_t &slot = owner[static_cast<size_t>(x)];
+            if (slot >= 0) return std::nullopt;
+            slot = static_cast<int64_t>(o);
+        }
+    return owner;
+}
+
+std::optional<std::string> layoutDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+// Fills the per-chunk tables; declines (a reason) when a chunk's lanes read outputs from more than two
+// vectors.
+std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::array<std::vector<int64_t>, 3> &owner,
+                                       PlaneChunkTables &tables, int64_t &twoVectorChunks) {
+    const int64_t H = geometry.axes[1].inputSize, W = geometry.axes[2].inputSize;
+    const int64_t Ho = geometry.axes[1].outputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t lanes = tables.lanes, chunks = tables.chunks;
+    const auto outputOf = [&](int64_t position) -> int64_t {
+        const int64_t d = position / (H * W), h = position / W % H, w = position % W;
+        const int64_t od = owner[0][static_cast<size_t>(d)], oh = owner[1][static_cast<size_t>(h)],
+                      ow = owner[2][static_cast<size_t>(w)];
+        return od < 0 || oh < 0 || ow < 0 ? -1 : (od * Ho + oh) * Wo + ow;
+    };
+    tables.chunk.assign(static_cast<size_t>(chunks), PlaneChunkTables::Chunk{});
+    tables.laneOffset.assign(static_cast<size_t>(chunks * lanes), 0);
+    tables.lanePosition.assign(static_cast<size_t>(chunks * lanes), static_cast<int32_t>(tables.planeElements));
+    std::vector<int64_t> laneOutput(static_cast<size_t>(lanes));
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t position = chunk * lanes + lane;
+            const int64_t q = position < tables.planeElements ? outputOf(position) : -1;
+            laneOutput[static_cast<size_t>(lane)] = q;
+            if (q < 0) continue;
+            lowest = std::min(lowest, q);
+            highest = std::max(highest, q);
+        }
+        if (highest < 0) continue;
+        // The second group: the outputs `lanes` or more above the lowest.
+        int64_t secondLowest = std::numeric_limits<int64_t>::max();
+        for (const int64_t q : laneOutput)
+            if (q >= lowest + lanes) secondLowest = std::min(secondLowest, q);
+        const bool two = secondLowest <= highest;
+        if (two && highest - secondLowest >= lanes)
+            return joinText("a chunk of ", lanes, " plane positions reads outputs from more than two vectors (", lowest,
+                            " to ", highest, ")");
+        PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
+        twoVectorChunks += two;
+        entry.reach = two ? PlaneChunkTables::kTwoVectors : PlaneChunkTables::kOneVector;
+        entry.firstOutput = static_cast<int32_t>(lowest);
+        entry.readable = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest));
+        if (two) {
+            entry.secondOutput = static_cast<int32_t>(secondLowest);
+            entry.secondReadable = static_cast<int32_t>(std::min(lanes, tables.planeOutputs - secondLowest));
+        }
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t q = laneOutput[static_cast<size_t>(lane)];
+            if (q < 0) continue;
+            const size_t at = static_cast<size_t>(chunk * lanes + lane);
+            tables.lanePosition[at] = static_cast<int32_t>(chunk * lanes + lane);
+            tables.laneOffset[at] = static_cast<int32_t>(q < lowest + lanes ? q - lowest : lanes + q - secondLowest);
+        }
+    }
+    // Pair units: only where every even position and the next lie in one window (or both in none).
+    bool pairs = planeChunkPairsSupported();
+    for (int64_t position = 0; pairs && position + 1 < tables.planeElements; position += 2)
+        pairs = outputOf(position) == outputOf(position + 1);
+    const size_t boundaries = static_cast<size_t>(chunks + 1);
+    tables.plainBefore.assign(boundaries, 0);
+    tables.otherBefore.assign(boundaries, 0);
+    tables.pairBefore.assign(boundaries, 0);
+    for (int64_t unit = 0; 2 * unit < chunks; ++unit) {
+        // Pairs j of the unit: positions 2j, 2j+1 for j in [unit*lanes, (unit+1)*lanes), whole in the plane,
+        // their outputs in one vector.
+        const int64_t firstPair = unit * lanes;
+        bool pairUnit = pairs && 2 * (firstPair + lanes) <= tables.planeElements;
+        int64_t lowest = std::numeric_limits<int64_t>::max(), highest = -1;
+        for (int64_t j = firstPair; pairUnit && j < firstPair + lanes; ++j)
+            if (const int64_t q = outputOf(2 * j); q >= 0) {
+                lowest = std::min(lowest, q);
+                highest = std::max(highest, q);
+            }
+        pairUnit = pairUnit && highest >= 0 && highest - lowest < lanes;
+        if (pairUnit) {
+            tables.pairUnit.push_back(static_cast<int32_t>(unit));
+            tables.pairFirstOutput.push_back(static_cast<int32_t>(lowest));
+            tables.pairReadable.push_back(static_cast<int32_t>(std::min(lanes, tables.planeOutputs - lowest)));
+            for (int64_t j = firstPair; j < firstPair + lanes; ++j) {
+                const int64_t q = outputOf(2 * j);
+                tables.pairOffset.push_back(static_cast<int32_t>(q < 0 ? 0 : q - lowest));
+                tables.pairPosition.push_back(static_cast<int32_t>(q < 0 ? tables.planeElements : 2 * j));
+            }
+        }
+        for (int64_t chunk = 2 * unit; chunk < std::min(chunks, 2 * unit + 2); ++chunk) {
+            const PlaneChunkTables::Chunk &entry = tables.chunk[static_cast<size_t>(chunk)];
+            const bool plain = entry.reach == PlaneChunkTables::kOneVector && entry.readable == lanes &&
+                               (chunk + 1) * lanes <= tables.planeElements;
+            if (pairUnit) {
+            } else if (plain) {
+                tables.plainChunk.push_back(static_cast<int32_t>(chunk));
+                tables.plainFirstOutput.push_back(entry.firstOutput);
+            } else {
+                tables.otherChunk.push_back(static_cast<int32_t>(chunk));
+            }
+            const size_t next = static_cast<size_t>(chunk + 1);
+            tables.plainBefore[next] = static_cast<int32_t>(tables.plainChunk.size());
+            tables.otherBefore[next] = static_cast<int32_t>(tables.otherChunk.size());
+            tables.pairBefore[next] = static_cast<int32_t>(tables.pairUnit.size());
+        }
+    }
+    return std::nullopt;
+}
+
+PlanOutcome planPlaneChunks(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    // Converted first, a plane's outputs at a time, they measured slower than the slab scatter on the Zen 4
+    // host (1 thread: E with INT64 indices 1.5x, E in bfloat16 1.4x, A in bfloat16 2x its time).
+    if (problem.gradOutput.type != ElementType::Float32)
+        return PlanOutcome::decline(
+            joinText(elementTypeName(problem.gradOutput.type), " gradients: the slab scatter measured faster"));
+    if (problem.indices.type != ElementType::Int32)
+        return PlanOutcome::decline("INT64 indices: the slab scatter measured faster");
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    if (planeElements >= std::numeric_limits<int32_t>::max())
+        return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
+    const WindowTables windows = WindowTables::of(geometry);
+    std::array<std::vector<int64_t>, 3> owner;
+    for (size_t axis = 0; axis < 3; ++axis) {
+        std::optional<std::vector<int64_t>> axisOwner =
+            windowOfCoordinate(windows.axes[axis], geometry.axes[axis].inputSize);
+        // Overlapping windows need several candidates per element; the scatter adds each output once.
+        if (!axisOwner)
+            return PlanOutcome::decline(
+                joinText("windows overlap along ", "DHW"[axis], ": the scatter adds each output once"));
+        owner[axis] = std::move(*axisOwner);
+    }
+    PlaneChunkPlan plan;
+    plan.tables.lanes = planeChunkLaneCount();
+    plan.tables.planeElements = planeElements;
+    plan.tables.planeOutputs = geometry.outputPlaneElements();
+    plan.tables.chunks = (planeElements + plan.tables.lanes - 1) / plan.tables.lanes;
+    if (std::optional<std::string> reason = buildTables(geometry, owner, plan.tables, plan.twoVectorChunks))
+        return PlanOutcome::decline(*reason);
+
+    plan.planes = geometry.planes();
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    plan.threads = threadsForWork(work);
+    // Whole planes per thread when there are enough of them; otherwise each plane's chunks are cut so
+    // that every thread gets two blocks.
+    if (plan.planes < 2 * plan.threads)
+        plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
+                                                  std::max<int64_t>((plan.tables.chunks + 1) / 2, 1));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+struct Counts {
+    int64_t expected = 0, matched = 0, outsidePlane = 0;
+};
+
+// Chunks of a plane's share `block`; counts the indices of its share of the plane's outputs (every output
+// counted once over the blocks) and the matches of its chunks.
+void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block, Counts &counts) {
+    const PlaneChunkTables &tables = plan.tables;
+    const int64_t n = plane / problem.geometry.channels, c = plane % problem.geometry.channels;
+    const float *gradOut = problem.gradOutput.plane<const float>(n, c);
+    const int32_t *indices = problem.indices.plane<const int32_t>(n, c);
+    float *gradIn = problem.gradInput.plane<float>(n, c);
+    const auto [firstChunk, endChunk] = plan.blockChunks(block);
+    const int64_t firstCounted = tables.planeOutputs * block / plan.blocksPerPlane,
+                  endCounted = tables.planeOutputs * (block + 1) / plan.blocksPerPlane;
+    const IndexCounts indexCounts =
+        countIndices(indices + firstCounted, endCounted - firstCounted, tables.planeElements);
+    counts.expected += indexCounts.present;
+    counts.outsidePlane += indexCounts.outsidePlane;
+    counts.matched += gatherPlaneChunks(tables, firstChunk, endChunk, indices, gradOut,
+                                        gradIn + firstChunk * tables.lanes, plan.streaming);
+}
+
+RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
+    const PlaneChunkPlan &plan = planAs<PlaneChunkPlan>(madePlan);
+    std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
+    runBlocksOnThreads(
+        static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
+            Counts counts;
+            for (int64_t item = begin; item < end; ++item)
+                gatherBlock(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, counts);
+            expected += counts.expected;
+            matched += counts.matched;
+            outsidePlane += counts.outsidePlane;
+        });
+    if (plan.streaming) streamingStoreFence();
+    if (outsidePlane.load() == 0 && expected.load() == matched.load()) return {};
+    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    return handOverToScatterReference(problem, *plan.fallback);
+}
+
+}  // namespace
+
+PlanOutcome planIndexGatherBackwardPlaneChunks(const PoolProblem &problem) { return planPlaneChunks(problem); }
+RunResult runIndexGatherBackwardPlaneChunks(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runPlaneChunks(problem, plan);
+}
+
+}  // namespace poolgrad::cpu
