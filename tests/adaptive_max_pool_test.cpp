@@ -296,6 +296,10 @@ struct ProblemLimits {
     bool wideChannelsLast = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
+    // Windows three wide at stride 2 along W (input 2 * output + 1), at most two per coordinate along H
+    // (output <= input) and one along D (input a multiple of the output): what the stride-2 gather backward
+    // takes.
+    bool threeWideRows = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -351,7 +355,15 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.out[a] = uniform(rng, p.in[2 + a], 2 * p.in[2 + a]);
         }
     }
-    switch (limits.divisibleWideRows || limits.wideChannelsLast ? 3 : uniform(rng, 0, 3)) {
+    // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
+    if (limits.threeWideRows && p.type == ACL_BF16) p.type = ACL_FLOAT16;
+    if (limits.threeWideRows)
+        for (int a = firstAxis; a < 3; ++a) {
+            p.out[a] = a == 2 ? uniform(rng, 4, 24) : uniform(rng, 1, p.in[2 + a]);
+            if (a == 0) p.in[2] = p.out[0] * uniform(rng, 1, 2);
+            if (a == 2) p.in[4] = 2 * p.out[2] + 1;
+        }
+    switch (limits.divisibleWideRows || limits.wideChannelsLast || limits.threeWideRows ? 3 : uniform(rng, 0, 3)) {
         case 0:  // length 0: output = input size
             for (int a = firstAxis; a < 3; ++a) p.out[a] = p.in[2 + a];
             p.outputSizeList = {};
@@ -497,15 +509,17 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
-    // indices, for the plane-chunk gather): the write-once gathers take those. A
-    // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
+    // indices, for the plane-chunk gather), a quarter three-wide windows at stride 2 along W: the write-once
+    // gathers take those (about half of each draw gets dense planes). An eighth are channels-last with 16-40
+    // channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "adaptive backward", {201, 202, 203}, 80, kMinimumShareAdaptive,
         [](Rng &rng, int n) {
             ProblemLimits limits;
             limits.divisibleWideRows = n % 2 == 1;
             limits.float32Int32 = n % 4 == 1;
-            limits.wideChannelsLast = n % 4 == 2;
+            limits.threeWideRows = n % 8 == 2 || n % 8 == 6;
+            limits.wideChannelsLast = n % 8 == 4;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

@@ -409,6 +409,9 @@ struct Sizes {
     bool wideChannelsLast = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
+    // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per row along H (kernel
+    // <= 2 * stride), no dilation: what the stride-2 gather backward takes.
+    bool stride2Rows = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -452,6 +455,19 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         params.dilation[1] = params.dilation[2] = 1;
         p.lists.dilation = {1};
     }
+    if (sizes.stride2Rows) {
+        // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
+        if (p.type == ACL_BF16) p.type = ACL_FLOAT16;
+        params.stride[1] = uniform(rng, 1, 3);
+        params.kernel[1] = uniform(rng, 1, std::min<int64_t>(4, 2 * params.stride[1]));
+        params.padding[1] = uniform(rng, 0, params.kernel[1] / 2);
+        params.kernel[2] = 3, params.stride[2] = 2, params.padding[2] = uniform(rng, 0, 1);
+        params.dilation[1] = params.dilation[2] = 1;
+        p.lists.kernel = {params.kernel[1], params.kernel[2]};
+        p.lists.stride = {params.stride[1], params.stride[2]};
+        p.lists.padding = {params.padding[1], params.padding[2]};
+        p.lists.dilation = {1};
+    }
 
     if (sizes.wideChannelsLast) {
         p.allChannelsLast = true;
@@ -478,6 +494,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           ? smallest
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
+        if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, 0, 70);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -659,15 +676,17 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
-    // indices, for the plane-chunk gather): the write-once gathers take those. A
-    // quarter are channels-last with 16-40 channels and small windows: the channel-vector scatter takes those.
+    // indices, for the plane-chunk gather), a quarter three-wide windows at stride 2 along W: the write-once
+    // gathers take those (about half of each draw gets dense planes). An eighth are channels-last with 16-40
+    // channels and small windows: the channel-vector scatter takes those.
     runRandomSuite(
         "2-D backward", {501, 502, 503}, 80, kMinimumShare2d,
         [](Rng &rng, int n) {
             Sizes sizes;
             sizes.disjointWideRows = n % 2 == 1;
             sizes.float32Int32 = n % 4 == 1;
-            sizes.wideChannelsLast = n % 4 == 2;
+            sizes.stride2Rows = n % 8 == 2 || n % 8 == 6;
+            sizes.wideChannelsLast = n % 8 == 4;
             return randomBackwardCase(rng, sizes);
         },
         makeBackwardOperands, backwardCall);

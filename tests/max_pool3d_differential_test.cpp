@@ -53,6 +53,8 @@ struct Problem {
     reference::Pool3dParams params;
     MaxPool3dLists lists;
     bool allChannelsLast = false;  // every operand stored channels-last (ProblemLimits::wideChannelsLast)
+    // Every operand contiguous (else each gets a random layout).
+    bool contiguousOperands = false;
 
     // The caller's view shape: rank 4 drops N (= 1).
     std::vector<int64_t> view(const Shape5 &shape) const {
@@ -87,6 +89,9 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis and every operand channels-last: what
     // the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
+    // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
+    bool stride2Rows = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -143,9 +148,30 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         problem.type = ACL_FLOAT;  // the plane-chunk gather takes float32 gradients with INT32 indices only
     }
     if (limits.disjointWideRows || limits.disjointNarrowRows) {
+        // A third of them contiguous: random layouts of three operands rarely all have dense planes.
+        problem.contiguousOperands = chance(rng, 1.0 / 3);
         p.stride = p.kernel;
         lists.stride = {};
         p.dilation.fill(1);
+        lists.dilation = {1};
+    }
+    if (limits.stride2Rows) {
+        // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
+        if (problem.type == ACL_BF16) problem.type = ACL_FLOAT16;
+        // Half of them contiguous: random layouts of three operands rarely all have dense planes.
+        problem.contiguousOperands = chance(rng, 0.5);
+        for (int a = 0; a < 2; ++a) {
+            p.stride[a] = uniform(rng, 1, 3);
+            p.kernel[a] = uniform(rng, 1, std::min<int64_t>(4, a == 0 ? p.stride[a] : 2 * p.stride[a]));
+            p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
+        }
+        p.kernel[2] = 3;
+        p.stride[2] = 2;
+        p.padding[2] = uniform(rng, 0, 1);
+        p.dilation.fill(1);
+        lists.kernel = {p.kernel.begin(), p.kernel.end()};
+        lists.stride = {p.stride.begin(), p.stride.end()};
+        lists.padding = {p.padding.begin(), p.padding.end()};
         lists.dilation = {1};
     }
 
@@ -170,13 +196,14 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         problem.inputShape[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, limits.maxExtra);
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
         if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
+        if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
     return problem;
 }
 
 Operand operand(Rng &rng, const Problem &p, const Shape5 &shape, aclDataType type, aclFormat format) {
-    return makeOperand(rng, p.view(shape), p.channelAxis(), type, format);
+    return makeOperand(rng, p.view(shape), p.channelAxis(), type, format, p.contiguousOperands);
 }
 
 // ------------------------------------------------------------------------------------------------ forward
@@ -320,15 +347,17 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 }
 
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
-    // Half the cases have windows that do not overlap and wide rows, a quarter narrow rows: the write-once
-    // gathers take those. An eighth are channels-last with 16-40 channels and small windows: the
-    // channel-vector scatter takes those.
+    // Three eighths of the cases have windows that do not overlap and wide rows, an eighth narrow rows, a
+    // quarter three-wide windows at stride 2 along W: the write-once gathers take those (a part of each draw
+    // gets operands with dense planes). An eighth are channels-last with 16-40 channels and small windows:
+    // the channel-vector scatter takes those.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
             ProblemLimits limits;
-            limits.disjointWideRows = n % 2 == 1;
-            limits.disjointNarrowRows = n % 4 == 2;
+            limits.disjointWideRows = n % 8 == 1 || n % 8 == 3 || n % 8 == 5;
+            limits.disjointNarrowRows = n % 8 == 7;
+            limits.stride2Rows = n % 8 == 2 || n % 8 == 6;
             limits.wideChannelsLast = n % 8 == 4;
             return randomBackwardCase(rng, limits);
         },

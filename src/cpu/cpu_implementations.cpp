@@ -21,6 +21,8 @@ constexpr std::array implementations{
                    cpu::planIndexGatherBackwardDense, cpu::runIndexGatherBackwardDense},
     Implementation{"cpu_index_gather_backward_plane_chunks", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexGatherBackwardPlaneChunks, cpu::runIndexGatherBackwardPlaneChunks},
+    Implementation{"cpu_index_gather_backward_stride2", PoolTask::IndexScatterBackward, Backend::Cpu,
+                   cpu::planIndexGatherBackwardStride2, cpu::runIndexGatherBackwardStride2},
     Implementation{"cpu_index_scatter_backward_dense", PoolTask::IndexScatterBackward, Backend::Cpu,
                    cpu::planIndexScatterBackwardDense, cpu::runIndexScatterBackwardDense},
     Implementation{"cpu_index_gather_backward_channels_last", PoolTask::IndexScatterBackward, Backend::Cpu,

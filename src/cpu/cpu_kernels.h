@@ -30,6 +30,10 @@ RunResult runIndexGatherBackwardDense(const PoolProblem &problem, const Implemen
 // are too narrow for the row gather (disjoint windows; a chunk's outputs within two vectors).
 PlanOutcome planIndexGatherBackwardPlaneChunks(const PoolProblem &problem);
 RunResult runIndexGatherBackwardPlaneChunks(const PoolProblem &problem, const ImplementationPlan &plan);
+// Windows three wide at stride 2 along W, at most two per coordinate along D and H (3x3 / 3x3x3 stride 2):
+// at most four output rows per input row, summed in registers in output order; hands over the same way.
+PlanOutcome planIndexGatherBackwardStride2(const PoolProblem &problem);
+RunResult runIndexGatherBackwardStride2(const PoolProblem &problem, const ImplementationPlan &plan);
 // The same on dense channels-last storage, vectorised across C.
 PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem);
 RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);

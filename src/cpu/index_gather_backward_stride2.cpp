@@ -1,0 +1,318 @@
+// Write-once index gather backward for windows three wide at stride 2 along W whose depth and height
+// windows overlap at most pairwise (each input coordinate in at most two windows per axis: the common
+// 3x3 and 3x3x3 "stride 2, padding 1" pooling). Every gradInput row is produced once, by the thread that
+// owns it, from the at most four output rows (od,oh) whose depth and height windows contain it, in
+// increasing output order; along W each column lies in one or two windows fixed by its parity, so a
+// vector of windows makes twice as many columns (simd_gather_stride2_rows.h) with their sums finished in
+// registers, in increasing flat output order, from +0. No zero fill, no slab: float32 rows go straight
+// into gradInput (streaming stores when it is larger than the cache), 16-bit rows through one row of
+// float32 sums rounded once. Output rows are copied into padded int32/float32 rows (INT64 indices
+// saturated, 16-bit gradients widened), a few kept per thread, so the edges of a row need no masked loads.
+//
+// As in the gather for disjoint windows (index_gather_backward.cpp), an index outside its own window or
+// outside the plane is found by counting: each output whose index is not -1 must match exactly one
+// element; otherwise the scatter reference reruns the problem and the run result names the hand-over.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/error_message.h"
+#include "core/scratch_bound.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dtype_dispatch.h"
+#include "cpu/gather_rows.h"
+#include "cpu/simd_gather_stride2_rows.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Output rows an input row reads: two along depth times two along height.
+constexpr int64_t kMostRowCandidates = 4;
+// Padded output rows kept per thread: the four of one input row, and those of the rows around it (in 3-D
+// the next input row shares two of its four); more than twice kMostRowCandidates, so a free one is near.
+constexpr int64_t kCachedRows = 8;
+// Positions past a row's end are compared in its last block (2 * 16 lanes at most): they must fit int32.
+constexpr int64_t kPositionHeadroom = 64;
+
+struct Stride2GatherPlan final : ImplementationPlan {
+    // Per input row r = d*H + h of a plane: its output rows od*Ho + oh, increasing, at
+    // rowOutputs[rowStart[r] .. rowStart[r+1]).
+    std::vector<int64_t> rowStart, rowOutputs;
+    int64_t padLeft = 0, lanes = 1, paddedLength = 0;
+    int64_t planes = 0, rows = 0, outputRows = 0;  // rows: D*H input rows of a plane; outputRows: Do*Ho
+    int64_t blocksPerPlane = 1;                    // each a range of a plane's rows, and of its output rows
+    int64_t mostCandidates = 0;
+    int threads = 1;
+    bool streaming = false;
+    std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
+
+    std::string describe() const override {
+        return joinText("stride-2 gather blocks=", planes, "x", blocksPerPlane,
+                        " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, <=", mostCandidates,
+                        " output rows a row, padLeft=", padLeft, ", ", lanes, " lanes, ",
+                        streaming ? "streaming" : "cached", " threads=", threads);
+    }
+};
+
+// The padding of a W axis whose windows are exactly 2*ow - padLeft + {0, 1, 2} clipped to the input (0 or
+// 1), or nullopt.
+std::optional<int64_t> stride2PadLeft(const std::vector<AxisWindow> &windows, int64_t inputWidth) {
+    for (const int64_t padLeft : {int64_t{0}, int64_t{1}}) {
+        bool all = !windows.empty();
+        for (size_t ow = 0; ow < windows.size() && all; ++ow) {
+            const int64_t first = std::max<int64_t>(2 * static_cast<int64_t>(ow) - padLeft, 0);
+            const int64_t last = std::min<int64_t>(2 * static_cast<int64_t>(ow) - padLeft + 2, inputWidth - 1);
+            const AxisWindow &window = windows[ow];
+            all = last >= first && window.first == first && window.count == last - first + 1 &&
+                  (window.count == 1 || window.step == 1);
+        }
+        if (all) return padLeft;
+    }
+    return std::nullopt;
+}
+
+// For each input coordinate of an axis, the output coordinates whose windows contain it, increasing.
+std::vector<std::vector<int64_t>> windowsContaining(const std::vector<AxisWindow> &windows, int64_t inputSize) {
+    std::vector<std::vector<int64_t>> containing(static_cast<size_t>(inputSize));
+    for (size_t o = 0; o < windows.size(); ++o)
+        for (int64_t j = 0, x = windows[o].first; j < windows[o].count; ++j, x += windows[o].step)
+            containing[static_cast<size_t>(x)].push_back(static_cast<int64_t>(o));
+    return containing;
+}
+
+size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
+    size_t most = 0;
+    for (const auto &outputs : containing) most = std::max(most, outputs.size());
+    return most;
+}
+
+std::optional<std::string> layoutDecline(const PoolProblem &problem) {
+    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
+    for (const auto &[role, tensor] :
+         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
+          std::pair{"gradInput", &problem.gradInput}})
+        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
+    return std::nullopt;
+}
+
+// Per thread: the cached padded rows (int32 indices and float32 gradients) and one row of float32 sums.
+std::optional<int64_t> scratchBytes(const Stride2GatherPlan &plan, int64_t width) {
+    const std::optional<int64_t> cached = checkedProduct<int64_t>({kCachedRows, plan.paddedLength, 8});
+    const std::optional<int64_t> sums = checkedMul(width, int64_t{4});
+    if (!cached || !sums) return std::nullopt;
+    return checkedAdd(*cached, *sums);
+}
+
+PlanOutcome planStride2Gather(const PoolProblem &problem) {
+    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    // bfloat16 gradients are widened and rounded with a few more operations than float16 ones (which the
+    // hardware converts); side by side on the Zen 4 host (case D-bf16, one thread) that took 1.05-1.13x the
+    // slab scatter's time, where float32 and float16 took 0.80-0.90x.
+    if (problem.gradOutput.type == ElementType::BFloat16)
+        return PlanOutcome::decline("bfloat16 gradients: the slab scatter measured faster");
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    if (planeElements >= std::numeric_limits<int32_t>::max() - kPositionHeadroom)
+        return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
+    const WindowTables windows = WindowTables::of(geometry);
+    const int64_t width = geometry.axes[2].inputSize;
+    const std::optional<int64_t> padLeft = stride2PadLeft(windows.axes[2], width);
+    if (!padLeft) return PlanOutcome::decline("windows along W are not three wide at stride 2 with padding 0 or 1");
+    const auto depth = windowsContaining(windows.axes[0], geometry.axes[0].inputSize);
+    const auto height = windowsContaining(windows.axes[1], geometry.axes[1].inputSize);
+    if (mostOf(depth) > 2 || mostOf(height) > 2)
+        return PlanOutcome::decline(joinText("up to ", mostOf(depth), "x", mostOf(height),
+                                             " depth x height windows contain one element (at most 2x2 here)"));
+
+    Stride2GatherPlan plan;
+    plan.padLeft = *padLeft;
+    plan.lanes = gatherStride2LaneCount();
+    plan.paddedLength = gatherStride2PaddedLength(width, geometry.axes[2].outputSize, plan.lanes);
+    const int64_t outputHeight = geometry.axes[1].outputSize;
+    plan.rowStart.push_back(0);
+    for (const auto &depthOutputs : depth)
+        for (const auto &heightOutputs : height) {
+            for (const int64_t od : depthOutputs)
+                for (const int64_t oh : heightOutputs) plan.rowOutputs.push_back(od * outputHeight + oh);
+            plan.rowStart.push_back(static_cast<int64_t>(plan.rowOutputs.size()));
+            plan.mostCandidates =
+                std::max(plan.mostCandidates, static_cast<int64_t>(depthOutputs.size() * heightOutputs.size()));
+        }
+    // Rows in the overlap of two depth and two height windows read four output rows; each output row is then
+    // read by up to nine input rows, where the scatter adds each output once: case B (3x3x3 stride 2) took
+    // 2.2x the slab scatter's time cache-resident and 1.5x from memory on the Zen 4 host.
+    if (plan.mostCandidates > 2)
+        return PlanOutcome::decline(joinText("up to ", plan.mostCandidates,
+                                             " output rows reach one input row: the slab scatter measured faster"));
+    if (const std::optional<int64_t> bytes = scratchBytes(plan, width); !bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("the cached output rows and a row of sums", bytes));
+
+    plan.planes = geometry.planes();
+    plan.rows = geometry.axes[0].inputSize * geometry.axes[1].inputSize;
+    plan.outputRows = geometry.axes[0].outputSize * outputHeight;
+    const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
+    plan.threads = threadsForWork(work);
+    // Whole planes per thread when there are enough of them; otherwise each plane's rows are cut so that
+    // every thread gets two blocks.
+    if (plan.planes < 2 * plan.threads)
+        plan.blocksPerPlane =
+            std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1, std::max<int64_t>(plan.rows, 1));
+    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+// Padded output rows of one thread (gatherStride2PaddedLength): the entries outside [1, 1 + Wo) keep index
+// -1 and gradient +0 for good. A row is replaced first in, first out, never one the current input row
+// (`use`) has asked for.
+class PaddedRowCache {
+public:
+    explicit PaddedRowCache(int64_t paddedLength)
+        : length_(static_cast<size_t>(paddedLength)),
+          indices_(kCachedRows * length_, -1),
+          gradients_(kCachedRows * length_, 0.0f) {}
+
+    template <typename T, typename I>
+    void find(int64_t use, int64_t plane, int64_t outputRow, const I *indexPlane, const T *gradientPlane,
+              int64_t outputWidth, const int32_t *&indices, const float *&gradients) {
+        size_t slot = 0;
+        while (slot < static_cast<size_t>(kCachedRows) && !(keys_[slot].plane == plane && keys_[slot].row == outputRow))
+            ++slot;
+        if (slot == static_cast<size_t>(kCachedRows)) {
+            while (keys_[next_].use == use) next_ = (next_ + 1) % static_cast<size_t>(kCachedRows);
+            slot = next_;
+            next_ = (next_ + 1) % static_cast<size_t>(kCachedRows);
+            keys_[slot] = {plane, outputRow, use};
+            fill(indexPlane + outputRow * outputWidth, gradientPlane + outputRow * outputWidth, outputWidth,
+                 indices_.data() + slot * length_ + 1, gradients_.data() + slot * length_ + 1);
+        }
+        keys_[slot].use = use;
+        indices = indices_.data() + slot * length_;
+        gradients = gradients_.data() + slot * length_;
+    }
+
+private:
+    template <typename T, typename I>
+    static void fill(const I *indexSource, const T *gradientSource, int64_t count, int32_t *indices, float *gradients) {
+        if constexpr (std::is_same_v<I, int32_t>) {
+            std::copy(indexSource, indexSource + count, indices);
+        } else {
+            // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
+            for (int64_t i = 0; i < count; ++i)
+                indices[i] = static_cast<int32_t>(std::clamp<int64_t>(
+                    indexSource[i], std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+        }
+        if constexpr (std::is_same_v<T, Float16>)
+            widenFloat16Row(&gradientSource->bits, gradients, count);
+        else if constexpr (std::is_same_v<T, BFloat16>)
+            widenBFloat16Row(&gradientSource->bits, gradients, count);
+        else
+            std::copy(gradientSource, gradientSource + count, gradients);
+    }
+
+    struct Key {
+        int64_t plane = -1, row = -1, use = -1;
+    };
+    size_t length_;
+    std::vector<int32_t> indices_;
+    std::vector<float> gradients_;
+    Key keys_[kCachedRows];
+    size_t next_ = 0;
+};
+
+struct BlockCounts {
+    int64_t expected = 0, matched = 0;
+};
+
+template <typename T, typename I>
+void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int64_t plane, int64_t block,
+                 PaddedRowCache &cache, std::vector<float> &sumsRow, BlockCounts &counts) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+    const T *gradOut = problem.gradOutput.plane<const T>(n, c);
+    const I *indices = problem.indices.plane<const I>(n, c);
+    T *gradIn = problem.gradInput.plane<T>(n, c);
+
+    // The outputs this block owns: each output's index is expected to match one element, unless it is -1.
+    const int64_t firstOutput = plan.outputRows * block / plan.blocksPerPlane * Wo,
+                  endOutput = plan.outputRows * (block + 1) / plan.blocksPerPlane * Wo;
+    int64_t expected = 0;
+    for (int64_t q = firstOutput; q < endOutput; ++q) expected += indices[q] != I{-1};
+    counts.expected += expected;
+
+    const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
+                  endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
+    if constexpr (std::is_same_v<I, int32_t>) {
+        // int32 indices are read in place, gradients widened in registers.
+        const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft};
+        const Stride2PlaneOperands operands{indices, gradOut, gradIn, problem.gradInput.type};
+        counts.matched += gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
+        return;
+    }
+    int64_t matched = 0;
+    const int32_t *indexRows[kMostRowCandidates];
+    const float *gradientRows[kMostRowCandidates];
+    for (int64_t r = firstRow; r < endRow; ++r) {
+        const int64_t first = plan.rowStart[static_cast<size_t>(r)], end = plan.rowStart[static_cast<size_t>(r + 1)];
+        for (int64_t k = first; k < end; ++k)
+            cache.find(plane * plan.rows + r, plane, plan.rowOutputs[static_cast<size_t>(k)], indices, gradOut, Wo,
+                       indexRows[k - first], gradientRows[k - first]);
+        const int32_t rowStart = static_cast<int32_t>(r * W);
+        if constexpr (std::is_same_v<T, float>) {
+            matched += gatherStride2Row(indexRows, gradientRows, end - first, W, plan.padLeft, rowStart, gradIn + r * W,
+                                        plan.streaming);
+        } else {
+            matched += gatherStride2Row(indexRows, gradientRows, end - first, W, plan.padLeft, rowStart, sumsRow.data(),
+                                        false);
+            storeFloatRow(problem.gradInput.type, sumsRow.data(), gradIn + r * W, W, plan.streaming);
+        }
+    }
+    counts.matched += matched;
+}
+
+template <typename T, typename I>
+bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
+    std::atomic<int64_t> expected{0}, matched{0};
+    const int64_t W = problem.geometry.axes[2].inputSize;
+    runBlocksOnThreads(plan.threads, plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
+        PaddedRowCache cache(std::is_same_v<I, int32_t> ? 0 : plan.paddedLength);
+        std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
+        BlockCounts counts;
+        for (int64_t item = begin; item < end; ++item)
+            gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, cache, sumsRow,
+                              counts);
+        expected += counts.expected;
+        matched += counts.matched;
+    });
+    if (plan.streaming) streamingStoreFence();
+    return expected.load() == matched.load();
+}
+
+RunResult runStride2Gather(const PoolProblem &problem, const ImplementationPlan &madePlan) {
+    const Stride2GatherPlan &plan = planAs<Stride2GatherPlan>(madePlan);
+    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+        });
+    });
+    if (complete) return {};
+    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    return handOverToScatterReference(problem, *plan.fallback);
+}
+
+}  // namespace
+
+PlanOutcome planIndexGatherBackwardStride2(const PoolProblem &problem) { return planStride2Gather(problem); }
+RunResult runIndexGatherBackwardStride2(const PoolProblem &problem, const ImplementationPlan &plan) {
+    return runStride2Gather(problem, plan);
+}
+
+}  // namespace poolgrad::cpu

@@ -1,0 +1,397 @@
+// Highway implementation of gatherStride2Row, compiled for every target Highway supports.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_gather_stride2_rows.cpp"
+#include "cpu/simd_gather_stride2_rows.h"
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_store-inl.h"
+// clang-format on
+#include "cpu/simd_rows.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using FloatTag = hn::CappedTag<float, 16>;
+using IndexTag = hn::RebindToSigned<FloatTag>;
+
+int64_t GatherStride2LaneCount() { return static_cast<int64_t>(hn::Lanes(FloatTag())); }
+
+// sum + (match ? gradient : +0). A sum that starts from +0 is never -0 (x + y is -0 only when both are),
+// so keeping the sum where nothing matches is the same bits as adding +0; AVX-512 does it in one masked add.
+HWY_INLINE hn::Vec<FloatTag> addMatched(hn::Vec<FloatTag> sum, hn::Mask<IndexTag> match, hn::Vec<FloatTag> gradient) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return hn::Vec<FloatTag>{_mm512_mask_add_ps(sum.raw, match.raw, sum.raw, gradient.raw)};
+#else
+    return hn::Add(sum, hn::IfThenElseZero(hn::RebindMask(FloatTag(), match), gradient));
+#endif
+}
+
+// count + (match ? 1 : 0) per lane.
+HWY_INLINE hn::Vec<IndexTag> countMatches(hn::Vec<IndexTag> count, hn::Mask<IndexTag> match) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return hn::Vec<IndexTag>{_mm512_mask_sub_epi32(count.raw, match.raw, count.raw, _mm512_set1_epi32(-1))};
+#else
+    return hn::Sub(count, hn::VecFromMask(IndexTag(), match));
+#endif
+}
+
+// lower = even[0], odd[0], even[1], odd[1], ...; upper the same from the middle lane on.
+HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Vec<FloatTag> &lower,
+                           hn::Vec<FloatTag> &upper) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    const __m512i lowerIndices = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i upperIndices = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    lower = hn::Vec<FloatTag>{_mm512_permutex2var_ps(even.raw, lowerIndices, odd.raw)};
+    upper = hn::Vec<FloatTag>{_mm512_permutex2var_ps(even.raw, upperIndices, odd.raw)};
+#else
+    const FloatTag d;
+    HWY_ALIGN float both[2 * 16];
+    hn::StoreInterleaved2(even, odd, d, both);
+    lower = hn::Load(d, both);
+    upper = hn::Load(d, both + hn::Lanes(d));
+#endif
+}
+
+// 0, 2, 4, ...: the even columns of a block (from a table: Iota builds its vector through memory, and the
+// load right after those stores would wait for them).
+HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+
+// bfloat16 bits of float32 sums, rounded to nearest even on the integer bits, NaNs keeping their top bits
+// with the quiet bit set: the rounding of storeFloatRow (simd_rows.cpp), bit for bit.
+// The bfloat16 bits are the upper half of each lane of roundedHigh.
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<FloatTag>> roundedHigh(hn::Vec<FloatTag> sums) {
+    const hn::RebindToUnsigned<FloatTag> du;
+    const auto bits = hn::BitCast(du, sums);
+    const auto rounded =
+        hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
+    return hn::IfThenElse(hn::RebindMask(du, hn::Ne(sums, sums)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
+}
+
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, FloatTag>> roundToBFloat16(hn::Vec<FloatTag> sums) {
+    return hn::DemoteTo(hn::Rebind<uint16_t, FloatTag>(),
+                        hn::BitCast(IndexTag(), hn::ShiftRight<16>(roundedHigh(sums))));
+}
+
+// Stores the first `count` (at most all) lanes of sums to `at` as float32, or as float16 / bfloat16 bits
+// (Out = Float16Bits / BFloat16Bits); whole vectors stream where aligned.
+struct Float16Bits {
+    uint16_t bits;
+};
+struct BFloat16Bits {
+    uint16_t bits;
+};
+template <typename Out>
+HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t count, bool streaming) {
+    const FloatTag df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    if constexpr (std::is_same_v<Out, float>) {
+        if (count == lanes) return storeVector(df, sums, at, streaming);
+        HWY_ALIGN float values[16];
+        hn::Store(sums, df, values);
+        std::memcpy(at, values, static_cast<size_t>(count) * sizeof(float));
+    } else {
+        const hn::Rebind<uint16_t, FloatTag> d16;
+        hn::Vec<decltype(d16)> bits;
+        if constexpr (std::is_same_v<Out, Float16Bits>)
+            bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
+        else
+            bits = roundToBFloat16(sums);
+        uint16_t *to = &at->bits;
+        if (count == lanes) return storeVector(d16, bits, to, streaming);
+        HWY_ALIGN uint16_t values[16];
+        hn::Store(bits, d16, values);
+        std::memcpy(to, values, static_cast<size_t>(count) * sizeof(uint16_t));
+    }
+}
+
+// Lanes 0, 1, 2, ...: which windows of a partial load exist.
+HWY_ALIGN constexpr int32_t kLaneIndices[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+// One candidate output row's A and B windows (see gatherRow) as vectors: indices and float32 gradients.
+struct CandidateVectors {
+    hn::Vec<IndexTag> indexA, indexB;
+    hn::Vec<FloatTag> gradientA, gradientB;
+};
+
+// Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft - 1 and B = A + 1. padLeft 1:
+// an even column 2j lies only in window j (A), an odd one in j (A) then j + 1 (B). padLeft 0: an even
+// column 2j lies in j - 1 (A) then j (B), an odd one only in j (B). `load(c, firstWindow)` gives candidate
+// c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B) of a block whose windows
+// all exist (firstWindow >= 0, firstWindow + lanes + 1 <= outputWidth), `edgeLoad` the same for the others,
+// index -1 where a window does not exist (two loaders, so that each block's vectors stay in registers).
+// The sums go to destination (streaming: aligned vectors bypass the caches); matches are added to count.
+template <int kPadLeft, typename Out, class Load, class EdgeLoad>
+HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int64_t outputWidth, int32_t rowStart,
+                          Out *HWY_RESTRICT destination, bool streaming, const Load &load, const EdgeLoad &edgeLoad,
+                          hn::Vec<IndexTag> &count) {
+    const FloatTag df;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const int64_t blocks = (width + 2 * lanes - 1) / (2 * lanes);
+    const auto zero = hn::Zero(df);
+    const auto one = hn::Set(di, 1), blockStep = hn::Set(di, static_cast<int32_t>(2 * lanes));
+    const auto rowEnd = hn::Set(di, rowStart + static_cast<int32_t>(width));
+    auto evenPosition = hn::Add(hn::Load(di, kEvenColumns), hn::Set(di, rowStart));
+    auto matches = count;
+    for (int64_t b = 0; b < blocks; ++b, evenPosition = hn::Add(evenPosition, blockStep)) {
+        const auto oddPosition = hn::Add(evenPosition, one);
+        const int64_t column = 2 * b * lanes;
+        // Columns past the row (last block only) hold positions of the next row: they must not match.
+        const bool tail = column + 2 * lanes > width;
+        const auto evenInside = hn::Lt(evenPosition, rowEnd), oddInside = hn::Lt(oddPosition, rowEnd);
+        auto evenSums = zero, oddSums = zero;
+        const int64_t firstWindow = b * lanes + kPadLeft - 1;
+        const auto sumCandidates = [&](const auto &loader) {
+            for (int64_t c = 0; c < candidates; ++c) {
+                const CandidateVectors v = loader(c, firstWindow);
+                if constexpr (kPadLeft == 1) {
+                    auto evenA = hn::Eq(v.indexA, evenPosition), oddA = hn::Eq(v.indexA, oddPosition),
+                         oddB = hn::Eq(v.indexB, oddPosition);
+                    if (tail) {
+                        evenA = hn::And(evenA, evenInside);
+                        oddA = hn::And(oddA, oddInside);
+                        oddB = hn::And(oddB, oddInside);
+                    }
+                    evenSums = addMatched(evenSums, evenA, v.gradientA);
+                    oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
+                    matches = countMatches(countMatches(countMatches(matches, evenA), oddA), oddB);
+                } else {
+                    auto evenA = hn::Eq(v.indexA, evenPosition), evenB = hn::Eq(v.indexB, evenPosition),
+                         oddB = hn::Eq(v.indexB, oddPosition);
+                    if (tail) {
+                        evenA = hn::And(evenA, evenInside);
+                        evenB = hn::And(evenB, evenInside);
+                        oddB = hn::And(oddB, oddInside);
+                    }
+                    evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
+                    oddSums = addMatched(oddSums, oddB, v.gradientB);
+                    matches = countMatches(countMatches(countMatches(matches, evenA), evenB), oddB);
+                }
+            }
+        };
+        if (firstWindow >= 0 && firstWindow + lanes + 1 <= outputWidth)
+            sumCandidates(load);
+        else
+            sumCandidates(edgeLoad);
+        hn::Vec<FloatTag> lower, upper;
+        interleave(evenSums, oddSums, lower, upper);
+        // Whole halves straight to the row (streaming where aligned), a last partial one through memory.
+        Out *at = destination + column;
+        const int64_t left = width - column;
+#if HWY_TARGET != HWY_SCALAR
+        if constexpr (std::is_same_v<Out, BFloat16Bits>) {
+            // Both halves in one vector: the upper 16 bits of every lane of the two (a fifth fewer operations),
+            // where the vector may be stored whole.
+            const hn::Repartition<uint16_t, hn::RebindToUnsigned<FloatTag>> d16;
+            uint16_t *to = &at->bits;
+            if (left >= 2 * lanes &&
+                (!streaming || reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)) {
+                const auto both =
+                    hn::ConcatOdd(d16, hn::BitCast(d16, roundedHigh(upper)), hn::BitCast(d16, roundedHigh(lower)));
+                storeVector(d16, both, to, streaming);
+                continue;
+            }
+        }
+#endif
+        storeSums(lower, at, std::min(left, lanes), streaming);
+        if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), streaming);
+    }
+    count = matches;
+}
+
+int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
+                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
+    const FloatTag df;
+    const IndexTag di;
+    // Padded rows: entry 1 + w holds window w, so every load is inside.
+    constexpr int64_t kPadded = int64_t{1} << 40;
+    const auto load = [&](int64_t c, int64_t firstWindow) {
+        const int32_t *indices = indexRows[c] + 1 + firstWindow;
+        const float *gradients = gradientRows[c] + 1 + firstWindow;
+        return CandidateVectors{hn::LoadU(di, indices), hn::LoadU(di, indices + 1), hn::LoadU(df, gradients),
+                                hn::LoadU(df, gradients + 1)};
+    };
+    auto count = hn::Zero(di);
+    if (padLeft == 1)
+        gatherRow<1>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
+    else
+        gatherRow<0>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
+    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
+// 16-bit gradient bits widened to float32 (exactly): float16 (kHalf) or bfloat16.
+template <bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
+    const FloatTag df;
+    if constexpr (kHalf) {
+        const hn::Rebind<hwy::float16_t, FloatTag> dh;
+        return hn::PromoteTo(df, hn::BitCast(dh, bits));
+    } else {
+        const IndexTag di;
+        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, bits)));
+    }
+}
+
+// Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.
+template <typename G, bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> loadGradients(const G *HWY_RESTRICT at) {
+    if constexpr (std::is_same_v<G, float>) {
+        return hn::LoadU(FloatTag(), at);
+    } else {
+        return widenGradients<kHalf>(hn::LoadU(hn::Rebind<uint16_t, FloatTag>(), at));
+    }
+}
+
+// Windows [first, first + lanes) of an output row of `count` windows: values, or `fill` where a window
+// does not exist, without touching memory outside the row.
+template <typename T>
+HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t count, T fill, T *HWY_RESTRICT out,
+                           int64_t lanes) {
+    for (int64_t i = 0; i < lanes; ++i) out[i] = first + i >= 0 && first + i < count ? row[first + i] : fill;
+}
+
+// float16 is rounded in hardware only on these targets (the others round in storeFloatRow, which falls back
+// to scalar conversions there).
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kHardwareFloat16 = true;
+#else
+constexpr bool kHardwareFloat16 = false;
+#endif
+
+template <int kPadLeft, typename G, bool kHalf>
+int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow, int64_t endRow,
+                  float *sumsRow, bool streaming) {
+    const FloatTag df;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const int64_t width = tables.width, outputWidth = tables.outputWidth;
+    const int32_t *HWY_RESTRICT indexPlane = plane.indices;
+    const G *HWY_RESTRICT gradientPlane = static_cast<const G *>(plane.gradients);
+    const int64_t *HWY_RESTRICT rowStart = tables.rowStart;
+    const int64_t *HWY_RESTRICT rowOutputs = tables.rowOutputs;
+    const auto laneIndex = hn::Load(di, kLaneIndices);
+    (void)laneIndex;
+    // 16-bit sums are rounded in registers where the target can (bfloat16: HWY_SCALAR cannot demote).
+    constexpr bool kConvertInRegisters =
+        std::is_same_v<G, float> || (HWY_TARGET != HWY_SCALAR && (!kHalf || kHardwareFloat16));
+    auto count = hn::Zero(di);
+    const int32_t *indexRows[4];
+    const G *gradientRows[4];
+    for (int64_t r = firstRow; r < endRow; ++r) {
+        const int64_t first = rowStart[r], candidates = rowStart[r + 1] - first;
+        for (int64_t c = 0; c < candidates; ++c) {
+            indexRows[c] = indexPlane + rowOutputs[first + c] * outputWidth;
+            gradientRows[c] = gradientPlane + rowOutputs[first + c] * outputWidth;
+        }
+        const auto load = [&](int64_t c, int64_t firstWindow) {
+            const int32_t *indices = indexRows[c];
+            const G *gradients = gradientRows[c];
+            return CandidateVectors{hn::LoadU(di, indices + firstWindow), hn::LoadU(di, indices + firstWindow + 1),
+                                    loadGradients<G, kHalf>(gradients + firstWindow),
+                                    loadGradients<G, kHalf>(gradients + firstWindow + 1)};
+        };
+        const auto edgeLoad = [&](int64_t c, int64_t firstWindow) {
+            const int32_t *indices = indexRows[c];
+            const G *gradients = gradientRows[c];
+            // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
+            CandidateVectors v;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+            // Masked lanes are not read (AVX-512 suppresses their faults), so `from` may be -1.
+            const auto windowsFrom = [&](int64_t from, hn::Vec<IndexTag> &windowIndices,
+                                         hn::Vec<FloatTag> &windowGradients) {
+                const auto exists = hn::And(hn::Gt(laneIndex, hn::Set(di, static_cast<int32_t>(-from - 1))),
+                                            hn::Lt(laneIndex, hn::Set(di, static_cast<int32_t>(outputWidth - from))));
+                windowIndices = hn::IfThenElse(exists, hn::MaskedLoad(exists, di, indices + from), hn::Set(di, -1));
+                // Gradients of windows that do not exist are never used (their index matches nothing).
+                if constexpr (std::is_same_v<G, float>) {
+                    windowGradients = hn::MaskedLoad(hn::RebindMask(df, exists), df, gradients + from);
+                } else {
+                    const hn::Rebind<uint16_t, FloatTag> du16;
+                    const auto bits = hn::MaskedLoad(hn::Mask<decltype(du16)>{exists.raw}, du16, gradients + from);
+                    windowGradients = widenGradients<kHalf>(bits);
+                }
+            };
+            windowsFrom(firstWindow, v.indexA, v.gradientA);
+            windowsFrom(firstWindow + 1, v.indexB, v.gradientB);
+#else
+            HWY_ALIGN int32_t partialIndices[16];
+            partialRow(indices, firstWindow, outputWidth, int32_t{-1}, partialIndices, lanes);
+            v.indexA = hn::Load(di, partialIndices);
+            partialRow(indices, firstWindow + 1, outputWidth, int32_t{-1}, partialIndices, lanes);
+            v.indexB = hn::Load(di, partialIndices);
+            // Gradients of windows that do not exist are never used (their index matches nothing).
+            HWY_ALIGN G partialGradients[16];
+            partialRow(gradients, firstWindow, outputWidth, G{}, partialGradients, lanes);
+            v.gradientA = loadGradients<G, kHalf>(partialGradients);
+            partialRow(gradients, firstWindow + 1, outputWidth, G{}, partialGradients, lanes);
+            v.gradientB = loadGradients<G, kHalf>(partialGradients);
+#endif
+            return v;
+        };
+        const int32_t rowPosition = static_cast<int32_t>(r * width);
+        if constexpr (kConvertInRegisters) {
+            using Out = std::conditional_t<std::is_same_v<G, float>, float,
+                                           std::conditional_t<kHalf, Float16Bits, BFloat16Bits>>;
+            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition,
+                                static_cast<Out *>(plane.gradInput) + r * width, streaming, load, edgeLoad, count);
+        } else {
+            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, false, load, edgeLoad, count);
+            storeFloatRow(plane.type, sumsRow, static_cast<uint16_t *>(plane.gradInput) + r * width, width, streaming);
+        }
+    }
+    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
+template <typename G, bool kHalf>
+int64_t planeRowsOfType(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                        int64_t endRow, float *sumsRow, bool streaming) {
+    return tables.padLeft == 1 ? planeRows<1, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming)
+                               : planeRows<0, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming);
+}
+
+int64_t GatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming) {
+    switch (plane.type) {
+        case ElementType::Float16:
+            return planeRowsOfType<uint16_t, true>(tables, plane, firstRow, endRow, sumsRow, streaming);
+        case ElementType::BFloat16:
+            return planeRowsOfType<uint16_t, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+        default:
+            return planeRowsOfType<float, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(GatherStride2LaneCount);
+HWY_EXPORT(GatherStride2Row);
+HWY_EXPORT(GatherStride2PlaneRows);
+
+int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
+
+int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
+                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherStride2Row)(indexRows, gradientRows, candidates, width, padLeft, rowStart,
+                                                  destination, streaming);
+}
+
+int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherStride2PlaneRows)(tables, plane, firstRow, endRow, sumsRow, streaming);
+}
+
+}  // namespace poolgrad::cpu
+#endif

@@ -1,0 +1,61 @@
+// The vector core of the write-once index gather backward for windows three wide at stride 2 along W
+// (the "k3 s2" pooling, whose windows overlap: each input column lies in one or two windows of an output
+// row, which ones fixed by the column's parity). One input row is made from the few output rows whose
+// depth and height windows contain it, a vector of windows at a time: every even and odd column of a
+// block is compared with the indices of its (at most two) windows, the gradients of the matches summed
+// in registers in increasing output order, and the row written once.
+#pragma once
+
+#include <cstdint>
+
+#include "core/data_type.h"
+
+namespace poolgrad::cpu {
+
+// Lanes (windows per block; a block makes twice as many columns) of the instruction set the dispatch
+// chose for this CPU: the plan pads the output rows for it.
+int64_t gatherStride2LaneCount();
+
+// Output rows prepared for gatherStride2Row: entry 0 stands for window -1, entry 1 + ow for window ow,
+// and the entries up to paddedLength for windows past the last; the windows that do not exist hold
+// index -1 (no element's position) and gradient +0.
+inline int64_t gatherStride2PaddedLength(int64_t width, int64_t outputWidth, int64_t lanes) {
+    const int64_t blocks = (width + 2 * lanes - 1) / (2 * lanes);
+    const int64_t needed = blocks * lanes + 2;
+    return needed > outputWidth + 2 ? needed : outputWidth + 2;
+}
+
+// One input row of `width` columns whose plane positions start at rowStart, windows 2*ow - padLeft +
+// {0, 1, 2} (padLeft 0 or 1): element w gets +0 + the gradients, in candidate order and within one
+// candidate in increasing window order, of the windows whose index is its position (rowStart + w).
+// indexRows / gradientRows: `candidates` padded output rows (see above), in increasing output order.
+// Writes the width sums to destination (streaming: aligned vectors bypass the caches) and returns how
+// many (output, element) pairs matched.
+int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
+                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming);
+
+// The plan's description of a plane's rows: input row r = d*H + h reads the output rows (od*Ho + oh)
+// rowOutputs[rowStart[r] .. rowStart[r+1]), increasing.
+struct Stride2RowTables {
+    const int64_t *rowStart = nullptr;
+    const int64_t *rowOutputs = nullptr;
+    int64_t width = 0, outputWidth = 0, padLeft = 0;
+};
+
+// One plane's operands read in place: int32 indices and gradients (float32, or float16 / bfloat16 bits,
+// widened in registers) of Do*Ho*Wo outputs, and its gradInput of D*H*W elements of the same type.
+struct Stride2PlaneOperands {
+    const int32_t *indices = nullptr;
+    const void *gradients = nullptr;
+    void *gradInput = nullptr;
+    ElementType type = ElementType::Float32;
+};
+
+// Input rows [firstRow, endRow) of a plane, as gatherStride2Row makes each, straight from the plane's
+// output rows (masked loads at the ends of a row where the instruction set cannot fault on them, a copy
+// otherwise): float32 rows are written into gradInput, 16-bit ones through sumsRow (width floats) and
+// rounded once. Returns the matches.
+int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
+                               int64_t endRow, float *sumsRow, bool streaming);
+
+}  // namespace poolgrad::cpu

@@ -1,0 +1,151 @@
+// cpu_index_gather_backward_stride2, forced: windows three wide at stride 2 along W (padding 0 and 1, ceil
+// mode, adaptive W = 2*Wo + 1) with depth or height windows that overlap pairwise, touch or are 1 wide;
+// tie-heavy inputs (small integers, so neighbouring windows pick the same element and up to four
+// gradients meet in one sum), NaN with payloads, -0, Inf and far-apart magnitudes (the sums depend on their
+// order), -1 indices, INT32/INT64, float32/float16 (bfloat16 declined), rows of partial and whole vectors, 1, 2 and 3
+// threads with the planes split. Each run is the kernel's own (no fallback), bit for bit equal to the naive
+// reference and to the scatter reference including NaN payloads, with gradInput poisoned before and
+// nothing outside it touched. Indices outside their own window hand the problem to the scatter reference;
+// a bad index gives 161002 and a zero gradInput.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "poolgrad/poolgrad.h"
+#include "support/index_backward_case.h"
+
+namespace {
+
+using test_support::IndexBackwardCase;
+using test_support::IndexBackwardRun;
+using test_support::ThreadSetting;
+using Geometry = test_support::IndexGeometry;
+
+constexpr const char *kStride2Gather = "cpu_index_gather_backward_stride2";
+constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
+
+const Geometry geometries[] = {
+    {"2-D 3x3 stride 2 pad 1", {2, 3, 1, 13, 70}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+    {"2-D 3x3 stride 2 pad 1, width 32 (whole vectors)", {1, 2, 1, 8, 32}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+    {"2-D 3x3 stride 2, no padding, ceil mode", {1, 3, 1, 10, 41}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, true},
+    {"3-D 3x3x3, depth stride 3, pad 1", {2, 2, 7, 9, 35}, {3, 3, 3}, {3, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"3-D 3x3x3, depth stride 3, ceil mode, narrow rows",
+     {1, 2, 6, 6, 6},
+     {3, 3, 3},
+     {3, 2, 2},
+     {0, 1, 1},
+     {1, 1, 1},
+     true},
+    {"3-D, overlapping depth, disjoint height", {1, 2, 7, 6, 40}, {3, 2, 3}, {2, 2, 2}, {1, 0, 1}, {1, 1, 1}},
+    {"2x2 at stride 2 over depth and height", {1, 3, 4, 6, 67}, {2, 2, 3}, {2, 2, 2}, {0, 0, 1}, {1, 1, 1}},
+    {"height 4 at stride 2, width 3 at stride 2", {1, 2, 1, 11, 50}, {1, 4, 3}, {1, 2, 2}, {0, 2, 1}, {1, 1, 1}},
+    {"adaptive, W = 2*Wo + 1", {1, 2, 3, 10, 33}, {}, {}, {}, {}, false, true, {2, 5, 16}},
+};
+
+IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
+    return test_support::indexCaseOf(geometry, type, indexType, test_support::IndexLayout::Contiguous, seed);
+}
+
+TEST(IndexGatherBackwardStride2, MatchesTheReferencesBitForBitWithoutFallback) {
+    uint64_t seed = 100;
+    for (const Geometry &geometry : geometries)
+        for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+            for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+                for (const int threads : {1, 2, 3}) {
+                    const IndexBackwardCase problem = makeCase(geometry, type, indexType, ++seed);
+                    SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                                 std::to_string(threads));
+                    ThreadSetting setting(threads, 1);
+                    const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+                    if (type == ACL_BF16) {  // the plan leaves bfloat16 gradients to the slab scatter
+                        EXPECT_EQ(run.status.phaseOne, 561003);
+                        EXPECT_NE(run.message.find("bfloat16 gradients: the slab scatter measured faster"),
+                                  std::string::npos)
+                            << run.message;
+                        continue;
+                    }
+                    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+                    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+                    EXPECT_EQ(run.implementation, kStride2Gather);
+                    EXPECT_EQ(run.fallback, "");
+                    test_support::expectGradInputBits(problem.expectedBits(), run, type, false);
+                    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
+                    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
+                    test_support::expectGradInputBits(scatter.gradInputBits, run, type, true);
+                }
+}
+
+// One 3x5 plane, 3x3 windows at stride 2 with padding 1: outputs (oh, ow) in 2x3, and element (1, 1) lies
+// in the four windows (0,0) (0,1) (1,0) (1,1). All four pick it; in increasing output order
+// ((0 + 1) + 2^24) + 1 rounds twice to 2^24, minus 2^24 gives 0 (in any other order the two 1s meet, or meet
+// 2^24 at another moment: 2 or 1).
+TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
+    ThreadSetting setting(1, 0);
+    IndexBackwardCase problem;
+    problem.inputShape = {1, 1, 1, 3, 5};
+    problem.params.kernel = {1, 3, 3};
+    problem.params.stride = {1, 2, 2};
+    problem.params.padding = {0, 1, 1};
+    problem.prepare();
+    ASSERT_EQ(problem.gradOutput.size(), 6u);  // (0,0) (0,1) (0,2) (1,0) (1,1) (1,2)
+    const int64_t shared = 1 * 5 + 1;
+    problem.indices = {shared, shared, 4, shared, shared, 2 * 5 + 4};
+    const float big = std::ldexp(1.0f, 24);
+    problem.gradOutput = {1.0f, big, -0.0f, 1.0f, -big, 0.5f};
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.implementation, kStride2Gather);
+    EXPECT_EQ(run.fallback, "");
+    std::vector<uint64_t> expected(15, 0);
+    expected[2 * 5 + 4] = 0x3f000000;  // 0.5; element 4 gets -0 as +0; element 6 gets exactly +0
+    EXPECT_EQ(run.gradInputBits, expected);
+}
+
+TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {
+    for (const int threads : {1, 2, 3}) {
+        ThreadSetting setting(threads, 1);
+        for (const size_t output : {size_t{0}, size_t{1}}) {
+            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
+            // Output 0's window covers columns 0..1 and output 1's columns 1..3 of rows 0..1: row 5, column 69
+            // and row 0, column 69 are inside the plane but outside those windows.
+            problem.indices[output] = output == 0 ? 5 * 70 + 69 : 70 - 1;
+            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kStride2Gather),
+                                                   kStride2Gather);
+        }
+    }
+}
+
+TEST(IndexGatherBackwardStride2, AnIndexOnAColumnPastTheRowIsStrayToo) {
+    // Ceil mode clips the last window at the row's end; the partial last block still compares it with the
+    // column after the end, whose position is the next row's first element (row 1 lies in that window's
+    // rows, column 0 does not). Matching there would lose the contribution and pass the count.
+    const Geometry clipped[] = {
+        {"no padding, width 40", {1, 1, 1, 6, 40}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, true},
+        {"padding 1, width 39", {1, 1, 1, 6, 39}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}, true},
+    };
+    ThreadSetting setting(1, 0);
+    for (const Geometry &geometry : clipped) {
+        SCOPED_TRACE(geometry.label);
+        IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, ACL_INT32, 8);
+        const int64_t width = geometry.input[4], outputWidth = problem.outputShape[4];
+        problem.indices[static_cast<size_t>(outputWidth - 1)] = width;  // row 1, column 0
+        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kStride2Gather),
+                                               kStride2Gather);
+    }
+}
+
+TEST(IndexGatherBackwardStride2, ABadIndexIs161002WithAZeroGradInput) {
+    ThreadSetting setting(2, 1);
+    for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+        for (const int64_t bad : {int64_t{-2}, int64_t{13 * 70}, int64_t{1} << 32}) {
+            if (indexType == ACL_INT32 && bad > INT32_MAX) continue;
+            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, indexType, 9);
+            problem.indices[17] = bad;
+            test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kStride2Gather), bad);
+        }
+}
+
+}  // namespace

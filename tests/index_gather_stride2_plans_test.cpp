@@ -1,0 +1,116 @@
+// cpu_index_gather_backward_stride2 decides everything in phase 1: the plan text names the split of the
+// planes' rows into blocks, the most output rows an input row reads, the W padding, the lanes of the
+// dispatched instruction set, streaming or cached stores and the threads. It declines (phase one 561003
+// when forced, naming the reason) what it does not take; the library then chooses another implementation.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+
+#include "poolgrad/poolgrad.h"
+#include "support/index_backward_case.h"
+
+namespace {
+
+using test_support::IndexBackwardCase;
+using test_support::IndexBackwardRun;
+using test_support::ThreadSetting;
+
+constexpr const char *kStride2Gather = "cpu_index_gather_backward_stride2";
+
+IndexBackwardCase pooled(reference::Shape5 shape, std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride,
+                         std::array<int64_t, 3> padding, aclDataType type = ACL_FLOAT) {
+    IndexBackwardCase problem;
+    problem.inputShape = shape;
+    problem.params.kernel = kernel;
+    problem.params.stride = stride;
+    problem.params.padding = padding;
+    problem.type = type;
+    problem.prepare();
+    return problem;
+}
+
+// The plan text around the lane count, which is the dispatched instruction set's (16 with AVX-512, 8 with
+// AVX2, 4 with SSE4).
+void expectPlan(const IndexBackwardRun &run, const std::string &prefix, const std::string &suffix) {
+    ASSERT_GT(run.plan.size(), prefix.size() + suffix.size()) << run.plan;
+    EXPECT_EQ(run.plan.substr(0, prefix.size()), prefix) << run.plan;
+    EXPECT_EQ(run.plan.substr(run.plan.size() - suffix.size()), suffix) << run.plan;
+    const std::string lanes = run.plan.substr(prefix.size(), run.plan.size() - prefix.size() - suffix.size());
+    EXPECT_TRUE(lanes == "4" || lanes == "8" || lanes == "16") << run.plan;
+}
+
+TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
+    struct Expectation {
+        const char *label;
+        int threads;
+        IndexBackwardCase problem;
+        const char *prefix, *suffix;
+    };
+    const Expectation expectations[] = {
+        // 4 planes of 12 rows for 2 threads: whole planes; an odd input row reads two output rows.
+        {"2-D, whole planes", 2, pooled({1, 4, 1, 12, 64}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
+         "stride-2 gather blocks=4x1 of <=12 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=2"},
+        // One plane of 7x9 rows for 3 threads: cut into 6 blocks; depth windows 3 at stride 3 do not overlap.
+        {"3-D, one plane split", 3, pooled({1, 1, 7, 9, 35}, {3, 3, 3}, {3, 2, 2}, {1, 1, 1}),
+         "stride-2 gather blocks=1x6 of <=11 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=3"},
+        // No padding; float16 goes through a row of float32 sums all the same.
+        {"2-D, no padding, float16", 1, pooled({1, 2, 1, 9, 41}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, ACL_FLOAT16),
+         "stride-2 gather blocks=2x1 of <=9 rows, <=2 output rows a row, padLeft=0, ", " lanes, cached threads=1"},
+        // 4.2 MB of float32 gradInput: streaming stores; one plane, one thread: two blocks.
+        {"streaming", 1, pooled({1, 1, 1, 1040, 1024}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, streaming threads=1"},
+    };
+    for (const Expectation &expectation : expectations) {
+        SCOPED_TRACE(expectation.label);
+        ThreadSetting setting(expectation.threads, 1);
+        const IndexBackwardRun run = test_support::runIndexBackward(expectation.problem, kStride2Gather);
+        ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+        EXPECT_EQ(run.implementation, kStride2Gather);
+        EXPECT_EQ(run.fallback, "");
+        expectPlan(run, expectation.prefix, expectation.suffix);
+        test_support::expectGradInputBits(expectation.problem.expectedBits(), run, expectation.problem.type, false);
+    }
+}
+
+TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
+    ThreadSetting setting(1, 0);
+    struct Declined {
+        const char *label;
+        IndexBackwardCase problem;
+        const char *reason;
+    };
+    IndexBackwardCase dilated = pooled({1, 1, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    dilated.params.dilation = {1, 1, 2};
+    dilated.prepare();
+    IndexBackwardCase channelsLast = pooled({1, 4, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    channelsLast.layout = test_support::IndexLayout::ChannelsLast;
+    const Declined cases[] = {
+        {"2x2 at stride 2", pooled({1, 1, 2, 4, 64}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}),
+         "windows along W are not three wide at stride 2 with padding 0 or 1"},
+        {"3 wide at stride 1", pooled({1, 1, 1, 4, 64}, {1, 3, 3}, {1, 2, 1}, {0, 1, 1}),
+         "windows along W are not three wide at stride 2 with padding 0 or 1"},
+        {"dilated along W", dilated, "windows along W are not three wide at stride 2 with padding 0 or 1"},
+        {"height windows at stride 1", pooled({1, 1, 1, 6, 64}, {1, 3, 3}, {1, 1, 2}, {0, 1, 1}),
+         "up to 1x3 depth x height windows contain one element (at most 2x2 here)"},
+        {"depth 5 at stride 2", pooled({1, 1, 9, 4, 64}, {5, 3, 3}, {2, 2, 2}, {0, 1, 1}),
+         "up to 3x2 depth x height windows contain one element (at most 2x2 here)"},
+        {"channels-last", channelsLast, "gradOutput planes are not dense row-major"},
+        {"bfloat16", pooled({1, 2, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16),
+         "bfloat16 gradients: the slab scatter measured faster"},
+        {"3x3x3 at stride 2", pooled({1, 1, 5, 5, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}),
+         "up to 4 output rows reach one input row: the slab scatter measured faster"},
+    };
+    for (const Declined &declined : cases) {
+        SCOPED_TRACE(declined.label);
+        const IndexBackwardRun run = test_support::runIndexBackward(declined.problem, kStride2Gather);
+        EXPECT_EQ(run.status.phaseOne, 561003);
+        EXPECT_NE(run.message.find(declined.reason), std::string::npos) << run.message;
+        const IndexBackwardRun chosen = test_support::runIndexBackward(declined.problem, "");
+        EXPECT_NE(chosen.implementation, kStride2Gather);
+        test_support::expectGradInputBits(declined.problem.expectedBits(), chosen, declined.problem.type, false);
+    }
+}
+
+}  // namespace
