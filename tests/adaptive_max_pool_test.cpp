@@ -347,6 +347,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.in[2 + a] = p.out[a] * (a == 2 ? uniform(rng, 1, 2) : uniform(rng, 1, 3));
         }
     }
+    // A fifth of the disjoint draws store every operand channels-last: what the channels-last gather takes.
+    if (limits.divisibleWideRows && chance(rng, 0.2)) p.allChannelsLast = true;
     if (limits.wideChannelsLast) {
         p.allChannelsLast = true;
         p.in[1] = 8 * uniform(rng, 2, 5);

@@ -148,8 +148,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         problem.type = ACL_FLOAT;  // the plane-chunk gather takes float32 gradients with INT32 indices only
     }
     if (limits.disjointWideRows || limits.disjointNarrowRows) {
-        // A third of them contiguous: random layouts of three operands rarely all have dense planes.
-        problem.contiguousOperands = chance(rng, 1.0 / 3);
+        // Half of them contiguous: random layouts of three operands rarely all have dense planes.
+        problem.contiguousOperands = chance(rng, 0.5);
         p.stride = p.kernel;
         lists.stride = {};
         p.dilation.fill(1);
