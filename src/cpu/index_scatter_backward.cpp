@@ -606,7 +606,7 @@ std::optional<std::string> channelVectorsDecline(const PoolProblem &problem, con
     return std::nullopt;
 }
 
-constexpr int64_t kSparseOutputsPerInput = 16;
+constexpr int64_t kSparseOutputsPerInput = 128;
 
 PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channelVectors) {
     if (std::optional<std::string> reason = layoutDecline(problem, channelsLast)) return PlanOutcome::decline(*reason);
@@ -644,9 +644,11 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
     // A take 1.4x as long as zero-filling and scattering in place, PyTorch's way).
     plan.inPlace = problem.gradInput.type == ElementType::Float32 && !plan.streaming;
     plan.prefetchNextPlane = !channelsLast && geometry.outputPlaneElements() <= 4096;
-    // Few outputs per input element (fewer than 1 in kSparseOutputsPerInput): slabs would spend nearly all
-    // their time zeroing a buffer and copying zeros out of it. Zero-filling gradInput once and scattering
-    // into it moves the zeros once (case C1, adaptive 5x7x9 of 16x64x64 planes: see
+    // Few outputs per input element (fewer than 1 in kSparseOutputsPerInput): slabs spend most of their time
+    // zeroing a buffer and copying zeros out of it. Zero-filling gradInput once and scattering into it moves
+    // the zeros once, but each output then reads its line back from memory (gradInput streamed out), so it
+    // pays only for very few outputs: measured (one thread, 16x64x64 planes, adaptive) faster than the
+    // slabs at 1 in 144 and 1 in 208 (case C1), slower at 1 in 69 and 2.5x slower at 1 in 32 (see
     // docs/kernels/index_backward.md). Every thread needs a plane of its own.
     plan.zeroFillThenScatter =
         !channelsLast && problem.gradOutput.type == ElementType::Float32 &&
