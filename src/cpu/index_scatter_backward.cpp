@@ -648,7 +648,7 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
     // zeroing a buffer and copying zeros out of it. Zero-filling gradInput once and scattering into it moves
     // the zeros once, but each output then reads its line back from memory (gradInput streamed out), so it
     // pays only for very few outputs: measured (one thread, 16x64x64 planes, adaptive) faster than the
-    // slabs at 1 in 144 and 1 in 208 (case C1), slower at 1 in 69 and 2.5x slower at 1 in 32 (see
+    // slabs at 1 in 208 (case C1) and 1 in 144, about even at 1 in 100, slower at 1 in 69, 2.5x at 1 in 32 (see
     // docs/kernels/index_backward.md). Every thread needs a plane of its own.
     plan.zeroFillThenScatter =
         !channelsLast && problem.gradOutput.type == ElementType::Float32 &&
