@@ -30,6 +30,10 @@ IndexBackwardCase pooled(reference::Shape5 shape, std::array<int64_t, 3> kernel,
     return problem;
 }
 
+std::string sparsePlanText(int threads) {
+    return "planes=6 zero-filled then scattered in place threads=" + std::to_string(threads);
+}
+
 void expectMatchesReference(const IndexBackwardCase &problem, const IndexBackwardRun &run) {
     ASSERT_EQ(run.status.phaseOne, 0) << run.message;
     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
@@ -181,6 +185,89 @@ TEST(IndexScatterPlans, AnIndexOutsideThePlaneIsReportedByTheReference) {
     EXPECT_EQ(run.status.phaseTwo, 161002);
     EXPECT_EQ(run.fallback, "cpu_index_scatter_backward_reference: an index outside its plane");
     for (uint64_t bits : run.gradInputBits) ASSERT_EQ(bits, 0u);
+}
+
+// Few outputs per input element (fewer than 1 in 128, float32, dense planes): gradInput is zero-filled and the
+// outputs are scattered straight into it, each thread owning whole planes.
+IndexBackwardCase adaptiveCase(reference::Shape5 shape, std::array<int64_t, 3> output, double specialShare) {
+    IndexBackwardCase problem;
+    problem.inputShape = shape;
+    problem.adaptive = true;
+    problem.adaptiveOutput = output;
+    problem.specialShare = specialShare;
+    problem.prepare();
+    return problem;
+}
+
+TEST(IndexScatterPlans, SparseProblemsZeroFillThenScatterInPlace) {
+    struct Expectation {
+        const char *label;
+        int threads;
+        IndexBackwardCase problem;
+        const char *plan;
+    };
+    const Expectation expectations[] = {
+        // 1x2x2 outputs of 4x16x16 inputs: 1 in 256.
+        {"1 in 256", 2, pooled({2, 3, 4, 16, 16}, {4, 8, 8}), "planes=6 zero-filled then scattered in place threads=2"},
+        // Adaptive 3x3x2 of 16x16x16, overlapping windows: 1 in 227.
+        {"adaptive", 3, adaptiveCase({2, 3, 16, 16, 16}, {3, 3, 2}, 0.3),
+         "planes=6 zero-filled then scattered in place threads=3"},
+        // 8.5 MB of float32 gradInput: zero-filled with streaming stores.
+        {"streaming", 2, pooled({2, 1, 1, 1040, 1024}, {1, 8, 32}),
+         "planes=2 zero-filled streaming then scattered in place threads=2"},
+        // Exactly 1 in 128 stays with the slabs.
+        {"1 in 128", 2, pooled({2, 3, 4, 16, 16}, {2, 8, 8}),
+         "slabs=6x1 of <=64 rows (1024 sums) in place threads=2 prefetch"},
+        // Fewer planes than threads: slabs split the plane.
+        {"one plane", 2, pooled({1, 1, 4, 16, 16}, {4, 8, 8}),
+         "slabs=1x4 of <=16 rows (256 sums) in place threads=2 prefetch"},
+        // 16-bit gradients are summed in float32 buffers: slabs.
+        {"float16", 2, pooled({2, 3, 4, 16, 16}, {4, 8, 8}, ACL_FLOAT16),
+         "slabs=6x1 of <=64 rows (1024 sums) buffered threads=2 prefetch"},
+    };
+    for (const Expectation &expectation : expectations) {
+        SCOPED_TRACE(expectation.label);
+        ThreadSetting setting(expectation.threads, 1);
+        const IndexBackwardRun run =
+            test_support::runIndexBackward(expectation.problem, "cpu_index_scatter_backward_dense");
+        expectMatchesReference(expectation.problem, run);
+        EXPECT_EQ(run.implementation, "cpu_index_scatter_backward_dense");
+        EXPECT_EQ(run.plan, expectation.plan);
+        EXPECT_EQ(run.fallback, "");
+        EXPECT_EQ(run.bytesOutsideViewChanged, 0);
+    }
+}
+
+TEST(IndexScatterPlans, SparseScatterSumsCollisionsInOutputOrderWithoutHandOver) {
+    // Indices anywhere in the plane, several outputs per element (-0, NaN and Inf among the gradients, so the
+    // order of the sums shows), most outside their own windows: the thread owning the plane takes them all.
+    IndexBackwardCase problem = adaptiveCase({2, 3, 16, 16, 16}, {3, 3, 2}, 0.3);
+    const int64_t planeElements = 16 * 16 * 16, outputs = 3 * 3 * 2;
+    for (size_t q = 0; q < problem.indices.size(); ++q) {
+        const int64_t position = static_cast<int64_t>(q) % outputs;
+        problem.indices[q] = position % 7 == 3 ? -1 : (position * 5) % 4 + (position % 2) * (planeElements - 4);
+    }
+    for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(threads);
+        ThreadSetting setting(threads, 1);
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, "cpu_index_scatter_backward_dense");
+        expectMatchesReference(problem, run);
+        EXPECT_EQ(run.implementation, "cpu_index_scatter_backward_dense");
+        EXPECT_EQ(run.plan, sparsePlanText(threads));
+        EXPECT_EQ(run.fallback, "") << "whole planes take stray indices themselves";
+    }
+}
+
+TEST(IndexScatterPlans, SparseScatterReportsAnIndexOutsideThePlaneWithZeroes) {
+    for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(threads);
+        ThreadSetting setting(threads, 1);
+        IndexBackwardCase problem = adaptiveCase({2, 3, 16, 16, 16}, {3, 3, 2}, 0.0);
+        problem.indices[4 * 18 + 5] = 16 * 16 * 16;
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, "cpu_index_scatter_backward_dense");
+        EXPECT_EQ(run.plan, sparsePlanText(threads));
+        test_support::expectBadIndexZeroes(run, 16 * 16 * 16);
+    }
 }
 
 }  // namespace

@@ -109,6 +109,9 @@ struct ScatterSlabsPlan final : ImplementationPlan {
     bool inPlace = false;
     bool prefetchNextPlane = false;
     bool channelVectors = false;  // channels-last: per-tap compares across vectors of channels
+    // Few outputs per input element (dense planes, float32): each thread zero-fills its planes of gradInput,
+    // then scatters their outputs straight into them (see planSlabs).
+    bool zeroFillThenScatter = false;
     // Channels-last: the least first row (d*H + h of its first element) of the windows of output rows
     // (od', oh') >= (od, oh) in output order, and so the rows complete when output row (od, oh) starts.
     // From per-axis suffix minima of the windows' first elements (empty windows excluded; kNoRow if none).
@@ -129,6 +132,9 @@ struct ScatterSlabsPlan final : ImplementationPlan {
 
     int64_t slabs() const { return groups * slabsPerGroup; }
     std::string describe() const override {
+        if (zeroFillThenScatter)
+            return joinText("planes=", groups, " zero-filled", streaming ? " streaming" : "",
+                            " then scattered in place threads=", threads);
         const int64_t rowsPerSlab = (rows + slabsPerGroup - 1) / slabsPerGroup;
         return joinText("slabs=", groups, "x", slabsPerGroup, " of <=", rowsPerSlab, " rows (",
                         rowsPerSlab * rowElements, " sums) ",
@@ -428,11 +434,62 @@ void prefetchOutputs(const PoolProblem &problem, int64_t group) {
     for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(I)); b += 64) __builtin_prefetch(indices + b);
 }
 
+// Sparse problems (few outputs per input element): the thread's planes of gradInput are zero-filled first
+// (streaming stores when gradInput is larger than the cache), then each plane's outputs are scattered into
+// it in increasing output order. A thread owns whole planes, so every in-plane index, inside its own
+// window or not, lands where it belongs; only an index outside the plane stops the run (true).
+template <typename I>
+bool zeroFillThenScatterPlanes(const PoolProblem &problem, const ScatterSlabsPlan &plan, int64_t begin, int64_t end) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t planeElements = geometry.inputPlaneElements();
+    const int64_t outputs = geometry.outputPlaneElements();
+    const int64_t channels = geometry.channels;
+    if (plan.streaming) {
+        // Streaming stores take their data from registers; a small zeroed row feeds them from L1.
+        static constexpr int64_t kZeroRow = 4096;
+        alignas(64) static const float zeros[kZeroRow] = {};
+        for (int64_t plane = begin; plane < end; ++plane) {
+            float *gradIn = problem.gradInput.plane<float>(plane / channels, plane % channels);
+            for (int64_t at = 0; at < planeElements; at += kZeroRow)
+                storeFloatRow(ElementType::Float32, zeros, gradIn + at, std::min(kZeroRow, planeElements - at), true);
+        }
+    } else {
+        for (int64_t plane = begin; plane < end; ++plane) {
+            float *gradIn = problem.gradInput.plane<float>(plane / channels, plane % channels);
+            std::fill(gradIn, gradIn + planeElements, 0.0f);
+        }
+    }
+    for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t n = plane / channels, c = plane % channels;
+        const float *gradOut = problem.gradOutput.plane<const float>(n, c);
+        const I *indices = problem.indices.plane<const I>(n, c);
+        float *gradIn = problem.gradInput.plane<float>(n, c);
+        for (int64_t q = 0; q < outputs; ++q) {
+            const int64_t target = static_cast<int64_t>(indices[q]);
+            if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
+                gradIn[target] = addToSum(gradIn[target], gradOut[q]);
+            } else if (target != -1) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan) {
     const int64_t rows = plan.rows, slabsPerGroup = plan.slabsPerGroup;
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
+    if constexpr (std::is_same_v<T, float> && !ChannelsLast) {
+        if (plan.zeroFillThenScatter) {
+            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
+                if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
+            });
+            if (plan.streaming) streamingStoreFence();
+            return {0, 0, badIndex.load()};
+        }
+    }
     runBlocksOnThreads(static_cast<int>(plan.threads), plan.slabs(), [&](int64_t begin, int64_t end) {
         SlabScratch scratch;
         SlabCounts local;
@@ -549,6 +606,8 @@ std::optional<std::string> channelVectorsDecline(const PoolProblem &problem, con
     return std::nullopt;
 }
 
+constexpr int64_t kSparseOutputsPerInput = 128;
+
 PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channelVectors) {
     if (std::optional<std::string> reason = layoutDecline(problem, channelsLast)) return PlanOutcome::decline(*reason);
     if (std::optional<std::string> reason = slabsScratchDecline(problem, channelsLast))
@@ -585,6 +644,17 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
     // A take 1.4x as long as zero-filling and scattering in place, PyTorch's way).
     plan.inPlace = problem.gradInput.type == ElementType::Float32 && !plan.streaming;
     plan.prefetchNextPlane = !channelsLast && geometry.outputPlaneElements() <= 4096;
+    // Few outputs per input element (fewer than 1 in kSparseOutputsPerInput): slabs spend most of their time
+    // zeroing a buffer and copying zeros out of it. Zero-filling gradInput once and scattering into it moves
+    // the zeros once, but each output then reads its line back from memory (gradInput streamed out), so it
+    // pays only for very few outputs: measured (one thread, 16x64x64 planes, adaptive) faster than the
+    // slabs at 1 in 208 (case C1) and 1 in 144, about even at 1 in 100, slower at 1 in 69, 2.5x at 1 in 32 (see
+    // docs/kernels/index_backward.md). Every thread needs a plane of its own.
+    plan.zeroFillThenScatter =
+        !channelsLast && problem.gradOutput.type == ElementType::Float32 &&
+        saturatingMul(geometry.outputPlaneElements(), kSparseOutputsPerInput) < geometry.inputPlaneElements() &&
+        plan.groups >= plan.threads;
+    if (plan.zeroFillThenScatter) plan.prefetchNextPlane = false;
     if (channelsLast) {
         const auto laterFirst = [](const std::vector<AxisWindow> &axis) {
             std::vector<int64_t> later(axis.size() + 1, ScatterSlabsPlan::kNoRow);
