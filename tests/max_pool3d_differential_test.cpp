@@ -89,6 +89,9 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis and every operand channels-last: what
     // the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // With wideChannelsLast: float32 gradients, INT32 indices and windows two wide at stride 1 along W (two
+    // per coordinate): what the overlapping channels-last gather takes.
+    bool overlappingFloat32 = false;
     // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
     // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
@@ -181,6 +184,12 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.kernel[a] = uniform(rng, 1, 2);
             p.stride[a] = uniform(rng, 1, 2);
             p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
+        }
+        if (limits.overlappingFloat32) {
+            problem.type = ACL_FLOAT;
+            problem.indexType = ACL_INT32;
+            p.kernel[2] = 2;
+            p.stride[2] = 1;
         }
         lists.kernel = {p.kernel.begin(), p.kernel.end()};
         lists.stride = {p.stride.begin(), p.stride.end()};
@@ -350,7 +359,8 @@ TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Three eighths of the cases have windows that do not overlap and wide rows, an eighth narrow rows, a
     // quarter three-wide windows at stride 2 along W: the write-once gathers take those (a part of each draw
     // gets operands with dense planes). An eighth are channels-last with 16-40 channels and small windows:
-    // the channel-vector scatter takes those.
+    // the channel-vector scatter takes those, and half of them (float32, INT32, overlapping along W) the
+    // overlapping channels-last gather.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
@@ -359,6 +369,7 @@ TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
             limits.disjointNarrowRows = n % 8 == 7;
             limits.stride2Rows = n % 8 == 2 || n % 8 == 6;
             limits.wideChannelsLast = n % 8 == 4;
+            limits.overlappingFloat32 = n % 16 == 12;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

@@ -158,6 +158,70 @@ int64_t GatherChannelsRow(const int64_t *HWY_RESTRICT outputColumn, int64_t widt
     }
 }
 
+// One vector of a position's channels from c: the sum of the candidate outputs' gradients whose index is the
+// position (present: the channels that exist).
+template <bool kFull, class DF, class DI>
+HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RESTRICT indexRows,
+                                     const float *const *HWY_RESTRICT gradientRows, int64_t rowCount,
+                                     const int64_t *HWY_RESTRICT columns, int64_t columnCount, int64_t channels,
+                                     int64_t c, hn::Vec<DI> position, hn::Mask<DI> present, hn::Vec<DI> &count) {
+    // From +0 in increasing output order (rows, then columns), as the scatter adds: a lone -0 gives +0, and
+    // adding +0 for a candidate that does not match changes no sum (none is -0).
+    auto sums = hn::Zero(df);
+    for (int64_t r = 0; r < rowCount; ++r) {
+        const int32_t *indexRow = indexRows[r] + c;
+        const float *gradientRow = gradientRows[r] + c;
+        for (int64_t k = 0; k < columnCount; ++k) {
+            const int64_t offset = columns[k] * channels;
+            if constexpr (kFull) {
+                const auto match = hn::Eq(hn::LoadU(di, indexRow + offset), position);
+                count = hn::Add(count, hn::VecFromMask(di, match));
+                sums =
+                    hn::Add(sums, hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
+            } else {
+                const auto match = hn::And(hn::Eq(hn::MaskedLoad(present, di, indexRow + offset), position), present);
+                count = hn::Add(count, hn::VecFromMask(di, match));
+                sums = hn::Add(
+                    sums, hn::IfThenElseZero(hn::RebindMask(df, match),
+                                             hn::MaskedLoad(hn::RebindMask(df, present), df, gradientRow + offset)));
+            }
+        }
+    }
+    return sums;
+}
+
+int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, const int64_t *HWY_RESTRICT columnOutputs,
+                                     int64_t width, int64_t channels, const int32_t *const *HWY_RESTRICT indexRows,
+                                     const float *const *HWY_RESTRICT gradientRows, int64_t rowCount, int32_t rowStart,
+                                     float *HWY_RESTRICT destination, bool streaming) {
+    const hn::CappedTag<float, 16> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto all = hn::FirstN(di, static_cast<size_t>(lanes));
+    // Each lane counts its matches as -1s: at most 8 W ceil(C / lanes) per row, far from int32 overflow.
+    auto count = hn::Zero(di);
+    for (int64_t w = 0; w < width; ++w) {
+        float *at = destination + w * channels;
+        const int64_t *columns = columnOutputs + columnStart[w];
+        const int64_t columnCount = rowCount == 0 ? 0 : columnStart[w + 1] - columnStart[w];
+        const auto position = hn::Set(di, rowStart + static_cast<int32_t>(w));
+        int64_t c = 0;
+        for (; c + lanes <= channels; c += lanes)
+            StoreSums(df,
+                      SumCandidates<true>(df, di, indexRows, gradientRows, rowCount, columns, columnCount, channels, c,
+                                          position, all, count),
+                      at + c, static_cast<size_t>(lanes), streaming);
+        if (c < channels) {
+            const size_t rest = static_cast<size_t>(channels - c);
+            StoreSums(df,
+                      SumCandidates<false>(df, di, indexRows, gradientRows, rowCount, columns, columnCount, channels, c,
+                                           position, hn::FirstN(di, rest), count),
+                      at + c, rest, streaming);
+        }
+    }
+    return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -166,12 +230,21 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(GatherChannelsRow);
+HWY_EXPORT(GatherOverlappingChannelsRow);
 
 int64_t gatherChannelsRow(const int64_t *outputColumn, int64_t width, int64_t channels, GatherValue value,
                           const int32_t *indexRow, const void *gradientRow, int32_t rowStart, void *destination,
                           bool streaming) {
     return HWY_DYNAMIC_DISPATCH(GatherChannelsRow)(outputColumn, width, channels, value, indexRow, gradientRow,
                                                    rowStart, destination, streaming);
+}
+
+int64_t gatherOverlappingChannelsRow(const int64_t *columnStart, const int64_t *columnOutputs, int64_t width,
+                                     int64_t channels, const int32_t *const *indexRows,
+                                     const float *const *gradientRows, int64_t rowCount, int32_t rowStart,
+                                     float *destination, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherOverlappingChannelsRow)(columnStart, columnOutputs, width, channels, indexRows,
+                                                              gradientRows, rowCount, rowStart, destination, streaming);
 }
 
 }  // namespace poolgrad::cpu
