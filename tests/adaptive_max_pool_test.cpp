@@ -294,8 +294,8 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), outputs at least as large as inputs (windows of 1-2 per axis) and
     // every operand channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
-    // With wideChannelsLast: float32 gradients, INT32 indices, up to three windows per coordinate along W
-    // and one along the other axes: what the overlapping channels-last gather takes.
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices, up to three windows per coordinate
+    // along W and one along the other axes: what the overlapping channels-last gather takes.
     bool overlappingFloat32 = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
@@ -352,7 +352,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     }
     if (limits.wideChannelsLast) {
         p.allChannelsLast = true;
-        p.in[1] = 8 * uniform(rng, 2, 5);
+        p.in[1] = limits.overlappingFloat32 ? 16 * uniform(rng, 1, 2) : 8 * uniform(rng, 2, 5);
         for (int a = firstAxis; a < 3; ++a) {
             p.in[2 + a] = uniform(rng, 2, 6);
             p.out[a] = uniform(rng, p.in[2 + a], 2 * p.in[2 + a]);

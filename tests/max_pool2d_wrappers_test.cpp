@@ -407,8 +407,8 @@ struct Sizes {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis, indices (not masks) and every operand
     // channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
-    // With wideChannelsLast: float32 gradients, INT32 indices and windows two wide at stride 1 along W (two
-    // per coordinate): what the overlapping channels-last gather takes.
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices and windows two wide at stride 1 along
+    // W (two per coordinate): what the overlapping channels-last gather takes.
     bool overlappingFloat32 = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
@@ -492,7 +492,9 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
     }
 
     p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
-    p.in[1] = sizes.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, sizes.minChannels, sizes.maxChannels);
+    p.in[1] = sizes.overlappingFloat32 ? 16 * uniform(rng, 1, 2)
+              : sizes.wideChannelsLast ? 8 * uniform(rng, 2, 5)
+                                       : uniform(rng, sizes.minChannels, sizes.maxChannels);
     p.in[2] = 1;
     for (int a = 1; a < 3; ++a) {
         int64_t smallest = 1;

@@ -89,8 +89,8 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis and every operand channels-last: what
     // the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
-    // With wideChannelsLast: float32 gradients, INT32 indices and windows two wide at stride 1 along W (two
-    // per coordinate): what the overlapping channels-last gather takes.
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices and windows two wide at stride 1 along
+    // W (two per coordinate): what the overlapping channels-last gather takes.
     bool overlappingFloat32 = false;
     // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
     // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
@@ -197,7 +197,9 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     }
 
     problem.inputShape[0] = problem.rank == 5 ? uniform(rng, 1, limits.maxBatch) : 1;
-    problem.inputShape[1] = limits.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, 1, limits.maxChannels);
+    problem.inputShape[1] = limits.overlappingFloat32 ? 16 * uniform(rng, 1, 2)
+                            : limits.wideChannelsLast ? 8 * uniform(rng, 2, 5)
+                                                      : uniform(rng, 1, limits.maxChannels);
     for (int a = 0; a < 3; ++a) {
         int64_t smallest = 1;
         while (reference::pooledSize(smallest, p.kernel[a], p.stride[a], p.padding[a], p.dilation[a], p.ceilMode) < 1)
@@ -358,9 +360,9 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Three eighths of the cases have windows that do not overlap and wide rows, an eighth narrow rows, a
     // quarter three-wide windows at stride 2 along W: the write-once gathers take those (a part of each draw
-    // gets operands with dense planes). An eighth are channels-last with 16-40 channels and small windows:
-    // the channel-vector scatter takes those, and half of them (float32, INT32, overlapping along W) the
-    // overlapping channels-last gather.
+    // gets operands with dense planes). Three sixteenths are channels-last with 16-40 channels and small
+    // windows: the channel-vector scatter takes those, and two thirds of them (float32, INT32, overlapping
+    // along W) the overlapping channels-last gather.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
@@ -368,8 +370,8 @@ TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
             limits.disjointWideRows = n % 8 == 1 || n % 8 == 3 || n % 8 == 5;
             limits.disjointNarrowRows = n % 8 == 7;
             limits.stride2Rows = n % 8 == 2 || n % 8 == 6;
-            limits.wideChannelsLast = n % 8 == 4;
-            limits.overlappingFloat32 = n % 16 == 12;
+            limits.wideChannelsLast = n % 8 == 4 || n % 16 == 0;
+            limits.overlappingFloat32 = n % 16 == 12 || n % 16 == 0;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

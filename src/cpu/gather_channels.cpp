@@ -4,6 +4,7 @@
 #include "cpu/gather_channels.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -190,6 +191,39 @@ HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RES
     return sums;
 }
 
+// All kVectors whole vectors of a position's channels at once (C = kVectors x lanes): the candidates' loop
+// overhead is shared by the vectors, whose sums stay in registers.
+template <int kVectors, class DF, class DI>
+HWY_INLINE void GatherWholeVectorPositions(DF df, DI di, const int64_t *HWY_RESTRICT columnStart,
+                                           const int64_t *HWY_RESTRICT columnOutputs, int64_t width,
+                                           const int32_t *const *HWY_RESTRICT indexRows,
+                                           const float *const *HWY_RESTRICT gradientRows, int64_t rowCount,
+                                           int32_t rowStart, float *HWY_RESTRICT destination, bool streaming,
+                                           hn::Vec<DI> &count) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df)), channels = kVectors * lanes;
+    for (int64_t w = 0; w < width; ++w) {
+        const int64_t *columns = columnOutputs + columnStart[w];
+        const int64_t columnCount = rowCount == 0 ? 0 : columnStart[w + 1] - columnStart[w];
+        const auto position = hn::Set(di, rowStart + static_cast<int32_t>(w));
+        hn::Vec<DF> sums[kVectors];
+        for (int v = 0; v < kVectors; ++v) sums[v] = hn::Zero(df);
+        for (int64_t r = 0; r < rowCount; ++r)
+            for (int64_t k = 0; k < columnCount; ++k) {
+                const int64_t offset = columns[k] * channels;
+                const int32_t *indices = indexRows[r] + offset;
+                const float *gradients = gradientRows[r] + offset;
+                for (int v = 0; v < kVectors; ++v) {
+                    const auto match = hn::Eq(hn::LoadU(di, indices + v * lanes), position);
+                    count = hn::Add(count, hn::VecFromMask(di, match));
+                    sums[v] = hn::Add(
+                        sums[v], hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradients + v * lanes)));
+                }
+            }
+        for (int v = 0; v < kVectors; ++v)
+            StoreSums(df, sums[v], destination + w * channels + v * lanes, static_cast<size_t>(lanes), streaming);
+    }
+}
+
 int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, const int64_t *HWY_RESTRICT columnOutputs,
                                      int64_t width, int64_t channels, const int32_t *const *HWY_RESTRICT indexRows,
                                      const float *const *HWY_RESTRICT gradientRows, int64_t rowCount, int32_t rowStart,
@@ -200,6 +234,17 @@ int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, co
     const auto all = hn::FirstN(di, static_cast<size_t>(lanes));
     // Each lane counts its matches as -1s: at most 8 W ceil(C / lanes) per row, far from int32 overflow.
     auto count = hn::Zero(di);
+    const auto wholeVectors = [&](auto vectors) {
+        GatherWholeVectorPositions<decltype(vectors)::value>(df, di, columnStart, columnOutputs, width, indexRows,
+                                                             gradientRows, rowCount, rowStart, destination, streaming,
+                                                             count);
+        return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+    };
+    if (channels == lanes) return wholeVectors(std::integral_constant<int, 1>{});
+    if (channels == 2 * lanes) return wholeVectors(std::integral_constant<int, 2>{});
+    if (channels == 3 * lanes) return wholeVectors(std::integral_constant<int, 3>{});
+    if (channels == 4 * lanes) return wholeVectors(std::integral_constant<int, 4>{});
+    if (channels == 8 * lanes) return wholeVectors(std::integral_constant<int, 8>{});
     for (int64_t w = 0; w < width; ++w) {
         float *at = destination + w * channels;
         const int64_t *columns = columnOutputs + columnStart[w];
