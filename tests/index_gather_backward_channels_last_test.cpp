@@ -6,8 +6,8 @@
 // bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
 // poisoned before and nothing outside it touched. Indices outside their own window hand the problem to the
 // scatter reference, which the run report names; a bad index gives 161002 and a zero gradInput. The plan
-// declines overlapping windows (the overlapping channels-last gather's), planar storage and 16-bit gradients of fewer
-// than 16 channels, and is the default choice on channels-last storage.
+// declines overlapping windows (with 32 channels and more the overlapping channels-last gather's), planar
+// storage and 16-bit gradients of fewer than 16 channels, and is the default choice on channels-last storage.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -165,9 +165,8 @@ TEST(IndexGatherBackwardChannelsLast, DeclinesOverlappingWindowsAndPlanarStorage
         const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
         EXPECT_EQ(run.status.phaseOne, 561003);
         EXPECT_NE(run.message.find("up to 8 windows contain one element"), std::string::npos) << run.message;
-        // float32 with INT32 indices: the overlapping channels-last gather takes it instead.
         EXPECT_EQ(test_support::runIndexBackward(problem, "").implementation,
-                  "cpu_index_gather_backward_channels_last_overlapping");
+                  "cpu_index_scatter_backward_channels_last");
     }
     {
         IndexBackwardCase problem = makeCase(geometries[2], ACL_FLOAT, ACL_INT32, 3);

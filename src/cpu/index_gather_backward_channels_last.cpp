@@ -335,6 +335,11 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
     const int64_t mostWindows = plan.depth.most * plan.height.most * plan.width.most;
     if (mostWindows <= 1)
         return PlanOutcome::decline("windows do not overlap: cpu_index_gather_backward_channels_last takes them");
+    // One vector of channels per position shares the candidates' loop with nothing: NDHWC 3x3x3 at stride 2
+    // with 16 channels (B-cl-cache, 1 thread, warm) took 0.036 ms against the slab scatter's 0.027.
+    if (mostWindows > 4 && geometry.channels < 32)
+        return PlanOutcome::decline(joinText("up to ", mostWindows, " windows contain one element of ",
+                                             geometry.channels, " channels: the slab scatter measured faster"));
     if (mostWindows > kMostOverlappingWindows)
         return PlanOutcome::decline(joinText("up to ", mostWindows, " windows contain one element (more than ",
                                              kMostOverlappingWindows, "): the scatter adds each output once"));
