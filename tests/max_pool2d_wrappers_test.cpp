@@ -506,6 +506,8 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
         if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, 0, 70);
+        // At least two outputs along W, so that the windows overlap.
+        if (sizes.overlappingFloat32 && a == 2) p.in[4] = smallest + uniform(rng, 1, sizes.maxExtra);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;

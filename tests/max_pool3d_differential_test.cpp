@@ -208,6 +208,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
         if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
         if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
+        // At least two outputs along W, so that the windows overlap.
+        if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
     return problem;
