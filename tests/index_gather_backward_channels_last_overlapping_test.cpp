@@ -1,19 +1,19 @@
-// cpu_index_gather_backward_channels_last_overlapping, forced on NDHWC / NHWC views: overlapping windows
-// (3x3x3 and 3x3 at stride 2 padded, 2 wide at stride 1, dilated, ceil mode, adaptive with more outputs than
-// inputs along W), 16, 32, 48 and 64 channels, NaN with payloads, -0 and Inf gradients, -1 indices, 1, 2 and
-// 3 threads, and a gradInput larger than 4 MiB (streaming stores), against the naive reference bit for bit
-// and the scatter reference bit for bit including NaN payloads. Each run must be the gather's own (no
-// fallback), with gradInput poisoned before and nothing outside it touched. Where four windows pick one
-// element, their gradients are added in increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that
-// order). Indices outside their own windows hand the problem to the scatter reference; a bad index gives
-// 161002 and a zero gradInput. The plan declines 16-bit gradients, INT64 indices, other channel counts, 16
-// channels with more than 4 windows per element, windows that do not overlap, more than 8 windows per
-// element and planar storage.
+// cpu_index_gather_backward_channels_last_overlapping, forced on NDHWC / NHWC views: overlapping windows (3x3x3 and 3x3
+// at stride 2 padded, 2 wide at stride 1, dilated, ceil mode, adaptive with more outputs than inputs along W), 16, 32,
+// 48 and 64 channels, NaN with payloads, -0 and Inf gradients, -1 indices, 1, 2 and 3 threads, every instruction set
+// the CPU has, and a gradInput larger than 4 MiB (streaming stores), against the naive reference bit for bit and the
+// scatter reference bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
+// poisoned before and nothing outside it touched. Where four windows pick one element, their gradients are added in
+// increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that order). Indices outside their own windows hand the
+// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. The plan declines 16-bit gradients,
+// INT64 indices, other channel counts, 16 channels with more than 4 windows per element, windows that do not overlap,
+// more than 8 windows per element and planar storage.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
 #include "support/index_backward_case.h"
 
@@ -65,6 +65,27 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWi
             ThreadSetting setting(threads, 1);
             expectGatherMatchesReferences(problem);
         }
+}
+
+// Below AVX-512 a vector holds 8, 4 or 1 float32 lanes: 48 and 64 channels are 6 and 8 vectors of 8 (not
+// counts summed all at once in registers) and every count is many vectors of 1, so the general path (a
+// vector at a time) runs; each instruction set this CPU has gives the same bits, chosen through Highway's dispatch.
+TEST(IndexGatherBackwardChannelsLastOverlapping, EveryInstructionSetGivesTheSameBits) {
+    struct TargetMock {
+        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
+    };
+    for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        TargetMock mock(target);
+        uint64_t seed = 40;
+        for (const Geometry &geometry : geometries) {
+            const IndexBackwardCase problem = makeCase(geometry, ++seed);
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label);
+            ThreadSetting setting(2, 1);
+            expectGatherMatchesReferences(problem);
+        }
+    }
 }
 
 TEST(IndexGatherBackwardChannelsLastOverlapping, StreamsAGradInputLargerThan4MiB) {

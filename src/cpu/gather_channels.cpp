@@ -244,7 +244,9 @@ int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, co
     if (channels == 2 * lanes) return wholeVectors(std::integral_constant<int, 2>{});
     if (channels == 3 * lanes) return wholeVectors(std::integral_constant<int, 3>{});
     if (channels == 4 * lanes) return wholeVectors(std::integral_constant<int, 4>{});
-    if (channels == 8 * lanes) return wholeVectors(std::integral_constant<int, 8>{});
+    // No 8-vector case: with AVX2 (64 channels, 16 registers) it gave another NaN payload than the scatter
+    // where two NaNs meet (the compiler is free to swap the operands of an add; which one it swapped is not
+    // examined), so those positions take the general path below.
     for (int64_t w = 0; w < width; ++w) {
         float *at = destination + w * channels;
         const int64_t *columns = columnOutputs + columnStart[w];
