@@ -294,6 +294,9 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), outputs at least as large as inputs (windows of 1-2 per axis) and
     // every operand channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices, up to three windows per coordinate
+    // along W and one along the other axes: what the overlapping channels-last gather takes.
+    bool overlappingFloat32 = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
     // Windows three wide at stride 2 along W (input 2 * output + 1), at most two per coordinate along H
@@ -351,10 +354,15 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     if (limits.divisibleWideRows && chance(rng, 0.2)) p.allChannelsLast = true;
     if (limits.wideChannelsLast) {
         p.allChannelsLast = true;
-        p.in[1] = 8 * uniform(rng, 2, 5);
+        p.in[1] = limits.overlappingFloat32 ? 16 * uniform(rng, 1, 2) : 8 * uniform(rng, 2, 5);
         for (int a = firstAxis; a < 3; ++a) {
             p.in[2 + a] = uniform(rng, 2, 6);
             p.out[a] = uniform(rng, p.in[2 + a], 2 * p.in[2 + a]);
+            if (limits.overlappingFloat32) p.out[a] = a == 2 ? uniform(rng, p.in[4] + 1, 2 * p.in[4]) : p.in[2 + a];
+        }
+        if (limits.overlappingFloat32) {
+            p.type = ACL_FLOAT;
+            p.indexType = ACL_INT32;
         }
     }
     // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
@@ -512,8 +520,9 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
     // indices, for the plane-chunk gather), a quarter three-wide windows at stride 2 along W: the write-once
-    // gathers take those (about half of each draw gets dense planes). An eighth are channels-last with 16-40
-    // channels and small windows: the channel-vector scatter takes those.
+    // gathers take those (about half of each draw gets dense planes). Three sixteenths are channels-last with 16-40
+    // channels and small windows: the channel-vector scatter takes those, and two thirds of them
+    // (float32, INT32, overlapping along W) the overlapping channels-last gather.
     runRandomSuite(
         "adaptive backward", {201, 202, 203}, 80, kMinimumShareAdaptive,
         [](Rng &rng, int n) {
@@ -521,7 +530,8 @@ TEST(AdaptiveMaxPoolDifferential, BackwardMatchesReferenceOnEveryImplementation)
             limits.divisibleWideRows = n % 2 == 1;
             limits.float32Int32 = n % 4 == 1;
             limits.threeWideRows = n % 8 == 2 || n % 8 == 6;
-            limits.wideChannelsLast = n % 8 == 4;
+            limits.wideChannelsLast = n % 8 == 4 || n % 16 == 0;
+            limits.overlappingFloat32 = n % 16 == 12 || n % 16 == 0;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

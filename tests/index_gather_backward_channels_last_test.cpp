@@ -6,8 +6,8 @@
 // bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
 // poisoned before and nothing outside it touched. Indices outside their own window hand the problem to the
 // scatter reference, which the run report names; a bad index gives 161002 and a zero gradInput. The plan
-// declines overlapping windows, planar storage and 16-bit gradients of fewer than 16 channels, and is the
-// default choice on channels-last storage.
+// declines overlapping windows (with 32 channels and more the overlapping channels-last gather's), planar
+// storage and 16-bit gradients of fewer than 16 channels, and is the default choice on channels-last storage.
 #include <gtest/gtest.h>
 
 #include <array>

@@ -121,7 +121,8 @@ IndexBackwardCase channelsLastCase(reference::Shape5 shape, std::array<int64_t, 
 TEST(IndexScatterPlans, ChannelVectorsPlanIsTheDefaultForOverlappingWindowsItPaysFor) {
     ThreadSetting setting(2, 1);
     // 2x2 windows at stride 1 (4 taps) over 32 channels: 4 taps x 2 (AVX-512) or 4 (AVX2) vectors <= 32.
-    const IndexBackwardCase problem = channelsLastCase({2, 32, 1, 8, 8}, {1, 2, 2}, {1, 1, 1});
+    IndexBackwardCase problem = channelsLastCase({2, 32, 1, 8, 8}, {1, 2, 2}, {1, 1, 1});
+    problem.indexType = ACL_INT64;  // float32 with INT32 indices is the overlapping channels-last gather's
     const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
     expectMatchesReference(problem, run);
     EXPECT_EQ(run.implementation, "cpu_index_scatter_backward_channels_last_vectors");

@@ -407,6 +407,9 @@ struct Sizes {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis, indices (not masks) and every operand
     // channels-last: what the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices and windows two wide at stride 1 along
+    // W (two per coordinate): what the overlapping channels-last gather takes.
+    bool overlappingFloat32 = false;
     // float32 gradients and INT32 indices: what the plane-chunk gather takes.
     bool float32Int32 = false;
     // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per row along H (kernel
@@ -477,13 +480,21 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
             params.stride[a] = uniform(rng, 1, 2);
             params.padding[a] = uniform(rng, 0, params.kernel[a] / 2);
         }
+        if (sizes.overlappingFloat32) {
+            p.type = ACL_FLOAT;
+            p.encoding = Encoding::Int32;
+            params.kernel[2] = 2;
+            params.stride[2] = 1;
+        }
         p.lists.kernel = {params.kernel[1], params.kernel[2]};
         p.lists.stride = {params.stride[1], params.stride[2]};
         p.lists.padding = {params.padding[1], params.padding[2]};
     }
 
     p.in[0] = p.batched ? uniform(rng, 1, sizes.maxBatch) : 1;
-    p.in[1] = sizes.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, sizes.minChannels, sizes.maxChannels);
+    p.in[1] = sizes.overlappingFloat32 ? 16 * uniform(rng, 1, 2)
+              : sizes.wideChannelsLast ? 8 * uniform(rng, 2, 5)
+                                       : uniform(rng, sizes.minChannels, sizes.maxChannels);
     p.in[2] = 1;
     for (int a = 1; a < 3; ++a) {
         int64_t smallest = 1;
@@ -495,6 +506,8 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
         if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, 0, 70);
+        // At least two outputs along W, so that the windows overlap.
+        if (sizes.overlappingFloat32 && a == 2) p.in[4] = smallest + uniform(rng, 1, sizes.maxExtra);
     }
     p.out = reference::pooledShape(p.in, params);
     return p;
@@ -677,8 +690,9 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Half the cases have windows that do not overlap and wide rows (half of those float32 with INT32
     // indices, for the plane-chunk gather), a quarter three-wide windows at stride 2 along W: the write-once
-    // gathers take those (about half of each draw gets dense planes). An eighth are channels-last with 16-40
-    // channels and small windows: the channel-vector scatter takes those.
+    // gathers take those (about half of each draw gets dense planes). Three sixteenths are channels-last with 16-40
+    // channels and small windows: the channel-vector scatter takes those, and two thirds of them
+    // (float32, INT32, overlapping along W) the overlapping channels-last gather.
     runRandomSuite(
         "2-D backward", {501, 502, 503}, 80, kMinimumShare2d,
         [](Rng &rng, int n) {
@@ -686,7 +700,8 @@ TEST(MaxPool2dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
             sizes.disjointWideRows = n % 2 == 1;
             sizes.float32Int32 = n % 4 == 1;
             sizes.stride2Rows = n % 8 == 2 || n % 8 == 6;
-            sizes.wideChannelsLast = n % 8 == 4;
+            sizes.wideChannelsLast = n % 8 == 4 || n % 16 == 0;
+            sizes.overlappingFloat32 = n % 16 == 12 || n % 16 == 0;
             return randomBackwardCase(rng, sizes);
         },
         makeBackwardOperands, backwardCall);

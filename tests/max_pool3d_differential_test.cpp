@@ -89,6 +89,9 @@ struct ProblemLimits {
     // 16 to 40 channels (multiples of 8), windows of 1-2 per axis and every operand channels-last: what
     // the channel-vector scatter takes (taps x vectors of 8 or 16 lanes <= C).
     bool wideChannelsLast = false;
+    // With wideChannelsLast: 16 or 32 channels, float32 gradients, INT32 indices and windows two wide at stride 1 along
+    // W (two per coordinate): what the overlapping channels-last gather takes.
+    bool overlappingFloat32 = false;
     // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
     // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
@@ -182,13 +185,21 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.stride[a] = uniform(rng, 1, 2);
             p.padding[a] = uniform(rng, 0, p.kernel[a] / 2);
         }
+        if (limits.overlappingFloat32) {
+            problem.type = ACL_FLOAT;
+            problem.indexType = ACL_INT32;
+            p.kernel[2] = 2;
+            p.stride[2] = 1;
+        }
         lists.kernel = {p.kernel.begin(), p.kernel.end()};
         lists.stride = {p.stride.begin(), p.stride.end()};
         lists.padding = {p.padding.begin(), p.padding.end()};
     }
 
     problem.inputShape[0] = problem.rank == 5 ? uniform(rng, 1, limits.maxBatch) : 1;
-    problem.inputShape[1] = limits.wideChannelsLast ? 8 * uniform(rng, 2, 5) : uniform(rng, 1, limits.maxChannels);
+    problem.inputShape[1] = limits.overlappingFloat32 ? 16 * uniform(rng, 1, 2)
+                            : limits.wideChannelsLast ? 8 * uniform(rng, 2, 5)
+                                                      : uniform(rng, 1, limits.maxChannels);
     for (int a = 0; a < 3; ++a) {
         int64_t smallest = 1;
         while (reference::pooledSize(smallest, p.kernel[a], p.stride[a], p.padding[a], p.dilation[a], p.ceilMode) < 1)
@@ -197,6 +208,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
         if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
         if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
+        // At least two outputs along W, so that the windows overlap.
+        if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
     problem.outputShape = reference::pooledShape(problem.inputShape, p);
     return problem;
@@ -349,8 +362,9 @@ OperatorCall backwardCall(const BackwardCase &c, BackwardOperands &o) {
 TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
     // Three eighths of the cases have windows that do not overlap and wide rows, an eighth narrow rows, a
     // quarter three-wide windows at stride 2 along W: the write-once gathers take those (a part of each draw
-    // gets operands with dense planes). An eighth are channels-last with 16-40 channels and small windows:
-    // the channel-vector scatter takes those.
+    // gets operands with dense planes). Three sixteenths are channels-last with 16-40 channels and small
+    // windows: the channel-vector scatter takes those, and two thirds of them (float32, INT32, overlapping
+    // along W) the overlapping channels-last gather.
     runRandomSuite(
         "3-D backward", {11, 12, 13, 14}, 100, kMinimumShare3d,
         [](Rng &rng, int n) {
@@ -358,7 +372,8 @@ TEST(MaxPool3dDifferential, BackwardMatchesReferenceOnEveryImplementation) {
             limits.disjointWideRows = n % 8 == 1 || n % 8 == 3 || n % 8 == 5;
             limits.disjointNarrowRows = n % 8 == 7;
             limits.stride2Rows = n % 8 == 2 || n % 8 == 6;
-            limits.wideChannelsLast = n % 8 == 4;
+            limits.wideChannelsLast = n % 8 == 4 || n % 16 == 0;
+            limits.overlappingFloat32 = n % 16 == 12 || n % 16 == 0;
             return randomBackwardCase(rng, limits);
         },
         makeBackwardOperands, backwardCall);

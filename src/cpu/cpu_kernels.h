@@ -37,6 +37,10 @@ RunResult runIndexGatherBackwardStride2(const PoolProblem &problem, const Implem
 // The same on dense channels-last storage, vectorised across C.
 PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem);
 RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &plan);
+// Overlapping windows on dense channels-last storage (float32, INT32 indices, at most 8 windows per
+// element): each element sums its candidate outputs in increasing output order; hands over the same way.
+PlanOutcome planIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &problem);
+RunResult runIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &problem, const ImplementationPlan &plan);
 
 // Index-scatter backward: gradInput[i] = sum of gradOutput[q] with indices[q] == i, per plane. Dense:
 // slabs of dense planes; channels-last: slabs of NDHWC / NHWC rows; reference: any strides, every problem.

@@ -4,6 +4,7 @@
 #include "cpu/gather_channels.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -158,6 +159,116 @@ int64_t GatherChannelsRow(const int64_t *HWY_RESTRICT outputColumn, int64_t widt
     }
 }
 
+// One vector of a position's channels from c: the sum of the candidate outputs' gradients whose index is the
+// position (present: the channels that exist).
+template <bool kFull, class DF, class DI>
+HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RESTRICT indexRows,
+                                     const float *const *HWY_RESTRICT gradientRows, int64_t rowCount,
+                                     const int64_t *HWY_RESTRICT columns, int64_t columnCount, int64_t channels,
+                                     int64_t c, hn::Vec<DI> position, hn::Mask<DI> present, hn::Vec<DI> &count) {
+    // From +0 in increasing output order (rows, then columns), as the scatter adds: a lone -0 gives +0, and
+    // adding +0 for a candidate that does not match changes no sum (none is -0).
+    auto sums = hn::Zero(df);
+    for (int64_t r = 0; r < rowCount; ++r) {
+        const int32_t *indexRow = indexRows[r] + c;
+        const float *gradientRow = gradientRows[r] + c;
+        for (int64_t k = 0; k < columnCount; ++k) {
+            const int64_t offset = columns[k] * channels;
+            if constexpr (kFull) {
+                const auto match = hn::Eq(hn::LoadU(di, indexRow + offset), position);
+                count = hn::Add(count, hn::VecFromMask(di, match));
+                sums =
+                    hn::Add(sums, hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
+            } else {
+                const auto match = hn::And(hn::Eq(hn::MaskedLoad(present, di, indexRow + offset), position), present);
+                count = hn::Add(count, hn::VecFromMask(di, match));
+                sums = hn::Add(
+                    sums, hn::IfThenElseZero(hn::RebindMask(df, match),
+                                             hn::MaskedLoad(hn::RebindMask(df, present), df, gradientRow + offset)));
+            }
+        }
+    }
+    return sums;
+}
+
+// All kVectors whole vectors of a position's channels at once (C = kVectors x lanes): the candidates' loop
+// overhead is shared by the vectors, whose sums stay in registers.
+template <int kVectors, class DF, class DI>
+HWY_INLINE void GatherWholeVectorPositions(DF df, DI di, const int64_t *HWY_RESTRICT columnStart,
+                                           const int64_t *HWY_RESTRICT columnOutputs, int64_t width,
+                                           const int32_t *const *HWY_RESTRICT indexRows,
+                                           const float *const *HWY_RESTRICT gradientRows, int64_t rowCount,
+                                           int32_t rowStart, float *HWY_RESTRICT destination, bool streaming,
+                                           hn::Vec<DI> &count) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df)), channels = kVectors * lanes;
+    for (int64_t w = 0; w < width; ++w) {
+        const int64_t *columns = columnOutputs + columnStart[w];
+        const int64_t columnCount = rowCount == 0 ? 0 : columnStart[w + 1] - columnStart[w];
+        const auto position = hn::Set(di, rowStart + static_cast<int32_t>(w));
+        hn::Vec<DF> sums[kVectors];
+        for (int v = 0; v < kVectors; ++v) sums[v] = hn::Zero(df);
+        for (int64_t r = 0; r < rowCount; ++r)
+            for (int64_t k = 0; k < columnCount; ++k) {
+                const int64_t offset = columns[k] * channels;
+                const int32_t *indices = indexRows[r] + offset;
+                const float *gradients = gradientRows[r] + offset;
+                for (int v = 0; v < kVectors; ++v) {
+                    const auto match = hn::Eq(hn::LoadU(di, indices + v * lanes), position);
+                    count = hn::Add(count, hn::VecFromMask(di, match));
+                    sums[v] = hn::Add(
+                        sums[v], hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradients + v * lanes)));
+                }
+            }
+        for (int v = 0; v < kVectors; ++v)
+            StoreSums(df, sums[v], destination + w * channels + v * lanes, static_cast<size_t>(lanes), streaming);
+    }
+}
+
+int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, const int64_t *HWY_RESTRICT columnOutputs,
+                                     int64_t width, int64_t channels, const int32_t *const *HWY_RESTRICT indexRows,
+                                     const float *const *HWY_RESTRICT gradientRows, int64_t rowCount, int32_t rowStart,
+                                     float *HWY_RESTRICT destination, bool streaming) {
+    const hn::CappedTag<float, 16> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto all = hn::FirstN(di, static_cast<size_t>(lanes));
+    // Each lane counts its matches as -1s: at most 8 W ceil(C / lanes) per row, far from int32 overflow.
+    auto count = hn::Zero(di);
+    const auto wholeVectors = [&](auto vectors) {
+        GatherWholeVectorPositions<decltype(vectors)::value>(df, di, columnStart, columnOutputs, width, indexRows,
+                                                             gradientRows, rowCount, rowStart, destination, streaming,
+                                                             count);
+        return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+    };
+    if (channels == lanes) return wholeVectors(std::integral_constant<int, 1>{});
+    if (channels == 2 * lanes) return wholeVectors(std::integral_constant<int, 2>{});
+    if (channels == 3 * lanes) return wholeVectors(std::integral_constant<int, 3>{});
+    if (channels == 4 * lanes) return wholeVectors(std::integral_constant<int, 4>{});
+    // No 8-vector case: with AVX2 (64 channels, 16 registers) it gave another NaN payload than the scatter
+    // where two NaNs meet (the compiler is free to swap the operands of an add; which one it swapped is not
+    // examined), so those positions take the general path below.
+    for (int64_t w = 0; w < width; ++w) {
+        float *at = destination + w * channels;
+        const int64_t *columns = columnOutputs + columnStart[w];
+        const int64_t columnCount = rowCount == 0 ? 0 : columnStart[w + 1] - columnStart[w];
+        const auto position = hn::Set(di, rowStart + static_cast<int32_t>(w));
+        int64_t c = 0;
+        for (; c + lanes <= channels; c += lanes)
+            StoreSums(df,
+                      SumCandidates<true>(df, di, indexRows, gradientRows, rowCount, columns, columnCount, channels, c,
+                                          position, all, count),
+                      at + c, static_cast<size_t>(lanes), streaming);
+        if (c < channels) {
+            const size_t rest = static_cast<size_t>(channels - c);
+            StoreSums(df,
+                      SumCandidates<false>(df, di, indexRows, gradientRows, rowCount, columns, columnCount, channels, c,
+                                           position, hn::FirstN(di, rest), count),
+                      at + c, rest, streaming);
+        }
+    }
+    return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -166,12 +277,21 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(GatherChannelsRow);
+HWY_EXPORT(GatherOverlappingChannelsRow);
 
 int64_t gatherChannelsRow(const int64_t *outputColumn, int64_t width, int64_t channels, GatherValue value,
                           const int32_t *indexRow, const void *gradientRow, int32_t rowStart, void *destination,
                           bool streaming) {
     return HWY_DYNAMIC_DISPATCH(GatherChannelsRow)(outputColumn, width, channels, value, indexRow, gradientRow,
                                                    rowStart, destination, streaming);
+}
+
+int64_t gatherOverlappingChannelsRow(const int64_t *columnStart, const int64_t *columnOutputs, int64_t width,
+                                     int64_t channels, const int32_t *const *indexRows,
+                                     const float *const *gradientRows, int64_t rowCount, int32_t rowStart,
+                                     float *destination, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherOverlappingChannelsRow)(columnStart, columnOutputs, width, channels, indexRows,
+                                                              gradientRows, rowCount, rowStart, destination, streaming);
 }
 
 }  // namespace poolgrad::cpu

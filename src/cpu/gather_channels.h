@@ -23,4 +23,15 @@ int64_t gatherChannelsRow(const int64_t *outputColumn, int64_t width, int64_t ch
                           const int32_t *indexRow, const void *gradientRow, int32_t rowStart, void *destination,
                           bool streaming);
 
+// One input row of float32 positions where windows overlap: rowCount output rows (increasing) reach the row,
+// their Wo*C int32 plane positions and gradients at indexRows[i] / gradientRows[i]; the output columns whose
+// windows contain column w are columnOutputs[columnStart[w] .. columnStart[w + 1]), increasing. Each
+// element is +0 plus, in increasing output order (rows, then columns), the gradient of every candidate
+// output whose index is the position; written once (streaming: aligned full vectors bypass the caches).
+// Returns how many of the outputs' indices matched.
+int64_t gatherOverlappingChannelsRow(const int64_t *columnStart, const int64_t *columnOutputs, int64_t width,
+                                     int64_t channels, const int32_t *const *indexRows,
+                                     const float *const *gradientRows, int64_t rowCount, int32_t rowStart,
+                                     float *destination, bool streaming);
+
 }  // namespace poolgrad::cpu

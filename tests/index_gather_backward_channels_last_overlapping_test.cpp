@@ -1,0 +1,190 @@
+// cpu_index_gather_backward_channels_last_overlapping, forced on NDHWC / NHWC views: overlapping windows (3x3x3 and 3x3
+// at stride 2 padded, 2 wide at stride 1, dilated, ceil mode, adaptive with more outputs than inputs along W), 16, 32,
+// 48 and 64 channels, NaN with payloads, -0 and Inf gradients, -1 indices, 1, 2 and 3 threads, every instruction set
+// the CPU has, and a gradInput larger than 4 MiB (streaming stores), against the naive reference bit for bit and the
+// scatter reference bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
+// poisoned before and nothing outside it touched. Where four windows pick one element, their gradients are added in
+// increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that order). Indices outside their own windows hand the
+// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. The plan declines 16-bit gradients,
+// INT64 indices, other channel counts, 16 channels with more than 4 windows per element, windows that do not overlap,
+// more than 8 windows per element and planar storage.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "poolgrad/poolgrad.h"
+#include "support/index_backward_case.h"
+
+namespace {
+
+using test_support::IndexBackwardCase;
+using test_support::IndexBackwardRun;
+using test_support::IndexLayout;
+using test_support::ThreadSetting;
+using Geometry = test_support::IndexGeometry;
+
+constexpr const char *kGather = "cpu_index_gather_backward_channels_last_overlapping";
+constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
+
+const Geometry geometries[] = {
+    {"3-D 3x3x3 stride 2 padded, 32 channels", {2, 32, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"3-D 3x3x3 stride 2 padded, 64 channels", {1, 64, 4, 6, 5}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {"2-D 3x3 stride 2 padded, 64 channels", {2, 64, 1, 9, 8}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+    {"2-D 3x3 stride 2, ceil mode, 48 channels", {1, 48, 1, 8, 10}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, true},
+    {"2 wide at stride 1, 48 channels", {2, 48, 3, 4, 6}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+    {"2-D 2 wide at stride 1, 16 channels", {2, 16, 1, 4, 6}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+    {"dilated 2 wide at stride 1 along W, 32 channels", {1, 32, 2, 5, 9}, {1, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}},
+    {"adaptive, 3 inputs to 5 outputs along W, 16 channels", {1, 16, 2, 3, 3}, {}, {}, {}, {}, false, true, {2, 3, 5}},
+};
+
+IndexBackwardCase makeCase(const Geometry &geometry, uint64_t seed) {
+    return test_support::indexCaseOf(geometry, ACL_FLOAT, ACL_INT32, IndexLayout::ChannelsLast, seed);
+}
+
+void expectGatherMatchesReferences(const IndexBackwardCase &problem) {
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.implementation, kGather);
+    EXPECT_EQ(run.fallback, "");
+    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
+    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
+    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
+    test_support::expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWithoutFallback) {
+    uint64_t seed = 1;
+    for (const Geometry &geometry : geometries)
+        for (const int threads : {1, 2, 3}) {
+            const IndexBackwardCase problem = makeCase(geometry, ++seed);
+            SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                         std::to_string(threads));
+            ThreadSetting setting(threads, 1);
+            expectGatherMatchesReferences(problem);
+        }
+}
+
+// Below AVX-512 a vector holds 8, 4 or 1 float32 lanes: 48 and 64 channels are 6 and 8 vectors of 8 (not
+// counts summed all at once in registers) and every count is many vectors of 1, so the general path (a
+// vector at a time) runs; each instruction set this CPU has gives the same bits, chosen through Highway's dispatch.
+TEST(IndexGatherBackwardChannelsLastOverlapping, EveryInstructionSetGivesTheSameBits) {
+    struct TargetMock {
+        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
+    };
+    for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        TargetMock mock(target);
+        uint64_t seed = 40;
+        for (const Geometry &geometry : geometries) {
+            const IndexBackwardCase problem = makeCase(geometry, ++seed);
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label);
+            ThreadSetting setting(2, 1);
+            expectGatherMatchesReferences(problem);
+        }
+    }
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, StreamsAGradInputLargerThan4MiB) {
+    // 32 channels of 9x64x64 float32 positions: 4.5 MiB.
+    const Geometry large{"large", {1, 32, 9, 64, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}};
+    for (const int threads : {1, 3}) {
+        ThreadSetting setting(threads, 1);
+        const IndexBackwardCase problem = makeCase(large, 4);
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+        EXPECT_NE(run.plan.find("streaming"), std::string::npos) << run.plan;
+        expectGatherMatchesReferences(problem);
+    }
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, AddsTheWindowsOfOneElementInIncreasingOutputOrder) {
+    // 3x3 windows at stride 2, padded by 1: element (h, w) = (1, 1) lies in the windows of outputs (0, 0), (0, 1),
+    // (1, 0) and (1, 1). In channel 3 all four pick it, with gradients 1, 2^24, 1, -2^24: from +0 in that
+    // order the sum is 0 (each 1 is lost to rounding next to 2^24); in any order adding the two 1s before
+    // 2^24 it is 2.
+    for (const int threads : {1, 2, 3}) {
+        ThreadSetting setting(threads, 1);
+        IndexBackwardCase problem = makeCase(geometries[2], 6);
+        const int64_t outputHeight = problem.outputShape[3], outputWidth = problem.outputShape[4];
+        const int64_t inputWidth = problem.inputShape[4], channel = 3;
+        const float gradients[] = {1.0f, 16777216.0f, 1.0f, -16777216.0f};
+        int64_t picked = 0;
+        for (int64_t oh = 0; oh < 2; ++oh)
+            for (int64_t ow = 0; ow < 2; ++ow, ++picked) {
+                const size_t at = static_cast<size_t>((channel * outputHeight + oh) * outputWidth + ow);
+                problem.indices[at] = 1 * inputWidth + 1;
+                problem.gradOutput[at] = gradients[picked];
+            }
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        const std::vector<uint64_t> expected = problem.expectedBits();
+        const size_t element = static_cast<size_t>((channel * problem.inputShape[3] + 1) * inputWidth + 1);
+        ASSERT_EQ(expected[element], 0u);  // +0: the naive reference adds in output order too
+        expectGatherMatchesReferences(problem);
+    }
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, AnIndexOutsideItsWindowsHandsOverToTheScatter) {
+    for (const int threads : {1, 2}) {
+        ThreadSetting setting(threads, 1);
+        IndexBackwardCase problem = makeCase(geometries[0], 7);
+        problem.indices[0] = 4 * 7 * 9 + 8;  // inside the plane, outside output 0's window
+        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
+    }
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, ABadIndexIs161002WithAZeroGradInput) {
+    ThreadSetting setting(2, 1);
+    for (const int64_t bad : {int64_t{-2}, int64_t{9 * 8}, int64_t{INT32_MAX}}) {
+        IndexBackwardCase problem = makeCase(geometries[2], 9);
+        problem.indices[17] = bad;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
+    }
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, SaysWhatItPlanned) {
+    ThreadSetting setting(2, 1);
+    const IndexBackwardCase problem = makeCase(geometries[0], 4);
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+    // 2 batches of 5x7 input rows, each of 9 positions of 32 channels; a float32 gradInput of 80 KiB stays cached.
+    EXPECT_EQ(run.plan,
+              "gather channels-last overlapping rows=2x35 of 9x32, <=8 windows per element, split over threads=2, "
+              "cached");
+}
+
+std::string declineOf(const IndexBackwardCase &problem) {
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
+    EXPECT_EQ(run.status.phaseOne, 561003);
+    return run.message;
+}
+
+TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesWhatItDoesNotTake) {
+    ThreadSetting setting(1, 0);
+    const auto expectDecline = [](const IndexBackwardCase &problem, const std::string &reason) {
+        const std::string message = declineOf(problem);
+        EXPECT_NE(message.find(reason), std::string::npos) << message;
+    };
+    expectDecline(test_support::indexCaseOf(geometries[0], ACL_BF16, ACL_INT32, IndexLayout::ChannelsLast, 1),
+                  "bfloat16 gradients: the overlapping gather takes float32 only");
+    expectDecline(test_support::indexCaseOf(geometries[0], ACL_FLOAT, ACL_INT64, IndexLayout::ChannelsLast, 1),
+                  "INT64 indices: the overlapping gather reads INT32 indices only");
+    expectDecline(test_support::indexCaseOf(geometries[0], ACL_FLOAT, ACL_INT32, IndexLayout::Contiguous, 1),
+                  "gradOutput is not dense channels-last");
+    const Geometry narrow{"24 channels", {1, 24, 4, 4, 4}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}};
+    expectDecline(makeCase(narrow, 1),
+                  "24 channels, not 16, 32, 48 or 64: the channel-vector and slab scatters measured faster on "
+                  "partial vectors");
+    const Geometry oneVector{"3-D, 16 channels", {1, 16, 4, 4, 4}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}};
+    expectDecline(makeCase(oneVector, 1),
+                  "up to 8 windows contain one element of 16 channels: the slab scatter measured faster");
+    const Geometry disjoint{"2x2x2", {1, 16, 4, 4, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}};
+    expectDecline(makeCase(disjoint, 1), "windows do not overlap: cpu_index_gather_backward_channels_last takes them");
+    const Geometry stride1{"3x3x3 at stride 1", {1, 32, 4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+    expectDecline(makeCase(stride1, 1),
+                  "up to 27 windows contain one element (more than 8): the scatter adds each output once");
+}
+
+}  // namespace
