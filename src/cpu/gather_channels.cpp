@@ -10,6 +10,7 @@
 #include "hwy/highway.h"
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
+#include "cpu/simd_ordered_ops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -62,11 +63,11 @@ int64_t GatherFloatChannelsRow(const int64_t *HWY_RESTRICT outputColumn, int64_t
         if (c < channels) {
             const size_t rest = static_cast<size_t>(channels - c);
             const auto present = hn::FirstN(di, rest);
-            const auto match = hn::And(hn::Eq(hn::MaskedLoad(present, di, indices + c), position), present);
+            const auto match = hn::And(hn::Eq(MaskedLoadUnaligned(present, di, indices + c), position), present);
             count = hn::Add(count, hn::VecFromMask(di, match));
             const auto sums =
                 hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, match),
-                                                 hn::MaskedLoad(hn::RebindMask(df, present), df, gradients + c)));
+                                                 MaskedLoadUnaligned(hn::RebindMask(df, present), df, gradients + c)));
             StoreSums(df, sums, at + c, rest, streaming);
         }
     }
@@ -130,8 +131,9 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
         for (; c < channels; c += lanes) {
             const size_t present = static_cast<size_t>(std::min(lanes, channels - c));
             const auto presentMask = hn::FirstN(di, present);
-            const auto loaded = present == static_cast<size_t>(lanes) ? hn::LoadU(di, indices + c)
-                                                                      : hn::MaskedLoad(presentMask, di, indices + c);
+            const auto loaded = present == static_cast<size_t>(lanes)
+                                    ? hn::LoadU(di, indices + c)
+                                    : MaskedLoadUnaligned(presentMask, di, indices + c);
             const auto match = hn::And(hn::Eq(loaded, position), presentMask);
             count = hn::Add(count, hn::VecFromMask(di, match));
             StoreSixteenBit(di, sumOf(LoadSixteenBit(di, gradients + c, present), match), at + c, present, streaming);
@@ -180,11 +182,12 @@ HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RES
                 sums =
                     hn::Add(sums, hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
             } else {
-                const auto match = hn::And(hn::Eq(hn::MaskedLoad(present, di, indexRow + offset), position), present);
+                const auto match =
+                    hn::And(hn::Eq(MaskedLoadUnaligned(present, di, indexRow + offset), position), present);
                 count = hn::Add(count, hn::VecFromMask(di, match));
-                sums = hn::Add(
-                    sums, hn::IfThenElseZero(hn::RebindMask(df, match),
-                                             hn::MaskedLoad(hn::RebindMask(df, present), df, gradientRow + offset)));
+                sums = AddInOrder(
+                    sums, hn::IfThenElseZero(hn::RebindMask(df, match), MaskedLoadUnaligned(hn::RebindMask(df, present),
+                                                                                            df, gradientRow + offset)));
             }
         }
     }
@@ -215,7 +218,7 @@ HWY_INLINE void GatherWholeVectorPositions(DF df, DI di, const int64_t *HWY_REST
                 for (int v = 0; v < kVectors; ++v) {
                     const auto match = hn::Eq(hn::LoadU(di, indices + v * lanes), position);
                     count = hn::Add(count, hn::VecFromMask(di, match));
-                    sums[v] = hn::Add(
+                    sums[v] = AddInOrder(
                         sums[v], hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradients + v * lanes)));
                 }
             }

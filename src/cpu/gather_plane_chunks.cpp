@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: simd_store-inl.h needs highway.h first
+#include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
 
@@ -64,8 +65,8 @@ HWY_INLINE void GatherPairUnits(DF df, DI di, const PlaneChunkTables &tables, in
                 gradientVector = hn::LoadU(di, gradientBits + first);
             } else {  // the plane's last outputs
                 const auto present = hn::FirstN(di, static_cast<size_t>(readables[k]));
-                indexVector = hn::MaskedLoad(present, di, indices + first);
-                gradientVector = hn::MaskedLoad(present, di, gradientBits + first);
+                indexVector = MaskedLoadUnaligned(present, di, indices + first);
+                gradientVector = MaskedLoadUnaligned(present, di, gradientBits + first);
             }
             const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + k * lanes));
             const auto index = hn::TableLookupLanes(indexVector, lookup);
@@ -136,7 +137,7 @@ HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, 
     // A vector of outputs from first on, `readable` of them existing (the rest read as 0).
     const auto load = [&](const int32_t *from, int64_t first, int32_t readable) {
         if (readable == lanes) return hn::LoadU(di, from + first);
-        return hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di, from + first);
+        return MaskedLoadUnaligned(hn::FirstN(di, static_cast<size_t>(readable)), di, from + first);
     };
     for (int64_t k = begin; k < end; ++k) {
         const int64_t chunk = tables.otherChunk[static_cast<size_t>(k)];

@@ -9,6 +9,7 @@
 #include "hwy/highway.h"
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
+#include "cpu/simd_ordered_ops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -100,8 +101,8 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
                 gradients = hn::LoadU(di, gradientBits + firstOutput);
             } else {
                 const auto present = hn::FirstN(di, static_cast<size_t>(readable));
-                indices = hn::MaskedLoad(present, di, indexRow + firstOutput);
-                gradients = hn::MaskedLoad(present, di, gradientBits + firstOutput);
+                indices = MaskedLoadUnaligned(present, di, indexRow + firstOutput);
+                gradients = MaskedLoadUnaligned(present, di, gradientBits + firstOutput);
             }
             const auto permutation = hn::SetTableIndices(di, offsets + column);
             laneIndices = hn::TableLookupLanes(indices, permutation);
@@ -189,8 +190,8 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
         }
         const int32_t firstOutput = firstOutputs[block], readable = readables[block];
         const auto indices = readable == lanes ? hn::LoadU(di, indexRow + firstOutput)
-                                               : hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(readable)), di,
-                                                                indexRow + firstOutput);
+                                               : MaskedLoadUnaligned(hn::FirstN(di, static_cast<size_t>(readable)), di,
+                                                                     indexRow + firstOutput);
         const auto lookup = hn::SetTableIndices(di, offsets + column);
         const auto laneIndices = hn::TableLookupLanes(indices, lookup);
         const auto prepared = sumOf.prepare(

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cpu/gather_rows.h"
+#include "cpu/simd_ordered_ops-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -64,7 +65,7 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<DI> LoadSixteenBit(DI di, const uint16_t *HWY
     if (count >= hn::Lanes(di)) return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d16, source)));
 #if HWY_TARGET <= HWY_AVX3
     // AVX-512 loads 16-bit lanes under a mask (the local copy costs a store-forwarding stall per vector).
-    return hn::BitCast(di, hn::PromoteTo(du, hn::MaskedLoad(hn::FirstN(d16, count), d16, source)));
+    return hn::BitCast(di, hn::PromoteTo(du, MaskedLoadUnaligned(hn::FirstN(d16, count), d16, source)));
 #endif
     alignas(64) uint16_t part[hn::MaxLanes(d16)] = {};
     for (size_t i = 0; i < count; ++i) part[i] = source[i];

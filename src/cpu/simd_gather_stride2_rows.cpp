@@ -10,6 +10,7 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
 #include "cpu/simd_rows.h"
@@ -309,13 +310,14 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                                          hn::Vec<FloatTag> &windowGradients) {
                 const auto exists = hn::And(hn::Gt(laneIndex, hn::Set(di, static_cast<int32_t>(-from - 1))),
                                             hn::Lt(laneIndex, hn::Set(di, static_cast<int32_t>(outputWidth - from))));
-                windowIndices = hn::IfThenElse(exists, hn::MaskedLoad(exists, di, indices + from), hn::Set(di, -1));
+                windowIndices =
+                    hn::IfThenElse(exists, MaskedLoadUnaligned(exists, di, indices + from), hn::Set(di, -1));
                 // Gradients of windows that do not exist are never used (their index matches nothing).
                 if constexpr (std::is_same_v<G, float>) {
-                    windowGradients = hn::MaskedLoad(hn::RebindMask(df, exists), df, gradients + from);
+                    windowGradients = MaskedLoadUnaligned(hn::RebindMask(df, exists), df, gradients + from);
                 } else {
                     const hn::Rebind<uint16_t, FloatTag> du16;
-                    const auto bits = hn::MaskedLoad(hn::Mask<decltype(du16)>{exists.raw}, du16, gradients + from);
+                    const auto bits = MaskedLoadUnaligned(hn::Mask<decltype(du16)>{exists.raw}, du16, gradients + from);
                     windowGradients = widenGradients<kHalf>(bits);
                 }
             };

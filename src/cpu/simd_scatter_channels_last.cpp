@@ -7,6 +7,8 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 
+#include "cpu/simd_ordered_ops-inl.h"  // after highway.h: compiled once per target
+
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
@@ -22,27 +24,6 @@ HWY_INLINE V opaque(V v) {
     asm("" : "+v"(v.raw));
 #endif
     return v;
-}
-
-// sum + gradient with the sum as the first operand, as the scalar scatter adds (core/gradient_sum.h): when
-// both are NaN the result carries the sum's payload. The compiler treats the add as commutative and swaps
-// the operands when that saves a register or folds a load, so the order is pinned down in assembly.
-template <class V>
-HWY_INLINE V addToSums(V sum, V gradient) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
-#if HWY_TARGET <= HWY_AVX2
-    // AT&T order: vaddps second, first, result.
-    asm("vaddps %[gradient], %[sum], %[sum]" : [sum] "+v"(sum.raw) : [gradient] "v"(gradient.raw));
-#else
-    asm("addps %[gradient], %[sum]" : [sum] "+x"(sum.raw) : [gradient] "x"(gradient.raw));
-#endif
-    return sum;
-#elif HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
-    asm("fadd %0.4s, %0.4s, %1.4s" : "+w"(sum.raw) : "w"(gradient.raw));
-    return sum;
-#else
-    return hwy::HWY_NAMESPACE::Add(sum, gradient);
-#endif
 }
 
 // One block of channels (a vector of them, or with Partial the last `present` lanes of C) of one output
@@ -64,12 +45,12 @@ HWY_INLINE hn::Mask<hn::RebindToSigned<DF>> scatterBlock(DF df, hn::Vec<hn::Rebi
         matched = hn::Or(matched, match);
         // sum + gradient where the tap matched, the sum's own bits elsewhere (even a NaN sum's payload).
         if constexpr (Partial) {
-            const auto sum = hn::MaskedLoad(present, df, at);
-            hn::BlendedStore(hn::IfThenElse(hn::RebindMask(df, match), addToSums(sum, gradients), sum), present, df,
+            const auto sum = MaskedLoadUnaligned(present, df, at);
+            hn::BlendedStore(hn::IfThenElse(hn::RebindMask(df, match), AddInOrder(sum, gradients), sum), present, df,
                              at);
         } else {
             const auto sum = hn::LoadU(df, at);
-            hn::StoreU(opaque(hn::IfThenElse(hn::RebindMask(df, match), addToSums(sum, gradients), sum)), df, at);
+            hn::StoreU(opaque(hn::IfThenElse(hn::RebindMask(df, match), AddInOrder(sum, gradients), sum)), df, at);
         }
     };
     for (int64_t r = 0; r < tapRows; ++r) {
@@ -101,9 +82,9 @@ HWY_INLINE void scatterChannels(DF df, int64_t c, const int32_t *HWY_RESTRICT ta
     if constexpr (Partial) {
         const auto lanes = hn::FirstN(di, static_cast<size_t>(channels - c));
         // Lanes past C read as -1: they match no tap and count as no index.
-        index = hn::IfThenElse(lanes, hn::MaskedLoad(lanes, di, indices + c), none);
+        index = hn::IfThenElse(lanes, MaskedLoadUnaligned(lanes, di, indices + c), none);
         present = hn::RebindMask(df, lanes);
-        gradient = hn::MaskedLoad(present, df, gradients + c);
+        gradient = MaskedLoadUnaligned(present, df, gradients + c);
     } else {
         index = hn::LoadU(di, indices + c);
         gradient = hn::LoadU(df, gradients + c);

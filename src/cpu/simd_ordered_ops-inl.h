@@ -1,0 +1,72 @@
+// Per-target helpers shared by the Highway sources whose results must match the scalar kernels bit for bit
+// on every instruction set: an add whose operand order is pinned down, and a masked load that needs no
+// alignment. Each source includes this after hwy/highway.h; foreach_target.h compiles it once per
+// instruction set (the include guard toggles with HWY_TARGET_TOGGLE, as Highway's own -inl headers do).
+#if defined(POOLGRAD_CPU_SIMD_ORDERED_OPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef POOLGRAD_CPU_SIMD_ORDERED_OPS_INL_H_
+#undef POOLGRAD_CPU_SIMD_ORDERED_OPS_INL_H_
+#else
+#define POOLGRAD_CPU_SIMD_ORDERED_OPS_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+
+// sum + value with the sum as the first operand, as the scalar scatter adds (core/gradient_sum.h): when
+// both are NaN the result carries the sum's payload. Compilers treat the add as commutative and swap the
+// operands when that saves a register or folds a load (seen with the sanitizers' register pressure), so
+// the order is pinned down in assembly.
+template <class V>
+HWY_INLINE V AddInOrder(V sum, V value) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+#if HWY_TARGET <= HWY_AVX2
+    // AT&T order: vaddps second, first, result.
+    asm("vaddps %[value], %[sum], %[sum]" : [sum] "+v"(sum.raw) : [value] "v"(value.raw));
+#else
+    asm("addps %[value], %[sum]" : [sum] "+x"(sum.raw) : [value] "x"(value.raw));
+#endif
+    return sum;
+#elif HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+    asm("fadd %0.4s, %0.4s, %1.4s" : "+w"(sum.raw) : "w"(value.raw));
+    return sum;
+#else
+    return hwy::HWY_NAMESPACE::Add(sum, value);
+#endif
+}
+
+// The lanes of p that mask selects (others zero), reading no other lane and needing no alignment. AVX-512's
+// masked loads and AVX2's 32/64-bit ones do that; elsewhere Highway's MaskedLoad loads a whole aligned
+// vector (SSE4) or reads every lane (AVX2's 16-bit lanes), so the selected lanes go through a buffer.
+template <class D, class M>
+HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> MaskedLoadUnaligned(M mask, D d, const hwy::HWY_NAMESPACE::TFromD<D> *p) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    using T = hn::TFromD<D>;
+#if HWY_TARGET <= HWY_AVX3
+    return hn::MaskedLoad(mask, d, p);
+#else
+    if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4) {
+        return hn::MaskedLoad(mask, d, p);
+    } else {
+        constexpr size_t kMostLanes = 64 / sizeof(T);
+        alignas(64) T buffer[kMostLanes] = {};
+        uint8_t bits[(kMostLanes + 7) / 8] = {};
+        hn::StoreMaskBits(d, mask, bits);
+        const size_t lanes = hn::Lanes(d);
+        for (size_t i = 0; i < lanes; ++i)
+            if ((bits[i / 8] >> (i % 8)) & 1) buffer[i] = p[i];
+        return hn::Load(d, buffer);
+    }
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // POOLGRAD_CPU_SIMD_ORDERED_OPS_INL_H_
