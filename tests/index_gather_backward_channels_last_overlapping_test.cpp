@@ -67,24 +67,24 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWi
         }
 }
 
-// Below AVX-512 a vector holds 8, 4 or 1 float32 lanes: 48 and 64 channels are 6 and 8 vectors of 8 (not
-// counts summed all at once in registers) and every count is many vectors of 1, so the general path (a
-// vector at a time) runs; each instruction set this CPU has gives the same bits, chosen through Highway's dispatch.
-TEST(IndexGatherBackwardChannelsLastOverlapping, EveryInstructionSetGivesTheSameBits) {
+std::string declineOf(const IndexBackwardCase &problem);
+
+// Below AVX-512 (8, 4 or 1 float32 lanes) the plan declines: the entry is measured and checked on 16-lane
+// vectors only (the sanitizer build gave another NaN payload than the scatter on the narrower paths).
+TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesVectorsNarrowerThanSixteenLanes) {
     struct TargetMock {
         explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
         ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
     };
+    ThreadSetting setting(1, 0);
     for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
         if ((hwy::SupportedTargets() & target) == 0) continue;
         TargetMock mock(target);
-        uint64_t seed = 40;
-        for (const Geometry &geometry : geometries) {
-            const IndexBackwardCase problem = makeCase(geometry, ++seed);
-            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label);
-            ThreadSetting setting(2, 1);
-            expectGatherMatchesReferences(problem);
-        }
+        SCOPED_TRACE(hwy::TargetName(target));
+        const std::string message = declineOf(makeCase(geometries[0], 41));
+        EXPECT_NE(message.find("float32 lanes: the overlapping gather is measured and checked on 16-lane"),
+                  std::string::npos)
+            << message;
     }
 }
 
