@@ -24,7 +24,7 @@ namespace HWY_NAMESPACE {
 // the order is pinned down in assembly.
 template <class V>
 HWY_INLINE V AddInOrder(V sum, V value) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__) && !defined(__clang__)
 #if HWY_TARGET <= HWY_AVX2
     // AT&T order: vaddps second, first, result.
     asm("vaddps %[value], %[sum], %[sum]" : [sum] "+v"(sum.raw) : [value] "v"(value.raw));
@@ -32,7 +32,7 @@ HWY_INLINE V AddInOrder(V sum, V value) {
     asm("addps %[value], %[sum]" : [sum] "+x"(sum.raw) : [value] "x"(value.raw));
 #endif
     return sum;
-#elif HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+#elif HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && defined(__GNUC__) && !defined(__clang__)
     asm("fadd %0.4s, %0.4s, %1.4s" : "+w"(sum.raw) : "w"(value.raw));
     return sum;
 #else

@@ -20,7 +20,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // store to reach the cache.
 template <class V>
 HWY_INLINE V opaque(V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
     asm("" : "+v"(v.raw));
 #endif
     return v;
