@@ -5,6 +5,7 @@ run.json, and meta.json written by scripts/bench.sh). The page keeps one section
 model, widest ISA and L3 size: a run replaces its own host's section and keeps the others.
 
     python3 bench/report.py [--results build/bench/results] [--cache-results build/bench/results-cache]
+                            [--one-thread-results build/bench/results-1thread]
                             [--md docs/performance.md] [--png FILE] [--note TEXT]
 """
 import argparse
@@ -166,6 +167,53 @@ def cache_resident_section(cases, run, cache_dir):
     return L
 
 
+def thread_scaling_section(cases, run, one_thread_dir):
+    """The standard set on one thread (scripts/bench.sh's third pass) beside the main run: how much each
+    contender gains from the main run's threads, and the ratios to the peers on one thread."""
+    if not one_thread_dir or not os.path.exists(os.path.join(one_thread_dir, "results.csv")):
+        return []
+    single_rows, single_run, _ = load(one_thread_dir)
+    single = {c["name"]: c for c in organise(single_rows)}
+    threads = int(run.get("threads") or 1)
+    if threads <= 1:
+        return []
+
+    def gain(one, many):
+        if one is None or many is None:
+            return "–"
+        parts = []
+        for mode in ("warm", "cold"):
+            if mode in one and mode in many and many[mode]["median"] > 0:
+                parts.append(f"{one[mode]['median'] / many[mode]['median']:.2f}")
+            else:
+                parts.append("–")
+        return " / ".join(parts)
+
+    L = [f"### Threads: 1 and {threads}", "",
+         f"The standard set again on one thread ({single_run['date']}; `poolgrad_bench {single_run['arguments']}`). "
+         f"**gain** = time on 1 thread / time on {threads} (warm / cold; {threads}.00 is perfect scaling). Each "
+         "contender's gain comes from its own split of the work; a case bound by DRAM bandwidth gains less "
+         "than one bound by instructions. The ratio columns are peer / poolgrad on one thread.", "",
+         f"| case | poolgrad 1 thread | poolgrad gain | PyTorch 1 thread | PyTorch gain | vs PyTorch (1 thread) "
+         "| oneDNN best 1 thread (layout) | oneDNN best gain | vs oneDNN best (1 thread) |",
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for case in cases:
+        one = single.get(case["name"])
+        if one is None:
+            continue
+        head1, head = headline(one), headline(case)
+        torch1 = best_of(one, "torch", "cold") or best_of(one, "torch", "warm")
+        torch = best_of(case, "torch", "cold") or best_of(case, "torch", "warm")
+        best1 = best_of(one, "onednn", "cold") or best_of(one, "onednn", "warm")
+        best = case["contenders"].get(best1["name"]) if best1 else None
+        best_name = f" ({best1['name'].split(':')[1]})" if best1 else ""
+        L.append(f"| {case['name']} | {ms_pair(head1)} | {gain(head1, head)} | {ms_pair(torch1)} | "
+                 f"{gain(torch1, torch)} | {ratio_pair(torch1, head1)} | {ms_pair(best1)}{best_name} | "
+                 f"{gain(best1, best)} | {ratio_pair(best1, head1)} |")
+    L.append("")
+    return L
+
+
 def traffic_section(cases, dram):
     """The bytes each contender's own interface makes it move, and the speed ratio that bounds on DRAM."""
     L = ["### What each library's interface makes it move", ""]
@@ -289,7 +337,7 @@ def kept_sections(md_path):
     return sections
 
 
-def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note):
+def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one_thread_dir=None):
     dram = run["copy_dram_gbps"]
     load1 = float(meta["load"].split()[0]) if meta.get("load") else None
     L = [f"{SECTION_BEGIN}{key} | {run['date']} -->", f"## Host: {key}", ""]
@@ -385,6 +433,7 @@ def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note):
     L.append("")
     L.extend(traffic_section(cases, dram))
     L.extend(demote(cache_resident_section(cases, run, cache_dir)))
+    L.extend(thread_scaling_section(cases, run, one_thread_dir))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:
         L.append("#### The peers here and in the issue")
@@ -489,6 +538,9 @@ def write_markdown(sections, md_path):
     L.append("- **warm**: the same buffers, one untimed run right before each burst of timed runs. **cold**: a "
              "cache flush (max(4 × last-level cache, 32 MiB), written and read by every thread) before every timed "
              "run.")
+    L.append("- **Threads**: the main run uses the threads its row names for every contender; scripts/bench.sh then runs "
+             "the standard set again on one thread (each library's chosen kernel only), for each host's \"Threads\" "
+             "table: how much each contender gains from the threads, and the ratios on one thread.")
     L.append("- Contenders run **interleaved** (round-robin, the order rotating every round) so that the machine's "
              "drift hits all of them alike; each gets a time budget per mode within a repetition range (each "
              "host's run row says which). Times are phase 2 only (poolgrad: a repeatable executor; PyTorch: the "
@@ -528,6 +580,8 @@ def main():
     parser.add_argument("--results", default=os.path.join(ROOT, "build", "bench", "results"))
     parser.add_argument("--cache-results", default=os.path.join(ROOT, "build", "bench", "results-cache"),
                         help="results of bench/cache_resident_cases.txt (optional)")
+    parser.add_argument("--one-thread-results", default=os.path.join(ROOT, "build", "bench", "results-1thread"),
+                        help="results of the standard set on one thread, for the scaling table (optional)")
     parser.add_argument("--md", default=os.path.join(ROOT, "docs", "performance.md"))
     parser.add_argument("--png", help="the chart (default: performance-<host>.png beside --md)")
     parser.add_argument("--note", default="", help="a sentence for the top of this host's section")
@@ -548,7 +602,8 @@ def main():
     sections = kept_sections(args.md)
     sections[key] = (run["date"], host_section(cases, run, meta, key,
                                                os.path.relpath(png, os.path.dirname(os.path.abspath(args.md))),
-                                               chart_ok, args.cache_results, args.note))
+                                               chart_ok, args.cache_results, args.note,
+                                               args.one_thread_results))
     write_markdown(sections, args.md)
     others = len(sections) - 1
     print(f"report.py: wrote the section of host \"{key}\" in {args.md}" + (f" and {png}" if chart_ok else " (no chart)")

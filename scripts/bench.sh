@@ -3,7 +3,8 @@
 # python3-matplotlib for the chart, and the PyTorch peer: the current torch 2.x wheel from PyPI in the venv
 # build/bench-env, whose libtorch_cpu the driver links; Debian's libtorch-dev 1.13 only when PyPI cannot be
 # had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON), runs the standard set
-# (bench/standard_cases.txt) into build/bench/results and writes this host's section of docs/performance.md
+# (bench/standard_cases.txt) into build/bench/results, its cache-resident companions and the standard set
+# again on one thread (build/bench/results-cache, results-1thread), and writes this host's section of docs/performance.md
 # and its chart from those results (the sections of other hosts stay).
 #
 #   scripts/bench.sh                   everything above
@@ -177,11 +178,19 @@ EOF
   rm -f "$build/results-cache"/results.csv "$build/results-cache"/run.json
   "$build/bench/poolgrad_bench" --cases bench/cache_resident_cases.txt --threads 1 --modes warm --no-impls \
     --out "$build/results-cache" "${quick[@]}" | tee "$build/results-cache/console.txt"
+  # Issue #12 asks for 1 and 2 threads: the standard set again on one thread (only each library's chosen
+  # kernel: --no-impls), for the report's scaling table.
+  echo "== run (bench/standard_cases.txt: one thread) =="
+  mkdir -p "$build/results-1thread"
+  rm -f "$build/results-1thread"/results.csv "$build/results-1thread"/run.json
+  "$build/bench/poolgrad_bench" --cases bench/standard_cases.txt --threads 1 --no-impls \
+    --out "$build/results-1thread" "${quick[@]}" | tee "$build/results-1thread/console.txt"
   ran=$(date +%s)
   echo "bench.sh: build $((built - started)) s, run $((ran - built)) s"
 fi
 
 echo "== report =="
-"$python" bench/report.py --results "$results" --cache-results "$build/results-cache" --md docs/performance.md \
+"$python" bench/report.py --results "$results" --cache-results "$build/results-cache" \
+  --one-thread-results "$build/results-1thread" --md docs/performance.md \
   --note "${POOLGRAD_BENCH_NOTE:-}"
 echo "bench.sh: done in $(($(date +%s) - started)) s"
