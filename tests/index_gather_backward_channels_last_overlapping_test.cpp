@@ -15,6 +15,7 @@
 
 #include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
 
 namespace {
@@ -26,7 +27,6 @@ using test_support::ThreadSetting;
 using Geometry = test_support::IndexGeometry;
 
 constexpr const char *kGather = "cpu_index_gather_backward_channels_last_overlapping";
-constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
 const Geometry geometries[] = {
     {"3-D 3x3x3 stride 2 padded, 32 channels", {2, 32, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
@@ -43,18 +43,6 @@ IndexBackwardCase makeCase(const Geometry &geometry, uint64_t seed) {
     return test_support::indexCaseOf(geometry, ACL_FLOAT, ACL_INT32, IndexLayout::ChannelsLast, seed);
 }
 
-void expectGatherMatchesReferences(const IndexBackwardCase &problem) {
-    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
-    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-    EXPECT_EQ(run.implementation, kGather);
-    EXPECT_EQ(run.fallback, "");
-    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
-    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
-    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-    test_support::expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
-}
-
 TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 1;
     for (const Geometry &geometry : geometries)
@@ -63,7 +51,7 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWi
             SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
                          std::to_string(threads));
             ThreadSetting setting(threads, 1);
-            expectGatherMatchesReferences(problem);
+            test_support::expectOwnRunMatchesReferences(problem, kGather);
         }
 }
 
@@ -72,14 +60,10 @@ std::string declineOf(const IndexBackwardCase &problem);
 // Below AVX-512 (8, 4 or 1 float32 lanes) the plan declines: the entry is measured and checked on 16-lane
 // vectors only (the sanitizer build gave another NaN payload than the scatter on the narrower paths).
 TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesVectorsNarrowerThanSixteenLanes) {
-    struct TargetMock {
-        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-    };
     ThreadSetting setting(1, 0);
     for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
         if ((hwy::SupportedTargets() & target) == 0) continue;
-        TargetMock mock(target);
+        test_support::HighwayTargetMock mock(target);
         SCOPED_TRACE(hwy::TargetName(target));
         const std::string message = declineOf(makeCase(geometries[0], 41));
         EXPECT_NE(message.find("float32 lanes: the overlapping gather is measured and checked on 16-lane"),
@@ -97,7 +81,7 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, StreamsAGradInputLargerThan4MiB
         SCOPED_TRACE("threads " + std::to_string(threads));
         const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
         EXPECT_NE(run.plan.find("streaming"), std::string::npos) << run.plan;
-        expectGatherMatchesReferences(problem);
+        test_support::expectOwnRunMatchesReferences(problem, kGather);
     }
 }
 
@@ -123,7 +107,7 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, AddsTheWindowsOfOneElementInInc
         const std::vector<uint64_t> expected = problem.expectedBits();
         const size_t element = static_cast<size_t>((channel * problem.inputShape[3] + 1) * inputWidth + 1);
         ASSERT_EQ(expected[element], 0u);  // +0: the naive reference adds in output order too
-        expectGatherMatchesReferences(problem);
+        test_support::expectOwnRunMatchesReferences(problem, kGather);
     }
 }
 

@@ -25,7 +25,6 @@ using test_support::IndexBackwardRun;
 using test_support::IndexLayout;
 
 constexpr const char *kGather = "cpu_index_gather_backward_channels_last";
-constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
 using test_support::ThreadSetting;
 
@@ -46,18 +45,6 @@ IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataTy
     return test_support::indexCaseOf(geometry, type, indexType, IndexLayout::ChannelsLast, seed);
 }
 
-void expectGatherMatchesReferences(const IndexBackwardCase &problem) {
-    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
-    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
-    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-    EXPECT_EQ(run.implementation, kGather);
-    EXPECT_EQ(run.fallback, "");
-    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
-    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
-    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-    test_support::expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
-}
-
 TEST(IndexGatherBackwardChannelsLast, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 1;
     for (const Geometry &geometry : geometries)
@@ -76,7 +63,7 @@ TEST(IndexGatherBackwardChannelsLast, MatchesTheReferencesBitForBitWithoutFallba
                             << run.message;
                         continue;
                     }
-                    expectGatherMatchesReferences(problem);
+                    test_support::expectOwnRunMatchesReferences(problem, kGather);
                 }
 }
 
@@ -89,7 +76,7 @@ TEST(IndexGatherBackwardChannelsLast, StreamsAGradInputLargerThan4MiB) {
         SCOPED_TRACE("threads " + std::to_string(threads));
         const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
         EXPECT_NE(run.plan.find("streaming"), std::string::npos) << run.plan;
-        expectGatherMatchesReferences(problem);
+        test_support::expectOwnRunMatchesReferences(problem, kGather);
     }
 }
 

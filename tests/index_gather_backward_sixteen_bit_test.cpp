@@ -23,6 +23,7 @@
 
 #include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
 #include "support/max_pool3d_run.h"
 #include "support/test_tensor.h"
@@ -258,15 +259,11 @@ TEST(IndexGatherBackwardSixteenBit, EveryPatternIsPlusZeroPlusGradientRoundedOnc
 // The instruction sets below the best one take other paths (no 16-bit masked loads and stores, another
 // vector width, one lane); each this CPU has runs the same checks, chosen through Highway's dispatch.
 TEST(IndexGatherBackwardSixteenBit, EveryInstructionSetGivesTheSameBits) {
-    struct TargetMock {
-        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-    };
     const std::pair<int64_t, const char *> targets[] = {
         {HWY_AVX2, " 8 lanes"}, {HWY_SSE4, " 4 lanes"}, {HWY_SCALAR, " 1 lanes"}};
     for (const auto &[target, lanes] : targets) {
         if ((hwy::SupportedTargets() & target) == 0) continue;
-        TargetMock mock(target);
+        test_support::HighwayTargetMock mock(target);
         SCOPED_TRACE(hwy::TargetName(target));
         // The dense gather's plan names the lanes of the instruction set the dispatch chose.
         const IndexBackwardCase probe =

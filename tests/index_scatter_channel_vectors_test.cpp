@@ -28,7 +28,6 @@ using test_support::ThreadSetting;
 using Geometry = test_support::IndexGeometry;
 
 constexpr const char *kVectors = "cpu_index_scatter_backward_channels_last_vectors";
-constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
 // The plan takes windows whose taps times vectors of channels stay within C (channelVectorsDecline): the
 // geometries with at most 4 taps are taken wherever vectors have at least 8 lanes (AVX2 and up), the 3x3
@@ -63,18 +62,6 @@ IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataTy
     return test_support::indexCaseOf(geometry, type, indexType, IndexLayout::ChannelsLast, seed);
 }
 
-void expectVectorsMatchReferences(const IndexBackwardCase &problem) {
-    const IndexBackwardRun run = test_support::runIndexBackward(problem, kVectors);
-    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
-    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-    EXPECT_EQ(run.implementation, kVectors);
-    EXPECT_EQ(run.fallback, "");
-    test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
-    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
-    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-    test_support::expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
-}
-
 TEST(IndexScatterChannelVectors, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 100;
     int taken = 0;
@@ -88,7 +75,7 @@ TEST(IndexScatterChannelVectors, MatchesTheReferencesBitForBitWithoutFallback) {
                     SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
-                    expectVectorsMatchReferences(problem);
+                    test_support::expectOwnRunMatchesReferences(problem, kVectors);
                 }
     }
     EXPECT_GE(taken, 6) << "the geometries of at most 4 taps are taken with vectors of 8 lanes or more";
@@ -108,7 +95,7 @@ TEST(IndexScatterChannelVectors, StreamsAGradInputLargerThan4MiBInSeveralSlabs) 
             const IndexBackwardRun run = test_support::runIndexBackward(problem, kVectors);
             EXPECT_NE(run.plan.find(type == ACL_FLOAT ? "buffered streaming" : "buffered"), std::string::npos)
                 << run.plan;
-            expectVectorsMatchReferences(problem);
+            test_support::expectOwnRunMatchesReferences(problem, kVectors);
         }
 }
 

@@ -175,6 +175,18 @@ void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackw
     EXPECT_EQ(run.bytesOutsideViewChanged, 0);
 }
 
+void expectOwnRunMatchesReferences(const IndexBackwardCase &problem, const std::string &implementation) {
+    const IndexBackwardRun run = runIndexBackward(problem, implementation);
+    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+    EXPECT_EQ(run.implementation, implementation);
+    EXPECT_EQ(run.fallback, "");
+    expectGradInputBits(problem.expectedBits(), run, problem.type, false);
+    const IndexBackwardRun scatter = runIndexBackward(problem, "cpu_index_scatter_backward_reference");
+    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
+    expectGradInputBits(scatter.gradInputBits, run, problem.type, true);
+}
+
 void expectStrayIndexHandover(const IndexBackwardCase &problem, const IndexBackwardRun &run,
                               const std::string &implementation) {
     ASSERT_EQ(run.status.phaseTwo, 0) << run.message;

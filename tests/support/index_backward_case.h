@@ -74,6 +74,10 @@ IndexBackwardCase indexCaseOf(const IndexGeometry &geometry, aclDataType type, a
 void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackwardRun &run, aclDataType type,
                          bool nanBitsToo);
 
+// `implementation` ran the problem itself (no fallback): gradInput equals the naive reference's sums (any NaN
+// for a NaN) and the scatter reference's result bit for bit, NaN payloads included.
+void expectOwnRunMatchesReferences(const IndexBackwardCase &problem, const std::string &implementation);
+
 // An index inside the plane but outside its own window: `implementation` ran, handed the problem to the scatter
 // reference (the run report says so) and the result is still the full scatter.
 void expectStrayIndexHandover(const IndexBackwardCase &problem, const IndexBackwardRun &run,
