@@ -31,7 +31,7 @@ IndexBackwardCase pooled(reference::Shape5 shape, std::array<int64_t, 3> kernel,
 }
 
 std::string sparsePlanText(int threads) {
-    return "planes=6 summed in touched lines, written once threads=" + std::to_string(threads);
+    return "planes=6 zero-filled then scattered in place threads=" + std::to_string(threads);
 }
 
 void expectMatchesReference(const IndexBackwardCase &problem, const IndexBackwardRun &run) {
@@ -209,13 +209,13 @@ TEST(IndexScatterPlans, SparseProblemsZeroFillThenScatterInPlace) {
     };
     const Expectation expectations[] = {
         // 1x2x2 outputs of 4x16x16 inputs: 1 in 256.
-        {"1 in 256", 2, pooled({2, 3, 4, 16, 16}, {4, 8, 8}), "planes=6 summed in touched lines, written once threads=2"},
+        {"1 in 256", 2, pooled({2, 3, 4, 16, 16}, {4, 8, 8}), "planes=6 zero-filled then scattered in place threads=2"},
         // Adaptive 3x3x2 of 16x16x16, overlapping windows: 1 in 227.
         {"adaptive", 3, adaptiveCase({2, 3, 16, 16, 16}, {3, 3, 2}, 0.3),
-         "planes=6 summed in touched lines, written once threads=3"},
+         "planes=6 zero-filled then scattered in place threads=3"},
         // 8.5 MB of float32 gradInput: zero-filled with streaming stores.
         {"streaming", 2, pooled({2, 1, 1, 1040, 1024}, {1, 8, 32}),
-         "planes=2 summed in touched lines, written once streaming threads=2"},
+         "planes=2 zero-filled streaming then scattered in place threads=2"},
         // Exactly 1 in 128 stays with the slabs.
         {"1 in 128", 2, pooled({2, 3, 4, 16, 16}, {2, 8, 8}),
          "slabs=6x1 of <=64 rows (1024 sums) in place threads=2 prefetch"},

@@ -33,7 +33,6 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/simd_rows.h"
 #include "cpu/simd_scatter_channels_last.h"
-#include "cpu/sparse_plane_writer.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -110,9 +109,9 @@ struct ScatterSlabsPlan final : ImplementationPlan {
     bool inPlace = false;
     bool prefetchNextPlane = false;
     bool channelVectors = false;  // channels-last: per-tap compares across vectors of channels
-    // Few outputs per input element (dense planes, float32): each thread sums its planes' outputs in slots of
-    // the lines they touch and writes each plane once (scatterSparsePlanes, planSlabs).
-    bool sparsePlanes = false;
+    // Few outputs per input element (dense planes, float32): each thread zero-fills its planes of gradInput,
+    // then scatters their outputs straight into them (see planSlabs).
+    bool zeroFillThenScatter = false;
     // Channels-last: the least first row (d*H + h of its first element) of the windows of output rows
     // (od', oh') >= (od, oh) in output order, and so the rows complete when output row (od, oh) starts.
     // From per-axis suffix minima of the windows' first elements (empty windows excluded; kNoRow if none).
@@ -133,9 +132,9 @@ struct ScatterSlabsPlan final : ImplementationPlan {
 
     int64_t slabs() const { return groups * slabsPerGroup; }
     std::string describe() const override {
-        if (sparsePlanes)
-            return joinText("planes=", groups, " summed in touched lines, written once", streaming ? " streaming" : "",
-                            " threads=", threads);
+        if (zeroFillThenScatter)
+            return joinText("planes=", groups, " zero-filled", streaming ? " streaming" : "",
+                            " then scattered in place threads=", threads);
         const int64_t rowsPerSlab = (rows + slabsPerGroup - 1) / slabsPerGroup;
         return joinText("slabs=", groups, "x", slabsPerGroup, " of <=", rowsPerSlab, " rows (",
                         rowsPerSlab * rowElements, " sums) ",
@@ -435,52 +434,43 @@ void prefetchOutputs(const PoolProblem &problem, int64_t group) {
     for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(I)); b += 64) __builtin_prefetch(indices + b);
 }
 
-// Sparse problems (few outputs per input element): each plane is written once. Its outputs are first summed
-// in increasing output order into slots of a line (kSparsePlaneLine plane positions), one slot per line of the
-// plane that an index touches (a slot starts as +0s); then the plane is written from start to end, zeros for
-// the untouched lines and the slot for a touched one (streaming stores when gradInput is larger than the
-// cache). Zero-filling gradInput and scattering into it instead read every touched line back from memory
-// after streaming it out. A thread owns whole planes, so every in-plane index, inside its own window or not,
-// lands where it belongs; only an index outside the plane stops the run (true).
+// Sparse problems (few outputs per input element): the thread's planes of gradInput are zero-filled first
+// (streaming stores when gradInput is larger than the cache), then each plane's outputs are scattered into
+// it in increasing output order. A thread owns whole planes, so every in-plane index, inside its own
+// window or not, lands where it belongs; only an index outside the plane stops the run (true).
 template <typename I>
-bool scatterSparsePlanes(const PoolProblem &problem, const ScatterSlabsPlan &plan, int64_t begin, int64_t end) {
+bool zeroFillThenScatterPlanes(const PoolProblem &problem, const ScatterSlabsPlan &plan, int64_t begin, int64_t end) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     const int64_t outputs = geometry.outputPlaneElements();
     const int64_t channels = geometry.channels;
-    const int64_t lines = (planeElements + kSparsePlaneLine - 1) / kSparsePlaneLine;
-    // Between planes every line has no slot and no bit.
-    std::vector<int32_t> slotOfLine(static_cast<size_t>(lines), -1);
-    std::vector<uint64_t> touchedLines(static_cast<size_t>((lines + 63) / 64), 0);
-    std::vector<float> slots(static_cast<size_t>(std::min(outputs, lines) * kSparsePlaneLine));
+    if (plan.streaming) {
+        // Streaming stores take their data from registers; a small zeroed row feeds them from L1.
+        static constexpr int64_t kZeroRow = 4096;
+        alignas(64) static const float zeros[kZeroRow] = {};
+        for (int64_t plane = begin; plane < end; ++plane) {
+            float *gradIn = problem.gradInput.plane<float>(plane / channels, plane % channels);
+            for (int64_t at = 0; at < planeElements; at += kZeroRow)
+                storeFloatRow(ElementType::Float32, zeros, gradIn + at, std::min(kZeroRow, planeElements - at), true);
+        }
+    } else {
+        for (int64_t plane = begin; plane < end; ++plane) {
+            float *gradIn = problem.gradInput.plane<float>(plane / channels, plane % channels);
+            std::fill(gradIn, gradIn + planeElements, 0.0f);
+        }
+    }
     for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / channels, c = plane % channels;
         const float *gradOut = problem.gradOutput.plane<const float>(n, c);
         const I *indices = problem.indices.plane<const I>(n, c);
         float *gradIn = problem.gradInput.plane<float>(n, c);
-        int32_t slotCount = 0;
         for (int64_t q = 0; q < outputs; ++q) {
             const int64_t target = static_cast<int64_t>(indices[q]);
             if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
-                const int64_t line = target / kSparsePlaneLine;
-                int32_t slot = slotOfLine[static_cast<size_t>(line)];
-                if (slot < 0) {
-                    slot = slotCount++;
-                    slotOfLine[static_cast<size_t>(line)] = slot;
-                    touchedLines[static_cast<size_t>(line / 64)] |= uint64_t{1} << (line % 64);
-                    std::fill_n(slots.data() + slot * kSparsePlaneLine, kSparsePlaneLine, 0.0f);
-                }
-                float &sum = slots[static_cast<size_t>(slot * kSparsePlaneLine + target % kSparsePlaneLine)];
-                sum = addToSum(sum, gradOut[q]);
+                gradIn[target] = addToSum(gradIn[target], gradOut[q]);
             } else if (target != -1) {
                 return true;
             }
-        }
-        writeSparsePlane(gradIn, planeElements, touchedLines.data(), slotOfLine.data(), slots.data(), plan.streaming);
-        for (size_t word = 0; word < touchedLines.size(); ++word) {
-            for (uint64_t bits = touchedLines[word]; bits != 0; bits &= bits - 1)
-                slotOfLine[word * 64 + static_cast<size_t>(__builtin_ctzll(bits))] = -1;
-            touchedLines[word] = 0;
         }
     }
     return false;
@@ -492,9 +482,9 @@ SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
     if constexpr (std::is_same_v<T, float> && !ChannelsLast) {
-        if (plan.sparsePlanes) {
+        if (plan.zeroFillThenScatter) {
             runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
-                if (scatterSparsePlanes<I>(problem, plan, begin, end)) badIndex = true;
+                if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
             });
             if (plan.streaming) streamingStoreFence();
             return {0, 0, badIndex.load()};
@@ -660,11 +650,11 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
     // pays only for very few outputs: measured (one thread, 16x64x64 planes, adaptive) faster than the
     // slabs at 1 in 208 (case C1) and 1 in 144, about even at 1 in 100, slower at 1 in 69, 2.5x at 1 in 32 (see
     // docs/kernels/index_backward.md). Every thread needs a plane of its own.
-    plan.sparsePlanes =
+    plan.zeroFillThenScatter =
         !channelsLast && problem.gradOutput.type == ElementType::Float32 &&
         saturatingMul(geometry.outputPlaneElements(), kSparseOutputsPerInput) < geometry.inputPlaneElements() &&
         plan.groups >= plan.threads;
-    if (plan.sparsePlanes) plan.prefetchNextPlane = false;
+    if (plan.zeroFillThenScatter) plan.prefetchNextPlane = false;
     if (channelsLast) {
         const auto laterFirst = [](const std::vector<AxisWindow> &axis) {
             std::vector<int64_t> later(axis.size() + 1, ScatterSlabsPlan::kNoRow);
