@@ -41,8 +41,8 @@ const Geometry geometries[] = {
     {"pairs, rows of 16", {1, 3, 2, 6, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"wide rows", {2, 3, 4, 6, 40}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"adaptive, evenly divided, rows of 12", {1, 3, 4, 8, 12}, {}, {}, {}, {}, false, true, {2, 4, 6}},
-    // Whole planes taken in turns of 2 (3 threads) or 3 (2 threads).
-    {"120 planes of case E's, taken in turns", {3, 40, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    // Whole planes taken in turns of 2 (3 threads) or 3 (2 threads), the last turn shorter.
+    {"125 planes of case E's, taken in turns", {5, 25, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
 };
 constexpr size_t kManyPlanes = 12;  // geometries[kManyPlanes]
 
