@@ -1,8 +1,9 @@
 // cpu_index_gather_backward_plane_chunks decides everything in phase 1: the plan text names the split of the
 // planes into blocks of chunks, the lanes of a chunk, how many chunks read two vectors of outputs (those
 // crossing from the last row of a depth into the first of the next inside one depth window), streaming or
-// cached stores and the thread count (the pair units are AVX-512's); and it declines, with a reason, overlapping
-// windows, operands that are not dense planes, and the types it measured slower at (16-bit gradients, INT64 indices).
+// cached stores, the thread count and, for whole planes, the turn: how many planes a thread takes at a time (the
+// pair units are AVX-512's); and it declines, with a reason, overlapping windows, operands that are not dense
+// planes, and the types it measured slower at (16-bit gradients, INT64 indices).
 #include <gtest/gtest.h>
 
 #include <array>
