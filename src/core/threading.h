@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "core/checked_arithmetic.h"
 
@@ -58,6 +59,11 @@ void runBlocksOnThreadsTakingTurns(int threads, int64_t count, int64_t grain, co
         return;
     }
     grain = std::max<int64_t>(grain, 1);
+    // The counter passes count by at most threads * grain: keep that inside int64.
+    if (grain > (std::numeric_limits<int64_t>::max() - count) / threads) {
+        runBlocksOnThreads(threads, count, body);
+        return;
+    }
     std::atomic<int64_t> next{0};
 #pragma omp parallel num_threads(threads)
     for (;;) {
