@@ -3,11 +3,12 @@
 // and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
 // whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
-// Inf and -1 indices; 1, 2 and 3 threads with the planes split. float32 gradients and INT32 indices only: the plan
-// leaves float16/bfloat16 and INT64 to the slab scatter. Each against the naive reference bit for bit and against the
-// scatter reference bit for bit including NaN payloads, the run the kernel's own (no fallback), gradInput poisoned
-// before and nothing outside it touched. Indices outside their own window hand the problem to the scatter reference; a
-// bad index gives 161002 and a zero gradInput. Plan texts: index_gather_plane_chunks_plans_test.
+// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes taken in turns. float32 gradients and
+// INT32 indices only: the plan leaves float16/bfloat16 and INT64 to the slab scatter. Each against the naive reference
+// bit for bit and against the scatter reference bit for bit including NaN payloads, the run the kernel's own (no
+// fallback), gradInput poisoned before and nothing outside it touched. Indices outside their own window hand the
+// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. Plan texts:
+// index_gather_plane_chunks_plans_test.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -40,7 +41,10 @@ const Geometry geometries[] = {
     {"pairs, rows of 16", {1, 3, 2, 6, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"wide rows", {2, 3, 4, 6, 40}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"adaptive, evenly divided, rows of 12", {1, 3, 4, 8, 12}, {}, {}, {}, {}, false, true, {2, 4, 6}},
+    // Whole planes taken in turns of 2 (3 threads) or 3 (2 threads), the last turn shorter.
+    {"125 planes of case E's, taken in turns", {5, 25, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
 };
+constexpr size_t kManyPlanes = 12;  // geometries[kManyPlanes]
 
 IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
     return test_support::indexCaseOf(geometry, type, indexType, test_support::IndexLayout::Contiguous, seed);
@@ -110,6 +114,14 @@ TEST(IndexGatherBackwardPlaneChunks, AnIndexOutsideItsWindowHandsOverToTheScatte
         test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kPlaneChunks),
                                                kPlaneChunks);
     }
+    // Planes taken in turns: a stray index in the last plane, taken by whichever thread comes last.
+    for (const int threads : {2, 3}) {
+        ThreadSetting setting(threads, 1);
+        IndexBackwardCase problem = makeCase(geometries[kManyPlanes], ACL_FLOAT, ACL_INT32, 8);
+        problem.indices[problem.indices.size() - 1] = 0;  // the plane's first position, outside the last window
+        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kPlaneChunks),
+                                               kPlaneChunks);
+    }
 }
 
 TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
@@ -119,6 +131,13 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
         IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 9);
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
+    }
+    // Planes taken in turns: a bad index in a plane of a later turn.
+    for (const int threads : {2, 3}) {
+        ThreadSetting turns(threads, 1);
+        IndexBackwardCase problem = makeCase(geometries[kManyPlanes], ACL_FLOAT, ACL_INT32, 10);
+        problem.indices[77 * 2 * 7 * 7 + 5] = -7;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), -7);
     }
     // The plane size and the next where pairs in no window read them (rows 6 and 7 of 8, 1x3x2 windows): they
     // match, and the counts hand the problem over.

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "core/checked_arithmetic.h"
 
@@ -43,6 +45,31 @@ void runBlocksOnThreads(int threads, int64_t count, const Body &body) {
         const auto begin = static_cast<int64_t>(static_cast<__int128>(count) * t / threads);
         const auto end = static_cast<int64_t>(static_cast<__int128>(count) * (t + 1) / threads);
         if (begin < end) body(begin, end);
+    }
+}
+
+// Like runBlocksOnThreads, but the threads take blocks of `grain` consecutive items in turn from a shared
+// counter until none is left, so a thread that starts late (woken from sleep, or delayed by another process
+// on its processor) does less, instead of the whole call waiting for its fixed share. For bodies whose items are
+// independent: which thread takes an item must not change what it writes.
+template <typename Body>
+void runBlocksOnThreadsTakingTurns(int threads, int64_t count, int64_t grain, const Body &body) {
+    if (threads <= 1 || count <= 1) {
+        body(int64_t{0}, count);
+        return;
+    }
+    grain = std::max<int64_t>(grain, 1);
+    // The counter passes count by at most threads * grain: keep that inside int64.
+    if (grain > (std::numeric_limits<int64_t>::max() - count) / threads) {
+        runBlocksOnThreads(threads, count, body);
+        return;
+    }
+    std::atomic<int64_t> next{0};
+#pragma omp parallel num_threads(threads)
+    for (;;) {
+        const int64_t begin = next.fetch_add(grain, std::memory_order_relaxed);
+        if (begin >= count) break;
+        body(begin, count - begin > grain ? begin + grain : count);
     }
 }
 

@@ -245,6 +245,64 @@ IndexCounts CountIndices(const int32_t *HWY_RESTRICT indices, int64_t count, int
     return counts;
 }
 
+WholePlaneCounts GatherWholePlanes(const PlaneChunkTables &tables, const PlaneChunkOperands &operands,
+                                   int64_t firstPlane, int64_t endPlane, bool streaming) {
+    const hn::CappedTag<float, 16> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const int64_t outputs = tables.planeOutputs, chunks = tables.chunks;
+    const int64_t pairUnits = static_cast<int64_t>(tables.pairUnit.size());
+    const int64_t plainChunks = static_cast<int64_t>(tables.plainChunk.size());
+    const int64_t otherChunks = static_cast<int64_t>(tables.otherChunk.size());
+    const auto absent = hn::Set(di, -1), planeEnd = hn::Set(di, static_cast<int32_t>(tables.planeElements));
+    // Each lane counts as -1s: per plane at most one match per chunk and one index per vector of outputs, so
+    // the lanes are summed into the int64 totals before 2^30 could be reached.
+    const int64_t planesPerSum = std::max<int64_t>(1, (int64_t{1} << 30) / (chunks + outputs + 1));
+    auto matched = hn::Zero(di), present = hn::Zero(di), outside = hn::Zero(di);
+    WholePlaneCounts counts;
+    const auto sumLanes = [&] {
+        counts.matched -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matched)));
+        counts.indices.present -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, present)));
+        counts.indices.outsidePlane -= static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, outside)));
+        matched = present = outside = hn::Zero(di);
+    };
+    const auto countOutputs = [&](auto index, auto valid) {
+        present = hn::Add(present, hn::VecFromMask(di, hn::AndNot(hn::Eq(index, absent), valid)));
+        const auto beyond = hn::Or(hn::Lt(index, absent), hn::Not(hn::Lt(index, planeEnd)));
+        outside = hn::Add(outside, hn::VecFromMask(di, hn::And(beyond, valid)));
+    };
+    int64_t sinceSum = 0;
+    for (int64_t plane = firstPlane; plane < endPlane; ++plane) {
+        const int64_t n = plane / operands.channels, c = plane % operands.channels;
+        const int32_t *HWY_RESTRICT indices =
+            operands.indices + n * operands.indexStride[0] + c * operands.indexStride[1];
+        const int32_t *HWY_RESTRICT gradientBits = reinterpret_cast<const int32_t *>(
+            operands.gradients + n * operands.gradientStride[0] + c * operands.gradientStride[1]);
+        float *HWY_RESTRICT destination =
+            operands.destination + n * operands.destinationStride[0] + c * operands.destinationStride[1];
+        int64_t q = 0;
+        for (; q + lanes <= outputs; q += lanes) countOutputs(hn::LoadU(di, indices + q), hn::FirstN(di, lanes));
+        if (q < outputs) {
+            const auto valid = hn::FirstN(di, static_cast<size_t>(outputs - q));
+            countOutputs(MaskedLoadUnaligned(valid, di, indices + q), valid);
+        }
+        if (streaming) {
+            GatherPairUnits<true>(df, di, tables, 0, pairUnits, indices, gradientBits, destination, 0, matched);
+            GatherPlainChunks<true>(df, di, tables, 0, plainChunks, indices, gradientBits, destination, 0, matched);
+        } else {
+            GatherPairUnits<false>(df, di, tables, 0, pairUnits, indices, gradientBits, destination, 0, matched);
+            GatherPlainChunks<false>(df, di, tables, 0, plainChunks, indices, gradientBits, destination, 0, matched);
+        }
+        GatherOtherChunks(df, di, tables, 0, otherChunks, indices, gradientBits, destination, 0, streaming, matched);
+        if (++sinceSum == planesPerSum) {
+            sumLanes();
+            sinceSum = 0;
+        }
+    }
+    sumLanes();
+    return counts;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -256,6 +314,7 @@ HWY_EXPORT(PlaneChunkLaneCount);
 HWY_EXPORT(PlaneChunkPairsSupported);
 HWY_EXPORT(GatherPlaneChunks);
 HWY_EXPORT(CountIndices);
+HWY_EXPORT(GatherWholePlanes);
 
 int64_t planeChunkLaneCount() { return HWY_DYNAMIC_DISPATCH(PlaneChunkLaneCount)(); }
 bool planeChunkPairsSupported() { return HWY_DYNAMIC_DISPATCH(PlaneChunkPairsSupported)(); }
@@ -268,6 +327,11 @@ int64_t gatherPlaneChunks(const PlaneChunkTables &tables, int64_t firstChunk, in
 
 IndexCounts countIndices(const int32_t *indices, int64_t count, int64_t planeElements) {
     return HWY_DYNAMIC_DISPATCH(CountIndices)(indices, count, planeElements);
+}
+
+WholePlaneCounts gatherWholePlanes(const PlaneChunkTables &tables, const PlaneChunkOperands &operands,
+                                   int64_t firstPlane, int64_t endPlane, bool streaming) {
+    return HWY_DYNAMIC_DISPATCH(GatherWholePlanes)(tables, operands, firstPlane, endPlane, streaming);
 }
 
 }  // namespace poolgrad::cpu

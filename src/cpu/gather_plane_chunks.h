@@ -68,6 +68,27 @@ struct IndexCounts {
     int64_t present = 0;       // not -1
     int64_t outsidePlane = 0;  // < -1 or >= planeElements
 };
+
+// The operands of planes (n, c), flat plane number n * channels + c: each operand's plane (n, c) starts at
+// its base + n * stride[0] + c * stride[1] elements.
+struct PlaneChunkOperands {
+    const int32_t *indices = nullptr;
+    const float *gradients = nullptr;
+    float *destination = nullptr;
+    int64_t channels = 1;
+    int64_t indexStride[2] = {0, 0}, gradientStride[2] = {0, 0}, destinationStride[2] = {0, 0};
+};
+
+struct WholePlaneCounts {
+    IndexCounts indices;  // over every output of the planes
+    int64_t matched = 0;  // lanes that matched
+};
+
+// gatherPlaneChunks over all chunks of planes [firstPlane, endPlane), and countIndices over all their outputs,
+// in one call: no per-plane call, table set-up or sum across lanes (small planes, case E's 784 positions, spent
+// a good part of their time there).
+WholePlaneCounts gatherWholePlanes(const PlaneChunkTables &tables, const PlaneChunkOperands &operands,
+                                   int64_t firstPlane, int64_t endPlane, bool streaming);
 // The counts of count int32 indices of a plane of planeElements positions.
 IndexCounts countIndices(const int32_t *indices, int64_t count, int64_t planeElements);
 

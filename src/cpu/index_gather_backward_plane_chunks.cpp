@@ -33,6 +33,7 @@ struct PlaneChunkPlan final : ImplementationPlan {
     int64_t planes = 0;
     int64_t blocksPerPlane = 1;  // each a range of a plane's chunks, and a share of its outputs to count
     int64_t threads = 1;
+    int64_t planesPerTurn = 1;  // whole planes: the block of planes a thread takes at a time
     int64_t twoVectorChunks = 0;
     bool streaming = false;
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
@@ -51,7 +52,10 @@ struct PlaneChunkPlan final : ImplementationPlan {
         }
         return joinText("plane chunks blocks=", planes, "x", blocksPerPlane, " of <=", most, " chunks of ",
                         tables.lanes, " lanes, ", tables.pairUnit.size(), " pair units, ", twoVectorChunks,
-                        " reading two vectors, ", streaming ? "streaming" : "cached", " threads=", threads);
+                        " reading two vectors, ", streaming ? "streaming" : "cached", " threads=", threads,
+                        blocksPerPlane == 1
+                            ? joinText(" taking turns of ", planesPerTurn, planesPerTurn == 1 ? " plane" : " planes")
+                            : "");
     }
 };
 
@@ -220,6 +224,10 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
                                                   std::max<int64_t>((plan.tables.chunks + 1) / 2, 1));
+    // Whole planes are taken in turns, about 16 per thread: a thread that starts late (passive OpenMP threads
+    // sleep between calls; on a busy machine a processor may be taken) then makes the others wait less than
+    // for a fixed half of the planes.
+    plan.planesPerTurn = std::max<int64_t>(1, plan.planes / (16 * plan.threads));
     plan.streaming = streamingStoresPay(problem.gradInput);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
@@ -248,18 +256,44 @@ void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t
                                         gradIn + firstChunk * tables.lanes, plan.streaming);
 }
 
+PlaneChunkOperands operandsOf(const PoolProblem &problem) {
+    PlaneChunkOperands operands;
+    operands.indices = problem.indices.plane<const int32_t>(0, 0);
+    operands.gradients = problem.gradOutput.plane<const float>(0, 0);
+    operands.destination = problem.gradInput.plane<float>(0, 0);
+    operands.channels = problem.geometry.channels;
+    for (size_t axis = 0; axis < 2; ++axis) {
+        operands.indexStride[axis] = problem.indices.stride[axis];
+        operands.gradientStride[axis] = problem.gradOutput.stride[axis];
+        operands.destinationStride[axis] = problem.gradInput.stride[axis];
+    }
+    return operands;
+}
+
 RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const PlaneChunkPlan &plan = planAs<PlaneChunkPlan>(madePlan);
     std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
-    runBlocksOnThreads(
-        static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
-            Counts counts;
-            for (int64_t item = begin; item < end; ++item)
-                gatherBlock(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, counts);
-            expected += counts.expected;
-            matched += counts.matched;
-            outsidePlane += counts.outsidePlane;
-        });
+    if (plan.blocksPerPlane == 1) {
+        // Whole planes: a thread's planes in one call.
+        const PlaneChunkOperands operands = operandsOf(problem);
+        runBlocksOnThreadsTakingTurns(
+            static_cast<int>(plan.threads), plan.planes, plan.planesPerTurn, [&](int64_t begin, int64_t end) {
+                const WholePlaneCounts counts = gatherWholePlanes(plan.tables, operands, begin, end, plan.streaming);
+                expected += counts.indices.present;
+                matched += counts.matched;
+                outsidePlane += counts.indices.outsidePlane;
+            });
+    } else {
+        runBlocksOnThreads(
+            static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
+                Counts counts;
+                for (int64_t item = begin; item < end; ++item)
+                    gatherBlock(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, counts);
+                expected += counts.expected;
+                matched += counts.matched;
+                outsidePlane += counts.outsidePlane;
+            });
+    }
     if (plan.streaming) streamingStoreFence();
     if (outsidePlane.load() == 0 && expected.load() == matched.load()) return {};
     // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
