@@ -112,11 +112,6 @@ std::optional<int64_t> scratchBytes(const Stride2GatherPlan &plan, int64_t width
 
 PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
-    // bfloat16 gradients are widened and rounded with a few more operations than float16 ones (which the
-    // hardware converts); side by side on the Zen 4 host (case D-bf16, one thread) that took 1.05-1.13x the
-    // slab scatter's time, where float32 and float16 took 0.80-0.90x.
-    if (problem.gradOutput.type == ElementType::BFloat16)
-        return PlanOutcome::decline("bfloat16 gradients: the slab scatter measured faster");
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max() - kPositionHeadroom)
