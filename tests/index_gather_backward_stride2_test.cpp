@@ -104,30 +104,45 @@ TEST(IndexGatherBackwardStride2, EveryInstructionSetGivesTheSameBits) {
     }
 }
 
-// One 3x5 plane, 3x3 windows at stride 2 with padding 1: outputs (oh, ow) in 2x3, and element (1, 1) lies
+// 3x5 planes, 3x3 windows at stride 2 with padding 1: outputs (oh, ow) in 2x3, and element (1, 1) lies
 // in the four windows (0,0) (0,1) (1,0) (1,1). All four pick it; in increasing output order
 // ((0 + 1) + 2^24) + 1 rounds twice to 2^24, minus 2^24 gives 0 (in any other order the two 1s meet, or meet
-// 2^24 at another moment: 2 or 1).
+// 2^24 at another moment: 2 or 1). One plane is cut in two blocks for the one thread (row 1 made alone,
+// from two output rows), two planes are whole (rows 0 and 1 made as a pair); float32 and bfloat16 (whose
+// sums round the same way here: 0.5 and the exact 0 are bfloat16 values).
 TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
     ThreadSetting setting(1, 0);
-    IndexBackwardCase problem;
-    problem.inputShape = {1, 1, 1, 3, 5};
-    problem.params.kernel = {1, 3, 3};
-    problem.params.stride = {1, 2, 2};
-    problem.params.padding = {0, 1, 1};
-    problem.prepare();
-    ASSERT_EQ(problem.gradOutput.size(), 6u);  // (0,0) (0,1) (0,2) (1,0) (1,1) (1,2)
-    const int64_t shared = 1 * 5 + 1;
-    problem.indices = {shared, shared, 4, shared, shared, 2 * 5 + 4};
-    const float big = std::ldexp(1.0f, 24);
-    problem.gradOutput = {1.0f, big, -0.0f, 1.0f, -big, 0.5f};
-    const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
-    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-    EXPECT_EQ(run.implementation, kStride2Gather);
-    EXPECT_EQ(run.fallback, "");
-    std::vector<uint64_t> expected(15, 0);
-    expected[2 * 5 + 4] = 0x3f000000;  // 0.5; element 4 gets -0 as +0; element 6 gets exactly +0
-    EXPECT_EQ(run.gradInputBits, expected);
+    for (const int64_t planes : {1, 2})
+        for (const aclDataType type : {ACL_FLOAT, ACL_BF16}) {
+            SCOPED_TRACE(std::to_string(planes) + " planes, type " + std::to_string(type));
+            IndexBackwardCase problem;
+            problem.inputShape = {1, planes, 1, 3, 5};
+            problem.params.kernel = {1, 3, 3};
+            problem.params.stride = {1, 2, 2};
+            problem.params.padding = {0, 1, 1};
+            problem.type = type;
+            problem.prepare();
+            ASSERT_EQ(problem.gradOutput.size(), static_cast<size_t>(6 * planes));  // (0,0) (0,1) (0,2) (1,0) ...
+            const int64_t shared = 1 * 5 + 1;
+            const float big = std::ldexp(1.0f, 24);
+            for (int64_t plane = 0; plane < planes; ++plane)
+                for (size_t q = 0; q < 6; ++q) {
+                    problem.indices[static_cast<size_t>(plane) * 6 + q] =
+                        std::array<int64_t, 6>{shared, shared, 4, shared, shared, 2 * 5 + 4}[q];
+                    problem.gradOutput[static_cast<size_t>(plane) * 6 + q] =
+                        std::array<float, 6>{1.0f, big, -0.0f, 1.0f, -big, 0.5f}[q];
+                }
+            const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+            ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+            EXPECT_EQ(run.implementation, kStride2Gather);
+            EXPECT_EQ(run.fallback, "");
+            EXPECT_NE(run.plan.find(planes == 1 ? "blocks=1x2" : "blocks=2x1"), std::string::npos) << run.plan;
+            // 0.5 at element 14 of each plane; element 4 gets -0 as +0; element 6 gets exactly +0.
+            std::vector<uint64_t> expected(static_cast<size_t>(15 * planes), 0);
+            for (int64_t plane = 0; plane < planes; ++plane)
+                expected[static_cast<size_t>(plane * 15 + 2 * 5 + 4)] = type == ACL_FLOAT ? 0x3f000000 : 0x3f00;
+            EXPECT_EQ(run.gradInputBits, expected);
+        }
 }
 
 TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {
