@@ -5,8 +5,9 @@
 // increasing output order; along W each column lies in one or two windows fixed by its parity, so a
 // vector of windows makes twice as many columns (simd_gather_stride2_rows.h) with their sums finished in
 // registers, in increasing flat output order, from +0. No zero fill, no slab: float32 rows go straight
-// into gradInput (streaming stores when it is larger than the cache), 16-bit rows through one row of
-// float32 sums rounded once. Output rows are copied into padded int32/float32 rows (INT64 indices
+// into gradInput (streaming stores when it is larger than the cache), 16-bit sums rounded once in
+// registers (through one row of float32 sums on targets that cannot). INT32 indices and the gradients are
+// read in place; with INT64 indices the output rows are copied into padded int32/float32 rows (indices
 // saturated, 16-bit gradients widened), a few kept per thread, so the edges of a row need no masked loads.
 //
 // As in the gather for disjoint windows (index_gather_backward.cpp), an index outside its own window or
