@@ -350,6 +350,19 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
     return totalOf(counts);
 }
 
+int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t count) {
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const auto minusOne = hn::Set(di, -1);
+    auto set = hn::Zero(di);
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes)
+        set = hn::Sub(set, hn::VecFromMask(di, hn::Ne(hn::LoadU(di, indices + i), minusOne)));
+    int64_t total = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, set)));
+    for (; i < count; ++i) total += indices[i] != -1;
+    return total;
+}
+
 // float16 is converted in hardware only on these targets (the others round in storeFloatRow, which falls
 // back to scalar conversions there).
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -539,6 +552,11 @@ namespace poolgrad::cpu {
 HWY_EXPORT(GatherStride2LaneCount);
 HWY_EXPORT(GatherStride2Row);
 HWY_EXPORT(GatherStride2PlaneRows);
+HWY_EXPORT(CountIndicesNotMinusOne);
+
+int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(CountIndicesNotMinusOne)(indices, count);
+}
 
 int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
 

@@ -34,6 +34,9 @@ inline int64_t gatherStride2PaddedLength(int64_t width, int64_t outputWidth, int
 int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
                          int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming);
 
+// How many of indices[0, count) are not -1 (the outputs that must match one element each); count < 2^31.
+int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count);
+
 // The plan's description of a plane's rows: input row r = d*H + h reads the output rows (od*Ho + oh)
 // rowOutputs[rowStart[r] .. rowStart[r+1]), increasing.
 struct Stride2RowTables {
