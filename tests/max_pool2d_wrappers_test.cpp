@@ -459,8 +459,6 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.lists.dilation = {1};
     }
     if (sizes.stride2Rows) {
-        // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
-        if (p.type == ACL_BF16) p.type = ACL_FLOAT16;
         params.stride[1] = uniform(rng, 1, 3);
         params.kernel[1] = uniform(rng, 1, std::min<int64_t>(4, 2 * params.stride[1]));
         params.padding[1] = uniform(rng, 0, params.kernel[1] / 2);

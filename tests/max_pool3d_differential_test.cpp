@@ -159,8 +159,6 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {1};
     }
     if (limits.stride2Rows) {
-        // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
-        if (problem.type == ACL_BF16) problem.type = ACL_FLOAT16;
         // Half of them contiguous: random layouts of three operands rarely all have dense planes.
         problem.contiguousOperands = chance(rng, 0.5);
         for (int a = 0; a < 2; ++a) {

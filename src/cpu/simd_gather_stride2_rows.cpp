@@ -15,6 +15,11 @@
 // clang-format on
 #include "cpu/simd_rows.h"
 
+// The per-block lambdas must be inlined into the row loops (out of line their vectors go through memory).
+#ifndef POOLGRAD_LAMBDA_INLINE
+#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
@@ -122,90 +127,207 @@ struct CandidateVectors {
     hn::Vec<FloatTag> gradientA, gradientB;
 };
 
-// Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft - 1 and B = A + 1. padLeft 1:
-// an even column 2j lies only in window j (A), an odd one in j (A) then j + 1 (B). padLeft 0: an even
-// column 2j lies in j - 1 (A) then j (B), an odd one only in j (B). `load(c, firstWindow)` gives candidate
-// c's vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B) of a block whose windows
-// all exist (firstWindow >= 0, firstWindow + lanes + 1 <= outputWidth), `edgeLoad` the same for the others,
-// index -1 where a window does not exist (two loaders, so that each block's vectors stay in registers).
-// The sums go to destination (streaming: aligned vectors bypass the caches); matches are added to count.
-template <int kPadLeft, typename Out, class Load, class EdgeLoad>
-HWY_INLINE void gatherRow(int64_t candidates, int64_t width, int64_t outputWidth, int32_t rowStart,
-                          Out *HWY_RESTRICT destination, bool streaming, const Load &load, const EdgeLoad &edgeLoad,
-                          hn::Vec<IndexTag> &count) {
-    const FloatTag df;
+// Matches counted per lane, in separate accumulators so that no chain of dependent additions paces the
+// loop: a and b for the A and B windows of the first candidate output row of a row (or of a pair of rows),
+// secondA / secondB for those of the second.
+struct MatchCounts {
+    hn::Vec<IndexTag> a, b, secondA, secondB;
+};
+
+HWY_INLINE MatchCounts zeroCounts() {
+    const auto zero = hn::Zero(IndexTag());
+    return {zero, zero, zero, zero};
+}
+
+HWY_INLINE int64_t totalOf(const MatchCounts &counts) {
     const IndexTag di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    const int64_t blocks = (width + 2 * lanes - 1) / (2 * lanes);
-    const auto zero = hn::Zero(df);
-    const auto one = hn::Set(di, 1), blockStep = hn::Set(di, static_cast<int32_t>(2 * lanes));
-    const auto rowEnd = hn::Set(di, rowStart + static_cast<int32_t>(width));
-    auto evenPosition = hn::Add(hn::Load(di, kEvenColumns), hn::Set(di, rowStart));
-    auto matches = count;
-    for (int64_t b = 0; b < blocks; ++b, evenPosition = hn::Add(evenPosition, blockStep)) {
-        const auto oddPosition = hn::Add(evenPosition, one);
-        const int64_t column = 2 * b * lanes;
-        // Columns past the row (last block only) hold positions of the next row: they must not match.
-        const bool tail = column + 2 * lanes > width;
-        const auto evenInside = hn::Lt(evenPosition, rowEnd), oddInside = hn::Lt(oddPosition, rowEnd);
-        auto evenSums = zero, oddSums = zero;
-        const int64_t firstWindow = b * lanes + kPadLeft - 1;
-        const auto sumCandidates = [&](const auto &loader) {
-            for (int64_t c = 0; c < candidates; ++c) {
-                const CandidateVectors v = loader(c, firstWindow);
-                if constexpr (kPadLeft == 1) {
-                    auto evenA = hn::Eq(v.indexA, evenPosition), oddA = hn::Eq(v.indexA, oddPosition),
-                         oddB = hn::Eq(v.indexB, oddPosition);
-                    if (tail) {
-                        evenA = hn::And(evenA, evenInside);
-                        oddA = hn::And(oddA, oddInside);
-                        oddB = hn::And(oddB, oddInside);
-                    }
-                    evenSums = addMatched(evenSums, evenA, v.gradientA);
-                    oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
-                    matches = countMatches(countMatches(countMatches(matches, evenA), oddA), oddB);
-                } else {
-                    auto evenA = hn::Eq(v.indexA, evenPosition), evenB = hn::Eq(v.indexB, evenPosition),
-                         oddB = hn::Eq(v.indexB, oddPosition);
-                    if (tail) {
-                        evenA = hn::And(evenA, evenInside);
-                        evenB = hn::And(evenB, evenInside);
-                        oddB = hn::And(oddB, oddInside);
-                    }
-                    evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
-                    oddSums = addMatched(oddSums, oddB, v.gradientB);
-                    matches = countMatches(countMatches(countMatches(matches, evenA), evenB), oddB);
-                }
+    const auto all = hn::Add(hn::Add(counts.a, counts.b), hn::Add(counts.secondA, counts.secondB));
+    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, all)));
+}
+
+// The columns of one block of one input row: positions of its even and odd columns, and (last block only)
+// which of them lie inside the row: those past it hold positions of the next row and must not match.
+struct BlockColumns {
+    hn::Vec<IndexTag> even, odd;
+    hn::Mask<IndexTag> evenInside, oddInside;
+    bool tail;
+};
+
+// Adds one candidate output row's matches with the block's columns to the row's sums (increasing window
+// order within the candidate). Block b makes columns [2bL, 2bL + 2L) from windows A = b*L + lane + padLeft
+// - 1 and B = A + 1. padLeft 1: an even column 2j lies only in window j (A), an odd one in j (A) then j + 1
+// (B). padLeft 0: an even column 2j lies in j - 1 (A) then j (B), an odd one only in j (B). matchedA /
+// matchedB: the lanes whose A / B window matched a column (at most one: positions are distinct).
+template <int kPadLeft>
+HWY_INLINE void addCandidate(const CandidateVectors &v, const BlockColumns &columns, hn::Vec<FloatTag> &evenSums,
+                             hn::Vec<FloatTag> &oddSums, hn::Mask<IndexTag> &matchedA, hn::Mask<IndexTag> &matchedB) {
+    if constexpr (kPadLeft == 1) {
+        auto evenA = hn::Eq(v.indexA, columns.even), oddA = hn::Eq(v.indexA, columns.odd),
+             oddB = hn::Eq(v.indexB, columns.odd);
+        if (columns.tail) {
+            evenA = hn::And(evenA, columns.evenInside);
+            oddA = hn::And(oddA, columns.oddInside);
+            oddB = hn::And(oddB, columns.oddInside);
+        }
+        evenSums = addMatched(evenSums, evenA, v.gradientA);
+        oddSums = addMatched(addMatched(oddSums, oddA, v.gradientA), oddB, v.gradientB);
+        matchedA = hn::Or(evenA, oddA);
+        matchedB = oddB;
+    } else {
+        auto evenA = hn::Eq(v.indexA, columns.even), evenB = hn::Eq(v.indexB, columns.even),
+             oddB = hn::Eq(v.indexB, columns.odd);
+        if (columns.tail) {
+            evenA = hn::And(evenA, columns.evenInside);
+            evenB = hn::And(evenB, columns.evenInside);
+            oddB = hn::And(oddB, columns.oddInside);
+        }
+        evenSums = addMatched(addMatched(evenSums, evenA, v.gradientA), evenB, v.gradientB);
+        oddSums = addMatched(oddSums, oddB, v.gradientB);
+        matchedA = evenA;
+        matchedB = hn::Or(evenB, oddB);
+    }
+}
+
+// Writes one block's even and odd column sums interleaved to `at` (`left` columns of the row remain):
+// whole halves straight to the row (streaming where aligned), a last partial one through memory.
+template <typename Out>
+HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums, Out *HWY_RESTRICT at, int64_t left,
+                           bool streaming) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (std::is_same_v<Out, BFloat16Bits>) {
+        // Rounding works per lane, so the even and odd sums are rounded before they meet: lane i's upper half
+        // takes odd column i's bits, its lower half even column i's, which is the interleave in memory
+        // order without a permute.
+        const hn::RebindToUnsigned<FloatTag> du;
+        const hn::Repartition<uint16_t, decltype(du)> d16;
+        uint16_t *to = &at->bits;
+        if (left >= 2 * lanes &&
+            (!streaming || reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)) {
+            const auto both = hn::Or(hn::ShiftRight<16>(roundedHigh(evenSums)),
+                                     hn::And(roundedHigh(oddSums), hn::Set(du, 0xffff0000u)));
+            storeVector(d16, hn::BitCast(d16, both), to, streaming);
+            return;
+        }
+    }
+#endif
+    hn::Vec<FloatTag> lower, upper;
+    interleave(evenSums, oddSums, lower, upper);
+    storeSums(lower, at, std::min(left, lanes), streaming);
+    if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), streaming);
+}
+
+// Blocks of an input row of `width` columns whose positions start at rowStart (a plain loop in each
+// caller: a per-block lambda was not inlined).
+struct BlockWalk {
+    BlockWalk(int64_t width, int32_t rowStart)
+        : width(width),
+          lanes(static_cast<int64_t>(hn::Lanes(IndexTag()))),
+          blocks((width + 2 * lanes - 1) / (2 * lanes)),
+          step(hn::Set(IndexTag(), static_cast<int32_t>(2 * lanes))),
+          rowEnd(hn::Set(IndexTag(), rowStart + static_cast<int32_t>(width))),
+          evenPosition(hn::Add(hn::Load(IndexTag(), kEvenColumns), hn::Set(IndexTag(), rowStart))) {}
+
+    // Block b's columns (the blocks are walked in order: next() after each).
+    HWY_INLINE BlockColumns columns(int64_t b) const {
+        const auto oddPosition = hn::Add(evenPosition, hn::Set(IndexTag(), 1));
+        return BlockColumns{evenPosition, oddPosition, hn::Lt(evenPosition, rowEnd), hn::Lt(oddPosition, rowEnd),
+                            2 * b * lanes + 2 * lanes > width};
+    }
+    HWY_INLINE void next() { evenPosition = hn::Add(evenPosition, step); }
+
+    int64_t width, lanes, blocks;
+    hn::Vec<IndexTag> step, rowEnd, evenPosition;
+};
+
+// One input row made from kCandidates (0, 1 or 2) output rows. `load(c, firstWindow)` gives candidate c's
+// vectors for windows firstWindow + lane (A) and firstWindow + 1 + lane (B) of an interior block,
+// `edgeLoad` the same for the others, index -1 where a window does not exist (two loaders, so that each
+// block's vectors stay in registers). The sums go to destination (streaming: aligned vectors bypass the
+// caches); matches are added to counts.
+template <int kPadLeft, int kCandidates, typename Out, class Load, class EdgeLoad>
+HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
+                          bool streaming, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+    BlockWalk walk(width, rowStart);
+    for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
+        const BlockColumns columns = walk.columns(b);
+        const int64_t firstWindow = b * walk.lanes + kPadLeft - 1;
+        auto evenSums = hn::Zero(FloatTag()), oddSums = evenSums;
+        const auto sumCandidates = [&](const auto &loader) POOLGRAD_LAMBDA_INLINE {
+            hn::Mask<IndexTag> matchedA, matchedB;
+            if constexpr (kCandidates >= 1) {
+                addCandidate<kPadLeft>(loader(0, firstWindow), columns, evenSums, oddSums, matchedA, matchedB);
+                counts.a = countMatches(counts.a, matchedA);
+                counts.b = countMatches(counts.b, matchedB);
+            }
+            if constexpr (kCandidates >= 2) {
+                addCandidate<kPadLeft>(loader(1, firstWindow), columns, evenSums, oddSums, matchedA, matchedB);
+                counts.secondA = countMatches(counts.secondA, matchedA);
+                counts.secondB = countMatches(counts.secondB, matchedB);
             }
         };
-        if (firstWindow >= 0 && firstWindow + lanes + 1 <= outputWidth)
+        // All of the block's A and B windows exist: the plain loader may read them.
+        if (firstWindow >= 0 && firstWindow + walk.lanes + 1 <= outputWidth)
             sumCandidates(load);
         else
             sumCandidates(edgeLoad);
-        hn::Vec<FloatTag> lower, upper;
-        interleave(evenSums, oddSums, lower, upper);
-        // Whole halves straight to the row (streaming where aligned), a last partial one through memory.
-        Out *at = destination + column;
-        const int64_t left = width - column;
-#if HWY_TARGET != HWY_SCALAR
-        if constexpr (std::is_same_v<Out, BFloat16Bits>) {
-            // Both halves in one vector: the upper 16 bits of every lane of the two (a fifth fewer operations),
-            // where the vector may be stored whole.
-            const hn::Repartition<uint16_t, hn::RebindToUnsigned<FloatTag>> d16;
-            uint16_t *to = &at->bits;
-            if (left >= 2 * lanes &&
-                (!streaming || reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)) {
-                const auto both =
-                    hn::ConcatOdd(d16, hn::BitCast(d16, roundedHigh(upper)), hn::BitCast(d16, roundedHigh(lower)));
-                storeVector(d16, both, to, streaming);
-                continue;
-            }
-        }
-#endif
-        storeSums(lower, at, std::min(left, lanes), streaming);
-        if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), streaming);
+        const int64_t column = 2 * b * walk.lanes;
+        storeBlock(evenSums, oddSums, destination + column, width - column, streaming);
     }
-    count = matches;
+}
+
+// Two input rows r and r + 1 (positions from rowStart, r + 1's from rowStart + width) where r reads output
+// row q alone and r + 1 reads q and then (kSecondCandidates 2) one more, q' > q: the 3x3 stride 2 pattern
+// of rows 2k, 2k + 1. q's vectors are loaded (and 16-bit gradients widened) once for both rows; loaders
+// as in gatherRow, candidate 0 being q and 1 being q'. Each lane's window matches at most one of the four
+// columns of q it meets, so their masks are counted OR-ed.
+template <int kPadLeft, int kSecondCandidates, typename Out, class Load, class EdgeLoad>
+HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
+                              bool streaming, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+    const auto nextRow = hn::Set(IndexTag(), static_cast<int32_t>(width));
+    BlockWalk walk(width, rowStart);
+    for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
+        const BlockColumns columns = walk.columns(b);
+        // Row r + 1's columns lie inside their row exactly where row r's do.
+        const BlockColumns nextColumns{hn::Add(columns.even, nextRow), hn::Add(columns.odd, nextRow),
+                                       columns.evenInside, columns.oddInside, columns.tail};
+        const int64_t firstWindow = b * walk.lanes + kPadLeft - 1;
+        auto evenSums = hn::Zero(FloatTag()), oddSums = evenSums, nextEvenSums = evenSums, nextOddSums = evenSums;
+        const auto sumCandidates = [&](const auto &loader) POOLGRAD_LAMBDA_INLINE {
+            hn::Mask<IndexTag> matchedA, matchedB, nextMatchedA, nextMatchedB;
+            const CandidateVectors shared = loader(0, firstWindow);
+            addCandidate<kPadLeft>(shared, columns, evenSums, oddSums, matchedA, matchedB);
+            addCandidate<kPadLeft>(shared, nextColumns, nextEvenSums, nextOddSums, nextMatchedA, nextMatchedB);
+            counts.a = countMatches(counts.a, hn::Or(matchedA, nextMatchedA));
+            counts.b = countMatches(counts.b, hn::Or(matchedB, nextMatchedB));
+            if constexpr (kSecondCandidates == 2) {
+                addCandidate<kPadLeft>(loader(1, firstWindow), nextColumns, nextEvenSums, nextOddSums, matchedA,
+                                       matchedB);
+                counts.secondA = countMatches(counts.secondA, matchedA);
+                counts.secondB = countMatches(counts.secondB, matchedB);
+            }
+        };
+        if (firstWindow >= 0 && firstWindow + walk.lanes + 1 <= outputWidth)
+            sumCandidates(load);
+        else
+            sumCandidates(edgeLoad);
+        const int64_t column = 2 * b * walk.lanes;
+        storeBlock(evenSums, oddSums, destination + column, width - column, streaming);
+        storeBlock(nextEvenSums, nextOddSums, destination + width + column, width - column, streaming);
+    }
+}
+
+// gatherRow for a candidate count known only at run time (at most 2: the plan declines more).
+template <int kPadLeft, typename Out, class Load, class EdgeLoad>
+HWY_INLINE void gatherRowOf(int64_t candidates, int64_t width, int64_t outputWidth, int32_t rowStart,
+                            Out *HWY_RESTRICT destination, bool streaming, const Load &load, const EdgeLoad &edgeLoad,
+                            MatchCounts &counts) {
+    if (candidates == 2)
+        gatherRow<kPadLeft, 2>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
+    else if (candidates == 1)
+        gatherRow<kPadLeft, 1>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
+    else
+        gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
 }
 
 int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
@@ -214,29 +336,68 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
     const IndexTag di;
     // Padded rows: entry 1 + w holds window w, so every load is inside.
     constexpr int64_t kPadded = int64_t{1} << 40;
-    const auto load = [&](int64_t c, int64_t firstWindow) {
+    const auto load = [&](int64_t c, int64_t firstWindow) POOLGRAD_LAMBDA_INLINE {
         const int32_t *indices = indexRows[c] + 1 + firstWindow;
         const float *gradients = gradientRows[c] + 1 + firstWindow;
         return CandidateVectors{hn::LoadU(di, indices), hn::LoadU(di, indices + 1), hn::LoadU(df, gradients),
                                 hn::LoadU(df, gradients + 1)};
     };
-    auto count = hn::Zero(di);
+    MatchCounts counts = zeroCounts();
     if (padLeft == 1)
-        gatherRow<1>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
+        gatherRowOf<1>(candidates, width, kPadded, rowStart, destination, streaming, load, load, counts);
     else
-        gatherRow<0>(candidates, width, kPadded, rowStart, destination, streaming, load, load, count);
-    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+        gatherRowOf<0>(candidates, width, kPadded, rowStart, destination, streaming, load, load, counts);
+    return totalOf(counts);
 }
 
-// 16-bit gradient bits widened to float32 (exactly): float16 (kHalf) or bfloat16.
+int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t count) {
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const auto minusOne = hn::Set(di, -1);
+    auto set = hn::Zero(di);
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes)
+        set = hn::Sub(set, hn::VecFromMask(di, hn::Ne(hn::LoadU(di, indices + i), minusOne)));
+    int64_t total = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, set)));
+    for (; i < count; ++i) total += indices[i] != -1;
+    return total;
+}
+
+// float16 is converted in hardware only on these targets (the others round in storeFloatRow, which falls
+// back to scalar conversions there).
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kHardwareFloat16 = true;
+#else
+constexpr bool kHardwareFloat16 = false;
+#endif
+
+// 16-bit gradient bits widened to float32 (exactly): float16 (kHalf) or bfloat16. Without the hardware
+// conversion float16 is widened on the bits here: the library's emulation (Highway 1.0) reads exponent 31
+// as a finite 2^16, not as Inf / NaN.
 template <bool kHalf>
 HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
     const FloatTag df;
-    if constexpr (kHalf) {
+    const IndexTag di;
+    if constexpr (kHalf && kHardwareFloat16) {
         const hn::Rebind<hwy::float16_t, FloatTag> dh;
         return hn::PromoteTo(df, hn::BitCast(dh, bits));
+    } else if constexpr (kHalf) {
+        const hn::RebindToUnsigned<FloatTag> du;
+        const auto wide = hn::PromoteTo(du, bits);
+        const auto sign = hn::ShiftLeft<16>(hn::And(wide, hn::Set(du, 0x8000u)));
+        const auto exponent = hn::And(hn::ShiftRight<10>(wide), hn::Set(du, 0x1fu));
+        const auto mantissa = hn::And(wide, hn::Set(du, 0x3ffu));
+        const auto normal =
+            hn::Or(hn::ShiftLeft<23>(hn::Add(exponent, hn::Set(du, 127u - 15u))), hn::ShiftLeft<13>(mantissa));
+        const auto infinityOrNaN = hn::Or(hn::Set(du, 0x7f800000u), hn::ShiftLeft<13>(mantissa));
+        // mantissa * 2^-24 is exact in float32.
+        const auto subnormal =
+            hn::BitCast(du, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mantissa)), hn::Set(df, 1.0f / 16777216.0f)));
+        const auto magnitude =
+            hn::IfThenElse(hn::Eq(exponent, hn::Zero(du)), subnormal,
+                           hn::IfThenElse(hn::Eq(exponent, hn::Set(du, 0x1fu)), infinityOrNaN, normal));
+        return hn::BitCast(df, hn::Or(sign, magnitude));
     } else {
-        const IndexTag di;
         return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, bits)));
     }
 }
@@ -259,14 +420,6 @@ HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t cou
     for (int64_t i = 0; i < lanes; ++i) out[i] = first + i >= 0 && first + i < count ? row[first + i] : fill;
 }
 
-// float16 is rounded in hardware only on these targets (the others round in storeFloatRow, which falls back
-// to scalar conversions there).
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-constexpr bool kHardwareFloat16 = true;
-#else
-constexpr bool kHardwareFloat16 = false;
-#endif
-
 template <int kPadLeft, typename G, bool kHalf>
 int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow, int64_t endRow,
                   float *sumsRow, bool streaming) {
@@ -283,7 +436,7 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     // 16-bit sums are rounded in registers where the target can (bfloat16: HWY_SCALAR cannot demote).
     constexpr bool kConvertInRegisters =
         std::is_same_v<G, float> || (HWY_TARGET != HWY_SCALAR && (!kHalf || kHardwareFloat16));
-    auto count = hn::Zero(di);
+    MatchCounts counts = zeroCounts();
     const int32_t *indexRows[4];
     const G *gradientRows[4];
     for (int64_t r = firstRow; r < endRow; ++r) {
@@ -292,14 +445,14 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
             indexRows[c] = indexPlane + rowOutputs[first + c] * outputWidth;
             gradientRows[c] = gradientPlane + rowOutputs[first + c] * outputWidth;
         }
-        const auto load = [&](int64_t c, int64_t firstWindow) {
+        const auto load = [&](int64_t c, int64_t firstWindow) POOLGRAD_LAMBDA_INLINE {
             const int32_t *indices = indexRows[c];
             const G *gradients = gradientRows[c];
             return CandidateVectors{hn::LoadU(di, indices + firstWindow), hn::LoadU(di, indices + firstWindow + 1),
                                     loadGradients<G, kHalf>(gradients + firstWindow),
                                     loadGradients<G, kHalf>(gradients + firstWindow + 1)};
         };
-        const auto edgeLoad = [&](int64_t c, int64_t firstWindow) {
+        const auto edgeLoad = [&](int64_t c, int64_t firstWindow) POOLGRAD_LAMBDA_INLINE {
             const int32_t *indices = indexRows[c];
             const G *gradients = gradientRows[c];
             // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
@@ -342,14 +495,32 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
         if constexpr (kConvertInRegisters) {
             using Out = std::conditional_t<std::is_same_v<G, float>, float,
                                            std::conditional_t<kHalf, Float16Bits, BFloat16Bits>>;
-            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition,
-                                static_cast<Out *>(plane.gradInput) + r * width, streaming, load, edgeLoad, count);
+            Out *destination = static_cast<Out *>(plane.gradInput) + r * width;
+            // Rows 2k (output row k alone) and 2k + 1 (k, then k + 1) together: k is read once for both.
+            if (candidates == 1 && r + 1 < endRow) {
+                const int64_t nextFirst = rowStart[r + 1], nextCandidates = rowStart[r + 2] - nextFirst;
+                if (nextCandidates >= 1 && nextCandidates <= 2 && rowOutputs[nextFirst] == rowOutputs[first]) {
+                    if (nextCandidates == 2) {
+                        indexRows[1] = indexPlane + rowOutputs[nextFirst + 1] * outputWidth;
+                        gradientRows[1] = gradientPlane + rowOutputs[nextFirst + 1] * outputWidth;
+                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, destination, streaming, load,
+                                                   edgeLoad, counts);
+                    } else {
+                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, destination, streaming, load,
+                                                   edgeLoad, counts);
+                    }
+                    ++r;
+                    continue;
+                }
+            }
+            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, destination, streaming, load, edgeLoad,
+                                  counts);
         } else {
-            gatherRow<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, false, load, edgeLoad, count);
+            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, false, load, edgeLoad, counts);
             storeFloatRow(plane.type, sumsRow, static_cast<uint16_t *>(plane.gradInput) + r * width, width, streaming);
         }
     }
-    return static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, count)));
+    return totalOf(counts);
 }
 
 template <typename G, bool kHalf>
@@ -381,6 +552,11 @@ namespace poolgrad::cpu {
 HWY_EXPORT(GatherStride2LaneCount);
 HWY_EXPORT(GatherStride2Row);
 HWY_EXPORT(GatherStride2PlaneRows);
+HWY_EXPORT(CountIndicesNotMinusOne);
+
+int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(CountIndicesNotMinusOne)(indices, count);
+}
 
 int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
 

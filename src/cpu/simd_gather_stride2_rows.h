@@ -28,11 +28,14 @@ inline int64_t gatherStride2PaddedLength(int64_t width, int64_t outputWidth, int
 // One input row of `width` columns whose plane positions start at rowStart, windows 2*ow - padLeft +
 // {0, 1, 2} (padLeft 0 or 1): element w gets +0 + the gradients, in candidate order and within one
 // candidate in increasing window order, of the windows whose index is its position (rowStart + w).
-// indexRows / gradientRows: `candidates` padded output rows (see above), in increasing output order.
+// indexRows / gradientRows: `candidates` (0, 1 or 2) padded output rows (see above), in increasing output order.
 // Writes the width sums to destination (streaming: aligned vectors bypass the caches) and returns how
 // many (output, element) pairs matched.
 int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
                          int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming);
+
+// How many of indices[0, count) are not -1 (the outputs that must match one element each); count < 2^31.
+int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count);
 
 // The plan's description of a plane's rows: input row r = d*H + h reads the output rows (od*Ho + oh)
 // rowOutputs[rowStart[r] .. rowStart[r+1]), increasing.
@@ -53,8 +56,10 @@ struct Stride2PlaneOperands {
 
 // Input rows [firstRow, endRow) of a plane, as gatherStride2Row makes each, straight from the plane's
 // output rows (masked loads at the ends of a row where the instruction set cannot fault on them, a copy
-// otherwise): float32 rows are written into gradInput, 16-bit ones through sumsRow (width floats) and
-// rounded once. Returns the matches.
+// otherwise): float32 rows are written into gradInput, 16-bit ones rounded once in registers (through
+// sumsRow, width floats, on targets that cannot). Where rows r and r + 1 read output row q, r + 1 then
+// possibly one more (rows 2k and 2k + 1 of a 3x3 stride 2 pooling), both are made in one pass that loads
+// (and widens) q once. Returns the matches.
 int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
                                int64_t endRow, float *sumsRow, bool streaming);
 
