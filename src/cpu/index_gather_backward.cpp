@@ -16,7 +16,6 @@
 // Otherwise the scatter reference reruns the problem (reports bad indices, scatters stray ones) and the
 // run result names the hand-over.
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -28,6 +27,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/gather_match_count.h"
 #include "cpu/gather_rows.h"
 #include "cpu/simd_rows.h"
 
@@ -241,13 +241,9 @@ struct ConvertedRows {
     }
 };
 
-struct BlockCounts {
-    int64_t expected = 0, matched = 0;
-};
-
 template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
-                 BlockCounts &counts) {
+                 GatherMatchCount &counts) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -282,35 +278,28 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
-    std::atomic<int64_t> expected{0}, matched{0};
     const int64_t Wo = problem.geometry.axes[2].outputSize;
-    runBlocksOnThreads(
-        static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
-            ConvertedRows cache;
-            if constexpr (!std::is_same_v<I, int32_t>) {
-                cache.rows.resize(static_cast<size_t>(kConvertedRows));
-                for (ConvertedRows::Row &row : cache.rows) row.indices.resize(static_cast<size_t>(Wo));
-            }
-            BlockCounts counts;
-            for (int64_t item = begin; item < end; ++item)
-                gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, cache, counts);
-            expected += counts.expected;
-            matched += counts.matched;
-        });
-    if (plan.streaming) streamingStoreFence();
-    return expected.load() == matched.load();
+    return gatherOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, 0, plan.streaming,
+                           [&](int64_t begin, int64_t end) {
+                               ConvertedRows cache;
+                               if constexpr (!std::is_same_v<I, int32_t>) {
+                                   cache.rows.resize(static_cast<size_t>(kConvertedRows));
+                                   for (ConvertedRows::Row &row : cache.rows)
+                                       row.indices.resize(static_cast<size_t>(Wo));
+                               }
+                               GatherMatchCount counts;
+                               for (int64_t item = begin; item < end; ++item)
+                                   gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane,
+                                                     item % plan.blocksPerPlane, cache, counts);
+                               return counts;
+                           });
 }
 
 RunResult runGather(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const GatherPlan &plan = planAs<GatherPlan>(madePlan);
-    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
-        return withIndexType(problem.indices.type, [&](auto index) {
-            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
-        });
+    return gatherOrHandOver(problem, *plan.fallback, [&](auto value, auto index) {
+        return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
     });
-    if (complete) return {};
-    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
-    return handOverToScatterReference(problem, *plan.fallback);
 }
 
 }  // namespace

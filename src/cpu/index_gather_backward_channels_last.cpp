@@ -16,7 +16,6 @@
 // element sums the gradients of all its candidate outputs in increasing output order, counted the same way.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -30,6 +29,7 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/gather_channels.h"
+#include "cpu/gather_match_count.h"
 #include "cpu/gather_rows.h"
 #include "cpu/simd_rows.h"
 
@@ -219,15 +219,12 @@ struct RowGatherer {
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherChannelsLastPlan &plan) {
-    std::atomic<int64_t> expected{0}, matched{0};
-    runBlocksOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, [&](int64_t begin, int64_t end) {
-        RowGatherer<T, I> gatherer(problem, plan);
-        for (int64_t item = begin; item < end; ++item) gatherer.gather(item);
-        expected += gatherer.expected;
-        matched += gatherer.matched;
-    });
-    if (plan.streaming) streamingStoreFence();
-    return expected.load() == matched.load();
+    return gatherOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, 0, plan.streaming,
+                           [&](int64_t begin, int64_t end) {
+                               RowGatherer<T, I> gatherer(problem, plan);
+                               for (int64_t item = begin; item < end; ++item) gatherer.gather(item);
+                               return GatherMatchCount{gatherer.expected, gatherer.matched};
+                           });
 }
 
 }  // namespace
@@ -236,14 +233,9 @@ PlanOutcome planIndexGatherBackwardChannelsLast(const PoolProblem &problem) { re
 
 RunResult runIndexGatherBackwardChannelsLast(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const GatherChannelsLastPlan &plan = planAs<GatherChannelsLastPlan>(madePlan);
-    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
-        return withIndexType(problem.indices.type, [&](auto index) {
-            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
-        });
+    return gatherOrHandOver(problem, *plan.fallback, [&](auto value, auto index) {
+        return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
     });
-    if (complete) return {};
-    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
-    return handOverToScatterReference(problem, *plan.fallback);
 }
 
 namespace {
@@ -374,8 +366,8 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
 }
 
 // Gathers input rows [begin, end) of all planes; returns {expected, matched}.
-std::pair<int64_t, int64_t> gatherOverlappingRows(const PoolProblem &problem, const OverlappingGatherPlan &plan,
-                                                  int64_t begin, int64_t end) {
+GatherMatchCount gatherOverlappingRows(const PoolProblem &problem, const OverlappingGatherPlan &plan, int64_t begin,
+                                       int64_t end) {
     const int64_t width = static_cast<int64_t>(plan.width.start.size()) - 1;
     const int64_t rowElements = width * plan.channels, outputRowElements = plan.outputWidth * plan.channels;
     std::array<const int32_t *, kMostOverlappingWindows> indexRows{};
@@ -415,15 +407,10 @@ PlanOutcome planIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &pr
 RunResult runIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &problem,
                                                         const ImplementationPlan &madePlan) {
     const OverlappingGatherPlan &plan = planAs<OverlappingGatherPlan>(madePlan);
-    std::atomic<int64_t> expected{0}, matched{0};
-    runBlocksOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, [&](int64_t begin, int64_t end) {
-        const auto [blockExpected, blockMatched] = gatherOverlappingRows(problem, plan, begin, end);
-        expected += blockExpected;
-        matched += blockMatched;
-    });
-    if (plan.streaming) streamingStoreFence();
-    if (expected.load() == matched.load()) return {};
-    // An index outside its own windows (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    const bool complete =
+        gatherOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, 0, plan.streaming,
+                        [&](int64_t begin, int64_t end) { return gatherOverlappingRows(problem, plan, begin, end); });
+    if (complete) return {};
     return handOverToScatterReference(problem, *plan.fallback);
 }
 

@@ -13,7 +13,6 @@
 // not -1 must match exactly one element, and no index may lie beyond the plane (a lane in no window compares
 // with the plane size). Otherwise the scatter reference reruns the problem.
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/gather_match_count.h"
 #include "cpu/gather_plane_chunks.h"
 #include "cpu/simd_rows.h"
 
@@ -272,31 +272,29 @@ PlaneChunkOperands operandsOf(const PoolProblem &problem) {
 
 RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const PlaneChunkPlan &plan = planAs<PlaneChunkPlan>(madePlan);
-    std::atomic<int64_t> expected{0}, matched{0}, outsidePlane{0};
+    // An index outside its plane counts as expected and never matched, so that it too makes the gather
+    // incomplete (matches never exceed the indices present).
+    bool complete;
     if (plan.blocksPerPlane == 1) {
         // Whole planes: a thread's planes in one call.
         const PlaneChunkOperands operands = operandsOf(problem);
-        runBlocksOnThreadsTakingTurns(
-            static_cast<int>(plan.threads), plan.planes, plan.planesPerTurn, [&](int64_t begin, int64_t end) {
+        complete = gatherOnThreads(
+            static_cast<int>(plan.threads), plan.planes, plan.planesPerTurn, plan.streaming,
+            [&](int64_t begin, int64_t end) {
                 const WholePlaneCounts counts = gatherWholePlanes(plan.tables, operands, begin, end, plan.streaming);
-                expected += counts.indices.present;
-                matched += counts.matched;
-                outsidePlane += counts.indices.outsidePlane;
+                return GatherMatchCount{counts.indices.present + counts.indices.outsidePlane, counts.matched};
             });
     } else {
-        runBlocksOnThreads(
-            static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
-                Counts counts;
-                for (int64_t item = begin; item < end; ++item)
-                    gatherBlock(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, counts);
-                expected += counts.expected;
-                matched += counts.matched;
-                outsidePlane += counts.outsidePlane;
-            });
+        complete = gatherOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, 0, plan.streaming,
+                                   [&](int64_t begin, int64_t end) {
+                                       Counts counts;
+                                       for (int64_t item = begin; item < end; ++item)
+                                           gatherBlock(problem, plan, item / plan.blocksPerPlane,
+                                                       item % plan.blocksPerPlane, counts);
+                                       return GatherMatchCount{counts.expected + counts.outsidePlane, counts.matched};
+                                   });
     }
-    if (plan.streaming) streamingStoreFence();
-    if (outsidePlane.load() == 0 && expected.load() == matched.load()) return {};
-    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
+    if (complete) return {};
     return handOverToScatterReference(problem, *plan.fallback);
 }
 

@@ -14,7 +14,6 @@
 // outside the plane is found by counting: each output whose index is not -1 must match exactly one
 // element; otherwise the scatter reference reruns the problem and the run result names the hand-over.
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -27,6 +26,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/gather_match_count.h"
 #include "cpu/gather_rows.h"
 #include "cpu/simd_gather_stride2_rows.h"
 #include "cpu/simd_rows.h"
@@ -223,13 +223,9 @@ private:
     size_t next_ = 0;
 };
 
-struct BlockCounts {
-    int64_t expected = 0, matched = 0;
-};
-
 template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int64_t plane, int64_t block,
-                 PaddedRowCache &cache, std::vector<float> &sumsRow, BlockCounts &counts) {
+                 PaddedRowCache &cache, std::vector<float> &sumsRow, GatherMatchCount &counts) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -281,32 +277,24 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
-    std::atomic<int64_t> expected{0}, matched{0};
     const int64_t W = problem.geometry.axes[2].inputSize;
-    runBlocksOnThreads(plan.threads, plan.planes * plan.blocksPerPlane, [&](int64_t begin, int64_t end) {
-        PaddedRowCache cache(std::is_same_v<I, int32_t> ? 0 : plan.paddedLength);
-        std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
-        BlockCounts counts;
-        for (int64_t item = begin; item < end; ++item)
-            gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, cache, sumsRow,
-                              counts);
-        expected += counts.expected;
-        matched += counts.matched;
-    });
-    if (plan.streaming) streamingStoreFence();
-    return expected.load() == matched.load();
+    return gatherOnThreads(plan.threads, plan.planes * plan.blocksPerPlane, 0, plan.streaming,
+                           [&](int64_t begin, int64_t end) {
+                               PaddedRowCache cache(std::is_same_v<I, int32_t> ? 0 : plan.paddedLength);
+                               std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
+                               GatherMatchCount counts;
+                               for (int64_t item = begin; item < end; ++item)
+                                   gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane,
+                                                     item % plan.blocksPerPlane, cache, sumsRow, counts);
+                               return counts;
+                           });
 }
 
 RunResult runStride2Gather(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const Stride2GatherPlan &plan = planAs<Stride2GatherPlan>(madePlan);
-    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
-        return withIndexType(problem.indices.type, [&](auto index) {
-            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
-        });
+    return gatherOrHandOver(problem, *plan.fallback, [&](auto value, auto index) {
+        return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
     });
-    if (complete) return {};
-    // An index outside its own window (scattered all the same, SPEC §3.6) or outside the plane (an error).
-    return handOverToScatterReference(problem, *plan.fallback);
 }
 
 }  // namespace
