@@ -17,6 +17,7 @@
 
 #include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
 
 namespace {
@@ -27,7 +28,6 @@ using test_support::ThreadSetting;
 using Geometry = test_support::IndexGeometry;
 
 constexpr const char *kStride2Gather = "cpu_index_gather_backward_stride2";
-constexpr const char *kScatterReference = "cpu_index_scatter_backward_reference";
 
 const Geometry geometries[] = {
     {"2-D 3x3 stride 2 pad 1", {2, 3, 1, 13, 70}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
@@ -61,15 +61,7 @@ TEST(IndexGatherBackwardStride2, MatchesTheReferencesBitForBitWithoutFallback) {
                     SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
-                    const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
-                    ASSERT_EQ(run.status.phaseOne, 0) << run.message;
-                    ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-                    EXPECT_EQ(run.implementation, kStride2Gather);
-                    EXPECT_EQ(run.fallback, "");
-                    test_support::expectGradInputBits(problem.expectedBits(), run, type, false);
-                    const IndexBackwardRun scatter = test_support::runIndexBackward(problem, kScatterReference);
-                    ASSERT_EQ(scatter.status.phaseTwo, 0) << scatter.message;
-                    test_support::expectGradInputBits(scatter.gradInputBits, run, type, true);
+                    test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
                 }
 }
 
@@ -77,16 +69,12 @@ TEST(IndexGatherBackwardStride2, MatchesTheReferencesBitForBitWithoutFallback) {
 // a row's ends, float16 rounded through a row of sums where the hardware cannot, one lane); each this CPU
 // has makes the same bits, chosen through Highway's dispatch, with rows made in pairs and alone.
 TEST(IndexGatherBackwardStride2, EveryInstructionSetGivesTheSameBits) {
-    struct TargetMock {
-        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-    };
     const std::pair<int64_t, const char *> targets[] = {
         {HWY_AVX2, " 8 lanes"}, {HWY_SSE4, " 4 lanes"}, {HWY_SCALAR, " 1 lanes"}};
     uint64_t seed = 300;
     for (const auto &[target, lanes] : targets) {
         if ((hwy::SupportedTargets() & target) == 0) continue;
-        TargetMock mock(target);
+        test_support::HighwayTargetMock mock(target);
         for (const Geometry &geometry : {geometries[0], geometries[2], geometries[3]})
             for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
                 for (const int threads : {1, 2, 3}) {
