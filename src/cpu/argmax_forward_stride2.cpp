@@ -1,11 +1,12 @@
 // Argmax forward of dense float32 planes whose windows are three wide at stride 2 along W (padding 0 or 1,
-// no dilation; any windows along D and H): each input row's per-window winners are found once
-// (simd_argmax_stride2: argmaxStride2Row, even and odd columns in vectors) and kept in a small per-thread
-// cache, so that an input row shared by consecutive output rows (row 2*oh + 1 of 3-high stride-2
-// windows) is searched once; each output row then combines its input rows' winners in scan order
-// (combineStride2Rows) and writes its values and INT32/INT64 indices once, straight from the vectors.
-// Work items are output rows (n, c, od, oh), so that a few planes still fill every thread.
+// no dilation; any windows along D and H): a vector of whole windows at a time down a block of output rows
+// (simd_argmax_stride2: argmaxStride2Rows), each input row's winners found from its even and odd columns
+// and kept in registers while the next output row shares the row; values and INT32/INT64 indices written
+// once, straight from the vectors. The clipped edge windows (the first with padding 1, the last when the
+// row ends inside it) are searched one by one. Work items are blocks of output rows of a plane, enough
+// blocks that a few planes still fill every thread.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -28,17 +29,18 @@ constexpr int64_t kLeastWholeWindows = 16;
 struct Stride2Plan final : ImplementationPlan {
     WindowTables windows;
     int64_t padLeft = 0;
-    int64_t largestRows = 0;  // input rows of the largest window
-    int64_t cachedRows = 0;   // row winners kept per thread: the current output row's and the previous one's
-    int64_t outputRows = 0;   // work items
+    int64_t wholeBegin = 0, wholeEnd = 0;  // the whole windows of a row
+    int64_t rowBlocks = 1;                 // work items per plane
+    int64_t items = 0;
     int threads = 1;
     bool streaming = false;
 
     std::string describe() const override {
-        return "stride-2 rows: " + std::to_string(windows.axes[2].size()) + " windows k3 s2 from column " +
-               std::to_string(-padLeft) + ", row winners of up to " + std::to_string(largestRows) + " rows combined, " +
-               std::to_string(cachedRows) + " cached; " + std::to_string(outputRows) + " output rows on " +
-               std::to_string(threads) + " threads" + (streaming ? ", streaming stores" : "");
+        return "stride-2 vectors: " + std::to_string(windows.axes[2].size()) + " windows k3 s2 from column " +
+               std::to_string(-padLeft) + ", whole " + std::to_string(wholeBegin) + ".." +
+               std::to_string(wholeEnd - 1) + ", row winners carried down " + std::to_string(rowBlocks) +
+               (rowBlocks == 1 ? " block" : " blocks") + " of output rows per plane; " + std::to_string(items) +
+               " items on " + std::to_string(threads) + " threads" + (streaming ? ", streaming stores" : "");
     }
 };
 
@@ -75,30 +77,40 @@ PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
                                     std::to_string(kLeastWholeWindows));
     if (geometry.inputPlaneElements() >= (int64_t{1} << 31))
         return PlanOutcome::decline("plane offsets do not fit in 32 bits");
-    const std::optional<int64_t> rows =
-        checkedMul(largestWindowCount(plan.windows.axes[0]), largestWindowCount(plan.windows.axes[1]));
-    // Per thread: the cached rows' winners (value and column per window, and a 24-byte tag) and the row
-    // list (two pointers and an offset per row).
-    const std::optional<int64_t> cached = rows ? checkedMul<int64_t>(*rows, 2) : std::nullopt;
-    const std::optional<int64_t> perCachedRow = checkedAdd<int64_t>(saturatingMul<int64_t>(outW, 8), 24);
-    const std::optional<int64_t> cacheBytes =
-        cached && perCachedRow ? checkedMul(*cached, *perCachedRow) : std::nullopt;
-    const std::optional<int64_t> bytes =
-        cacheBytes ? checkedAdd(*cacheBytes, saturatingMul<int64_t>(*rows, 20)) : std::nullopt;
-    if (!bytes || *bytes > kScratchBytesPerThread)
-        return PlanOutcome::decline(scratchDeclineText("the cached row winners", bytes));
-    plan.largestRows = *rows;
-    plan.cachedRows = *cached;
-    plan.outputRows =
-        saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
-    const int64_t workPerRow =
-        std::max<int64_t>(1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) /
-                                 std::max<int64_t>(1, geometry.axes[0].outputSize * geometry.axes[1].outputSize));
-    plan.threads = plannedThreadCount(plan.outputRows, workPerRow);
+    plan.wholeBegin = plan.padLeft;
+    plan.wholeEnd = plan.wholeBegin + wholeWindows;
+    const int64_t planes = geometry.planes();
+    const int64_t outputRows = saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize);
+    // Four items per thread when the planes alone are fewer; blocks cut the carried rows only at their ends.
+    const int64_t wanted = saturatingMul<int64_t>(operatorThreadCount(), 4);
+    plan.rowBlocks =
+        std::clamp<int64_t>((wanted + planes - 1) / std::max<int64_t>(planes, 1), 1, std::max<int64_t>(outputRows, 1));
+    plan.items = saturatingMul(planes, plan.rowBlocks);
+    const int64_t workPerItem = std::max<int64_t>(
+        1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) / plan.rowBlocks);
+    plan.threads = plannedThreadCount(plan.items, workPerItem);
     plan.streaming =
         streamingStoresPay(problem.output) || (problem.indices.present() && streamingStoresPay(problem.indices));
     return PlanOutcome::accept(std::move(plan));
 }
+
+namespace {
+
+// Clipped window ow of one output row, element by element with the selection rule.
+void searchClippedWindow(const float *plane, int64_t inH, int64_t inW, const AxisWindow &wd, const AxisWindow &wh,
+                         const AxisWindow &ww, float &value, int64_t &index) {
+    value = -std::numeric_limits<float>::infinity();
+    index = -1;
+    forEachWindowTap(wd, wh, ww, [&](int64_t d, int64_t h, int64_t w) {
+        const int64_t at = (d * inH + h) * inW + w;
+        if (index < 0 || plane[at] > value || std::isnan(plane[at])) {  // the first tap, then the rule
+            value = plane[at];
+            index = at;
+        }
+    });
+}
+
+}  // namespace
 
 RunResult runArgmaxForwardStride2(const PoolProblem &problem, const ImplementationPlan &made) {
     const Stride2Plan &plan = planAs<Stride2Plan>(made);
@@ -106,61 +118,43 @@ RunResult runArgmaxForwardStride2(const PoolProblem &problem, const Implementati
     const int64_t outD = geometry.axes[0].outputSize, outH = geometry.axes[1].outputSize;
     const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
     const int64_t outW = geometry.axes[2].outputSize;
+    const int64_t outputRows = outD * outH;
     const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
     const bool withIndices = idx.present(), wide = withIndices && idx.type == ElementType::Int64;
-    runBlocksOnThreads(plan.threads, plan.outputRows, [&](int64_t begin, int64_t end) {
-        const auto slots = static_cast<size_t>(plan.cachedRows), width = static_cast<size_t>(outW);
-        std::vector<float> slotValues(slots * width);
-        std::vector<int32_t> slotColumns(withIndices ? slots * width : 0);
-        // Which input row (plane, d * inH + h) each slot holds, and the last work item that used it.
-        std::vector<int64_t> slotPlane(slots, -1), slotRow(slots, -1), slotUsed(slots, -1);
-        const auto largest = static_cast<size_t>(std::max<int64_t>(plan.largestRows, 1));
-        std::vector<const float *> rowValues(largest);
-        std::vector<const int32_t *> rowColumns(largest, nullptr);
-        std::vector<int32_t> rowOffsets(largest);
-        int64_t plane = begin / (outD * outH), od = begin / outH % outD, oh = begin % outH;
+    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
+            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            const float *inPlane = in.plane<const float>(n, c);
-            size_t rowCount = 0;
-            forEachWindowRow(plan.windows.depth(od), plan.windows.height(oh), [&](int64_t d, int64_t h) {
-                const int64_t inputRow = d * inH + h;
-                size_t slot = 0;
-                while (slot < slots && !(slotPlane[slot] == plane && slotRow[slot] == inputRow)) ++slot;
-                if (slot == slots) {  // not cached: the least recently used slot (never one of this item's)
-                    slot = static_cast<size_t>(std::min_element(slotUsed.begin(), slotUsed.end()) - slotUsed.begin());
-                    slotPlane[slot] = plane;
-                    slotRow[slot] = inputRow;
-                    const float *row = inPlane + inputRow * inW;
-                    if (withIndices)
-                        argmaxStride2Row(row, inW, plan.padLeft, outW, &slotValues[slot * width],
-                                         &slotColumns[slot * width]);
-                    else
-                        maxStride2Row(row, inW, plan.padLeft, outW, &slotValues[slot * width]);
-                }
-                slotUsed[slot] = item;
-                rowValues[rowCount] = &slotValues[slot * width];
-                if (withIndices) rowColumns[rowCount] = &slotColumns[slot * width];
-                rowOffsets[rowCount] = static_cast<int32_t>(inputRow * inW);
-                ++rowCount;
-            });
-            const int64_t q = (od * outH + oh) * outW;  // first output of the row in its plane
-            float *values = out.plane<float>(n, c) + q;
-            int32_t *indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
-            int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
-            if (rowCount > 0) {
-                combineStride2Rows(rowValues.data(), rowColumns.data(), rowOffsets.data(),
-                                   static_cast<int64_t>(rowCount), outW, values, indices32, indices64, plan.streaming);
-            } else {  // dilated depth or height windows wholly in padding: every window is empty
-                std::fill_n(values, outW, -std::numeric_limits<float>::infinity());
-                if (indices32) std::fill_n(indices32, outW, -1);
-                if (indices64) std::fill_n(indices64, outW, -1);
-            }
-            if (++oh == outH) {
-                oh = 0;
-                if (++od == outD) {
-                    od = 0;
-                    ++plane;
+            Stride2Rows job{};
+            job.plane = in.plane<const float>(n, c);
+            job.inputHeight = inH;
+            job.inputWidth = inW;
+            job.depthWindows = plan.windows.axes[0].data();
+            job.heightWindows = plan.windows.axes[1].data();
+            job.outputHeight = outH;
+            job.outputWidth = outW;
+            job.padLeft = plan.padLeft;
+            job.wholeBegin = plan.wholeBegin;
+            job.wholeEnd = plan.wholeEnd;
+            job.firstRow = outputRows * block / plan.rowBlocks;
+            job.endRow = outputRows * (block + 1) / plan.rowBlocks;
+            job.values = out.plane<float>(n, c);
+            job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+            job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+            job.streaming = plan.streaming;
+            argmaxStride2Rows(job);
+            for (int64_t row = job.firstRow; row < job.endRow; ++row) {
+                const AxisWindow &wd = plan.windows.depth(row / outH), &wh = plan.windows.height(row % outH);
+                for (int64_t ow = 0; ow < outW; ++ow) {
+                    if (ow == plan.wholeBegin) ow = plan.wholeEnd;
+                    if (ow >= outW) break;
+                    float value;
+                    int64_t index;
+                    searchClippedWindow(job.plane, inH, inW, wd, wh, plan.windows.width(ow), value, index);
+                    const int64_t q = row * outW + ow;
+                    job.values[q] = value;
+                    if (job.indices32) job.indices32[q] = static_cast<int32_t>(index);
+                    if (job.indices64) job.indices64[q] = index;
                 }
             }
         }

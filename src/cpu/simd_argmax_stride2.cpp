@@ -1,13 +1,11 @@
-// Highway implementation of the stride-2 argmax forward's two passes: one source compiled for every target.
-// The row pass splits each input row into even and odd columns (one permute per pair of loads), so that a
-// vector of consecutive windows' three taps are three vectors: even, odd, and the odd columns one further on.
+// Highway implementation of the stride-2 argmax forward's vector search: one source compiled for every
+// target (the scalar target searches one window per "vector").
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_argmax_stride2.cpp"
 #include "cpu/simd_argmax_stride2.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <limits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -20,200 +18,166 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+
 // The selection rule for one candidate: one compare (no NaN expected) or with the NaN rule.
-template <bool NanRule, class D>
-HWY_INLINE hn::Mask<D> takes(D, hn::Vec<D> value, hn::Vec<D> best) {
+template <bool NanRule>
+HWY_INLINE hn::Mask<DF> takes(VF value, VF best) {
     if constexpr (NanRule)
         return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
     else
         return hn::Gt(value, best);
 }
 
-// Window ow of a row, one column at a time with the NaN rule: the clipped edge windows and rows too short
-// for a vector of whole windows.
-template <bool WithColumns>
-HWY_INLINE void scalarWindow(const float *HWY_RESTRICT row, int64_t width, int64_t padLeft, int64_t ow,
-                             float *HWY_RESTRICT bestValues, int32_t *HWY_RESTRICT bestColumns) {
-    const int64_t first = std::max<int64_t>(2 * ow - padLeft, 0), last = std::min(2 * ow - padLeft + 2, width - 1);
-    float best = row[first];
-    int64_t column = first;
-    for (int64_t c = first + 1; c <= last; ++c)
-        if (row[c] > best || std::isnan(row[c])) {
-            best = row[c];
-            column = c;
-        }
-    bestValues[ow] = best;
-    if constexpr (WithColumns) bestColumns[ow] = static_cast<int32_t>(column);
-}
-
-// The whole windows [begin, end) (at least a vector of them) of a row, a vector of windows at a time (the
-// last vector moves back to end at `end`). Returns false when the fast search's detector saw a NaN.
-template <bool NanRule, bool WithColumns>
-HWY_INLINE bool rowVectors(const float *HWY_RESTRICT row, int64_t padLeft, int64_t begin, int64_t end,
-                           float *HWY_RESTRICT bestValues, int32_t *HWY_RESTRICT bestColumns) {
-#if HWY_TARGET == HWY_SCALAR
-    (void)row, (void)padLeft, (void)begin, (void)end, (void)bestValues, (void)bestColumns;
-    return true;
-#else
-    const hn::ScalableTag<float> d;
-    const hn::RebindToSigned<decltype(d)> di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const auto tap0 = hn::Mul(hn::Iota(di, 0), hn::Set(di, 2));  // lane i's columns, less the vector's first
-    const auto tap1 = hn::Add(tap0, hn::Set(di, 1)), tap2 = hn::Add(tap0, hn::Set(di, 2));
-    auto detector = hn::Zero(d);  // NaN when a tap 1 or 2 was NaN (or a product overflowed into inf - inf)
-    for (int64_t ow = begin;; ow += lanes) {
-        ow = std::min(ow, end - lanes);
-        const int64_t column = 2 * ow - padLeft;  // of lane 0's tap 0
-        const float *at = row + column;
-        const auto low = hn::LoadU(d, at), high = hn::LoadU(d, at + lanes);
-        const auto lowNext = hn::LoadU(d, at + 1), highNext = hn::LoadU(d, at + 1 + lanes);
-        const auto even = hn::ConcatEven(d, high, low), odd = hn::ConcatOdd(d, high, low);
-        const auto evenNext = hn::ConcatOdd(d, highNext, lowNext);  // columns column + 2 + 2i
-        if constexpr (!NanRule) detector = hn::MulAdd(odd, evenNext, detector);
-        auto best = even;
-        auto taken = tap0;
-        const auto take1 = takes<NanRule>(d, odd, best);
-        best = hn::IfThenElse(take1, odd, best);
-        if constexpr (WithColumns) taken = hn::IfThenElse(hn::RebindMask(di, take1), tap1, taken);
-        const auto take2 = takes<NanRule>(d, evenNext, best);
-        best = hn::IfThenElse(take2, evenNext, best);
-        hn::StoreU(best, d, bestValues + ow);
-        if constexpr (WithColumns) {
-            taken = hn::IfThenElse(hn::RebindMask(di, take2), tap2, taken);
-            hn::StoreU(hn::Add(taken, hn::Set(di, static_cast<int32_t>(column))), di, bestColumns + ow);
-        }
-        if (ow == end - lanes) break;
-    }
-    return NanRule || hn::AllFalse(d, hn::IsNaN(detector));
-#endif
-}
-
-template <bool WithColumns>
-HWY_INLINE void rowPass(const float *HWY_RESTRICT row, int64_t width, int64_t padLeft, int64_t outputs,
-                        float *HWY_RESTRICT bestValues, int32_t *HWY_RESTRICT bestColumns) {
-    // Whole windows: [padLeft, wholeEnd), the columns 2*ow - padLeft + 2 inside the row.
-    const int64_t wholeBegin = std::min(padLeft, outputs);
-    const int64_t wholeEnd = std::clamp<int64_t>((width - 3 + padLeft) / 2 + 1, wholeBegin, outputs);
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
-    int64_t scalarBegin = 0;
-    if (HWY_TARGET != HWY_SCALAR && wholeEnd - wholeBegin >= lanes) {
-        for (int64_t ow = 0; ow < wholeBegin; ++ow)
-            scalarWindow<WithColumns>(row, width, padLeft, ow, bestValues, bestColumns);
-        if (!rowVectors<false, WithColumns>(row, padLeft, wholeBegin, wholeEnd, bestValues, bestColumns))
-            rowVectors<true, WithColumns>(row, padLeft, wholeBegin, wholeEnd, bestValues, bestColumns);
-        scalarBegin = wholeEnd;
-    }
-    for (int64_t ow = scalarBegin; ow < outputs; ++ow)
-        scalarWindow<WithColumns>(row, width, padLeft, ow, bestValues, bestColumns);
-}
-
-void ArgmaxStride2Row(const float *HWY_RESTRICT row, int64_t width, int64_t padLeft, int64_t outputs,
-                      float *HWY_RESTRICT bestValues, int32_t *HWY_RESTRICT bestColumns) {
-    rowPass<true>(row, width, padLeft, outputs, bestValues, bestColumns);
-}
-
-void MaxStride2Row(const float *HWY_RESTRICT row, int64_t width, int64_t padLeft, int64_t outputs,
-                   float *HWY_RESTRICT bestValues) {
-    rowPass<false>(row, width, padLeft, outputs, bestValues, nullptr);
-}
-
-// Stores int32 indices as they are or widened to int64 (two half vectors).
-template <class DI>
-HWY_INLINE void storeIndices(DI di, hn::Vec<DI> indices, int32_t *HWY_RESTRICT indices32,
-                             int64_t *HWY_RESTRICT indices64, bool streaming) {
-    if (indices32) {
-        storeVector(di, indices, indices32, streaming);
-    } else {
-#if HWY_TARGET == HWY_SCALAR
-        indices64[0] = hn::GetLane(indices);
-#else
-        const hn::Half<DI> dh;
-        const hn::Repartition<int64_t, DI> d64;
-        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, indices)), indices64, streaming);
-        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, indices)), indices64 + hn::Lanes(d64), streaming);
-#endif
-    }
-}
-
-// All windows of the output row, a vector at a time (the last moves back to end at the row's end). Returns
-// false when the fast search's detector saw a NaN in a row after the first.
+// Each window's winner within one input row, for the vector of windows whose lane 0 starts at `column`:
+// best (value) and winner (column). Fast: the detector takes tap 1 x tap 2.
 template <bool NanRule, bool WithIndices>
-HWY_INLINE bool combineVectors(const float *const *HWY_RESTRICT rowValues,
-                               const int32_t *const *HWY_RESTRICT rowColumns, const int32_t *HWY_RESTRICT rowOffsets,
-                               int64_t rowCount, int64_t outputs, float *HWY_RESTRICT values,
-                               int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64, bool streaming) {
-    const hn::ScalableTag<float> d;
-    const hn::RebindToSigned<decltype(d)> di;
+HWY_INLINE void searchRow(const float *HWY_RESTRICT row, int64_t column, VI evenColumns, VF &best, VI &winner,
+                          VF &detector) {
+    const DF d;
+    const DI di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    auto detector = hn::Zero(d);  // NaN when a value of rows 1.. was NaN (or products overflowed into inf - inf)
-    for (int64_t ow = 0;; ow += lanes) {
-        ow = std::min(ow, outputs - lanes);
-        auto best = hn::LoadU(d, rowValues[0] + ow);
-        hn::Vec<decltype(di)> index;
-        if constexpr (WithIndices) index = hn::Add(hn::LoadU(di, rowColumns[0] + ow), hn::Set(di, rowOffsets[0]));
-        for (int64_t r = 1; r < rowCount; ++r) {
-            const auto value = hn::LoadU(d, rowValues[r] + ow);
-            if constexpr (!NanRule) {
-                // Rows in pairs: one multiply-add per two rows, the last alone squared.
-                if (r + 1 < rowCount && r % 2 == 1)
-                    detector = hn::MulAdd(value, hn::LoadU(d, rowValues[r + 1] + ow), detector);
-                else if (r % 2 == 1)
-                    detector = hn::MulAdd(value, value, detector);
-            }
-            const auto take = takes<NanRule>(d, value, best);
-            best = hn::IfThenElse(take, value, best);
-            if constexpr (WithIndices)
-                index = hn::IfThenElse(hn::RebindMask(di, take),
-                                       hn::Add(hn::LoadU(di, rowColumns[r] + ow), hn::Set(di, rowOffsets[r])), index);
-        }
-        storeVector(d, best, values + ow, streaming);
-        if constexpr (WithIndices)
-            storeIndices(di, index, indices32 ? indices32 + ow : nullptr, indices64 ? indices64 + ow : nullptr,
-                         streaming);
-        if (ow == outputs - lanes) break;
+    const float *at = row + column;
+#if HWY_TARGET == HWY_SCALAR
+    const VF tap0 = hn::Set(d, at[0]), tap1 = hn::Set(d, at[1]), tap2 = hn::Set(d, at[2]);
+    (void)lanes;
+#else
+    const VF low = hn::LoadU(d, at), high = hn::LoadU(d, at + lanes);
+    const VF tap0 = hn::ConcatEven(d, high, low), tap1 = hn::ConcatOdd(d, high, low);
+    const VF tap2 = hn::ConcatOdd(d, hn::LoadU(d, at + 1 + lanes), hn::LoadU(d, at + 1));  // columns + 2
+#endif
+    if constexpr (!NanRule) detector = hn::MulAdd(tap1, tap2, detector);
+    best = tap0;
+    const auto take1 = takes<NanRule>(tap1, best);
+    best = hn::IfThenElse(take1, tap1, best);
+    const auto take2 = takes<NanRule>(tap2, best);
+    best = hn::IfThenElse(take2, tap2, best);
+    if constexpr (WithIndices) {
+        const VI first = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(column)));
+        winner = hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(first, hn::Set(di, 2)),
+                                hn::IfThenElse(hn::RebindMask(di, take1), hn::Add(first, hn::Set(di, 1)), first));
     }
-    return NanRule || hn::AllFalse(d, hn::IsNaN(detector));
+}
+
+// Row winners carried from one output row to the next: per depth tap, the last row's (its plane row
+// d * inputHeight + h, -1 for none).
+struct Carried {
+    int64_t rows[kStride2CarriedDepthTaps];
+    VF best[kStride2CarriedDepthTaps];
+    VI winner[kStride2CarriedDepthTaps];
+};
+
+// One output row's vector of windows (lane 0: window ow, whose first column is `column`). Uses `carried`
+// rows where they are this row's first rows (when useCarried) and leaves this row's last rows in it.
+// Returns false when the fast search's detector saw a NaN (nothing is stored then).
+template <bool NanRule, bool WithIndices>
+HWY_INLINE bool searchOutputRow(const Stride2Rows &job, const AxisWindow &wd, const AxisWindow &wh, int64_t column,
+                                int64_t q, VI evenColumns, bool useCarried, Carried &carried) {
+    const DF d;
+    const DI di;
+    VF best = hn::Zero(d), detector = hn::Zero(d);
+    VI index = hn::Zero(di);
+    bool first = true;
+    for (int64_t jd = 0, dd = wd.first; jd < wd.count; ++jd, dd += wd.step) {
+        const bool carries = jd < kStride2CarriedDepthTaps;
+        for (int64_t jh = 0, h = wh.first; jh < wh.count; ++jh, h += wh.step) {
+            const int64_t planeRow = dd * job.inputHeight + h;
+            VF value;
+            VI winner = hn::Zero(di);
+            if (jh == 0 && carries && useCarried && carried.rows[jd] == planeRow) {
+                value = carried.best[jd];
+                winner = carried.winner[jd];
+            } else {
+                searchRow<NanRule, WithIndices>(job.plane + planeRow * job.inputWidth, column, evenColumns, value,
+                                                winner, detector);
+            }
+            if (jh == wh.count - 1 && carries) {
+                carried.rows[jd] = planeRow;
+                carried.best[jd] = value;
+                carried.winner[jd] = winner;
+            }
+            if constexpr (WithIndices)
+                winner = hn::Add(winner, hn::Set(di, static_cast<int32_t>(planeRow * job.inputWidth)));
+            if (first) {
+                best = value;
+                index = winner;
+                first = false;
+                continue;
+            }
+            if constexpr (!NanRule) detector = hn::MulAdd(value, value, detector);
+            const auto take = takes<NanRule>(value, best);
+            best = hn::IfThenElse(take, value, best);
+            if constexpr (WithIndices) index = hn::IfThenElse(hn::RebindMask(di, take), winner, index);
+        }
+    }
+    if constexpr (!NanRule) {
+        if (!hn::AllFalse(d, hn::IsNaN(detector))) return false;
+    }
+    storeVector(d, best, job.values + q, job.streaming);
+    if constexpr (WithIndices) {
+        if (job.indices32) {
+            storeVector(di, index, job.indices32 + q, job.streaming);
+        } else {
+#if HWY_TARGET == HWY_SCALAR
+            job.indices64[q] = hn::GetLane(index);
+#else
+            const hn::Half<DI> dh;
+            const hn::Repartition<int64_t, DI> d64;
+            storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, index)), job.indices64 + q, job.streaming);
+            storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, index)), job.indices64 + q + hn::Lanes(d64),
+                        job.streaming);
+#endif
+        }
+    }
+    return true;
 }
 
 template <bool WithIndices>
-HWY_INLINE void combinePass(const float *const *HWY_RESTRICT rowValues, const int32_t *const *HWY_RESTRICT rowColumns,
-                            const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, int64_t outputs,
-                            float *HWY_RESTRICT values, int32_t *HWY_RESTRICT indices32,
-                            int64_t *HWY_RESTRICT indices64, bool streaming) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
-    if (outputs >= lanes) {
-        if (!combineVectors<false, WithIndices>(rowValues, rowColumns, rowOffsets, rowCount, outputs, values, indices32,
-                                                indices64, streaming))
-            combineVectors<true, WithIndices>(rowValues, rowColumns, rowOffsets, rowCount, outputs, values, indices32,
-                                              indices64, streaming);
-        return;
-    }
-    for (int64_t ow = 0; ow < outputs; ++ow) {
-        float best = rowValues[0][ow];
-        int64_t index = WithIndices ? int64_t{rowOffsets[0]} + rowColumns[0][ow] : 0;
-        for (int64_t r = 1; r < rowCount; ++r) {
-            const float value = rowValues[r][ow];
-            if (value > best || std::isnan(value)) {
-                best = value;
-                if constexpr (WithIndices) index = int64_t{rowOffsets[r]} + rowColumns[r][ow];
+HWY_INLINE void searchRows(const Stride2Rows &job) {
+    const DF d;
+    const DI di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const VI evenColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, 2));
+    const int64_t outputsPerRow = job.outputWidth;
+    // A vector of windows down the output rows (its rows' winners carried from row to row), then the next.
+    for (int64_t ow = job.wholeBegin;; ow += lanes) {
+        ow = std::min(ow, job.wholeEnd - lanes);  // the last vector moves back to end at wholeEnd
+        const int64_t column = 2 * ow - job.padLeft;
+        Carried carried;
+        for (int64_t &row : carried.rows) row = -1;
+        int64_t previousDepth = -1;
+        for (int64_t outputRow = job.firstRow; outputRow < job.endRow; ++outputRow) {
+            const int64_t od = outputRow / job.outputHeight, oh = outputRow % job.outputHeight;
+            const AxisWindow &wd = job.depthWindows[od], &wh = job.heightWindows[oh];
+            const int64_t q = outputRow * outputsPerRow + ow;
+            if (wd.count == 0 || wh.count == 0) {  // dilated windows wholly in padding: empty
+                for (int64_t i = 0; i < lanes; ++i) {
+                    job.values[q + i] = -std::numeric_limits<float>::infinity();
+                    if (job.indices32) job.indices32[q + i] = -1;
+                    if (job.indices64) job.indices64[q + i] = -1;
+                }
+                continue;
             }
+            const bool useCarried = od == previousDepth;
+            previousDepth = od;
+            if (!searchOutputRow<false, WithIndices>(job, wd, wh, column, q, evenColumns, useCarried, carried))
+                searchOutputRow<true, WithIndices>(job, wd, wh, column, q, evenColumns, false, carried);
         }
-        values[ow] = best;
-        if (indices32) indices32[ow] = static_cast<int32_t>(index);
-        if (indices64) indices64[ow] = index;
+        if (ow == job.wholeEnd - lanes) break;
     }
 }
 
-void CombineStride2Rows(const float *const *HWY_RESTRICT rowValues, const int32_t *const *HWY_RESTRICT rowColumns,
-                        const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, int64_t outputs,
-                        float *HWY_RESTRICT values, int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64,
-                        bool streaming) {
-    if (indices32 || indices64)
-        combinePass<true>(rowValues, rowColumns, rowOffsets, rowCount, outputs, values, indices32, indices64,
-                          streaming);
+void ArgmaxStride2Rows(const Stride2Rows &job) {
+    if (job.indices32 || job.indices64)
+        searchRows<true>(job);
     else
-        combinePass<false>(rowValues, rowColumns, rowOffsets, rowCount, outputs, values, nullptr, nullptr, streaming);
+        searchRows<false>(job);
 }
+
+int64_t ArgmaxStride2Lanes() { return static_cast<int64_t>(hn::Lanes(DF())); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
@@ -222,25 +186,12 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace poolgrad::cpu {
 
-HWY_EXPORT(ArgmaxStride2Row);
-HWY_EXPORT(MaxStride2Row);
-HWY_EXPORT(CombineStride2Rows);
+HWY_EXPORT(ArgmaxStride2Rows);
+HWY_EXPORT(ArgmaxStride2Lanes);
 
-void argmaxStride2Row(const float *row, int64_t width, int64_t padLeft, int64_t outputs, float *bestValues,
-                      int32_t *bestColumns) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxStride2Row)(row, width, padLeft, outputs, bestValues, bestColumns);
-}
+void argmaxStride2Rows(const Stride2Rows &rows) { HWY_DYNAMIC_DISPATCH(ArgmaxStride2Rows)(rows); }
 
-void maxStride2Row(const float *row, int64_t width, int64_t padLeft, int64_t outputs, float *bestValues) {
-    HWY_DYNAMIC_DISPATCH(MaxStride2Row)(row, width, padLeft, outputs, bestValues);
-}
-
-void combineStride2Rows(const float *const *rowValues, const int32_t *const *rowColumns, const int32_t *rowOffsets,
-                        int64_t rowCount, int64_t outputs, float *values, int32_t *indices32, int64_t *indices64,
-                        bool streaming) {
-    HWY_DYNAMIC_DISPATCH(CombineStride2Rows)
-    (rowValues, rowColumns, rowOffsets, rowCount, outputs, values, indices32, indices64, streaming);
-}
+int64_t argmaxStride2Lanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxStride2Lanes)(); }
 
 }  // namespace poolgrad::cpu
 #endif

@@ -1,35 +1,48 @@
-// The vector core of the stride-2 argmax forward (windows three wide at stride 2 along W), in two passes
-// that together keep the selection rule of every forward (SPEC §3.7): scan order rows then columns, the
-// first strictly greater value wins (ties and -0/+0 keep the first), a NaN wins over everything and the
-// last NaN in scan order is kept. The row pass finds each window's winner within one input row (the first
-// greatest column, or the row's last NaN column); the combine pass takes those per-row winners in scan
-// order with the same rule, which picks the window's winner since scan order is rows first. Each pass
-// first runs with one compare and one blend per tap and a NaN detector (one multiply-add per two taps); a
-// NaN in the first tap needs no detection (a fast compare never replaces it, and it is the rule's answer
-// unless a later tap is NaN too, which the detector sees), and a pass whose detector came out NaN (a NaN,
-// or a product or sum that overflowed) runs again with the NaN rule.
+// The vector core of the stride-2 argmax forward (windows three wide at stride 2 along W). It keeps the
+// selection rule of every forward (SPEC §3.7): scan order rows then columns, the first strictly greater
+// value wins (ties and -0/+0 keep the first), a NaN wins over everything and the last NaN in scan order
+// is kept. For a vector of consecutive whole windows it finds each input row's winner (the row's even and
+// odd columns split by one permute per pair of loads: taps 0, 1, 2 of the windows are the even columns,
+// the odd ones and the even ones one further on), then takes the rows' winners in scan order with the
+// same rule, which picks the window's winner since scan order is rows first. A row's winners stay in
+// registers: the last rows of an output row's windows (one per depth tap) are the first of the next
+// output row's (3-high stride-2 windows), and are not searched again. Each output row's vector is first
+// searched with one compare and one blend per tap and a NaN detector (a NaN in tap 0 or in the first row
+// needs none: a fast compare never replaces it, and it is the rule's answer unless a later NaN follows,
+// which the detector sees); a vector whose detector came out NaN (a NaN, or an overflowed product) is
+// searched again with the NaN rule.
 #pragma once
 
 #include <cstdint>
 
+#include "core/pool_geometry.h"
+
 namespace poolgrad::cpu {
 
-// One input row of `width` floats: for each output column ow < outputs, the winner of columns
-// 2*ow - padLeft + {0, 1, 2} that lie in [0, width) (padLeft 0 or 1; every window holds at least one
-// column): bestValues[ow] gets its value bit for bit, bestColumns[ow] its column.
-void argmaxStride2Row(const float *row, int64_t width, int64_t padLeft, int64_t outputs, float *bestValues,
-                      int32_t *bestColumns);
+// The most depth taps whose last rows are carried from one output row to the next (more: searched again).
+inline constexpr int64_t kStride2CarriedDepthTaps = 4;
 
-// The same values only (bestColumns not written): the values-only forward.
-void maxStride2Row(const float *row, int64_t width, int64_t padLeft, int64_t outputs, float *bestValues);
+// The output rows [firstRow, endRow) (flat od * outputHeight + oh) of one dense float32 plane, windows
+// [wholeBegin, wholeEnd) of each: whole windows (columns 2*ow - padLeft + {0, 1, 2} inside the row), at
+// least a vector of them. values / indices32 / indices64 (whichever are non-null) are the output planes;
+// indices are flat plane positions (which must fit in int32). With streaming, aligned vectors bypass the
+// caches.
+struct Stride2Rows {
+    const float *plane;
+    int64_t inputHeight, inputWidth;
+    const AxisWindow *depthWindows, *heightWindows;  // per od, per oh
+    int64_t outputHeight, outputWidth;
+    int64_t padLeft;
+    int64_t wholeBegin, wholeEnd;
+    int64_t firstRow, endRow;
+    float *values;
+    int32_t *indices32;
+    int64_t *indices64;
+    bool streaming;
+};
+void argmaxStride2Rows(const Stride2Rows &rows);
 
-// The windows' winners across the rows r < rowCount (scan order, rowCount >= 1): rowValues[r][ow] and
-// rowColumns[r][ow] are row r's winner of window ow (argmaxStride2Row's output), rowOffsets[r] the flat
-// plane offset of row r's column 0. values[ow] gets the winning value, indices32[ow] or indices64[ow]
-// (whichever is non-null; rowColumns may be null when both are) its flat plane index. With streaming,
-// aligned vectors bypass the caches.
-void combineStride2Rows(const float *const *rowValues, const int32_t *const *rowColumns, const int32_t *rowOffsets,
-                        int64_t rowCount, int64_t outputs, float *values, int32_t *indices32, int64_t *indices64,
-                        bool streaming);
+// Windows a vector holds on the running CPU.
+int64_t argmaxStride2Lanes();
 
 }  // namespace poolgrad::cpu
