@@ -17,7 +17,6 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/simd_argmax_stride2.h"
-#include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -33,14 +32,13 @@ struct Stride2Plan final : ImplementationPlan {
     int64_t rowBlocks = 1;                 // work items per plane
     int64_t items = 0;
     int threads = 1;
-    bool streaming = false;
 
     std::string describe() const override {
         return "stride-2 vectors: " + std::to_string(windows.axes[2].size()) + " windows k3 s2 from column " +
                std::to_string(-padLeft) + ", whole " + std::to_string(wholeBegin) + ".." +
                std::to_string(wholeEnd - 1) + ", row winners carried down " + std::to_string(rowBlocks) +
                (rowBlocks == 1 ? " block" : " blocks") + " of output rows per plane; " + std::to_string(items) +
-               " items on " + std::to_string(threads) + " threads" + (streaming ? ", streaming stores" : "");
+               " items on " + std::to_string(threads) + " threads";
     }
 };
 
@@ -54,22 +52,23 @@ PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
         if (tensor->present() && !tensor->planesDense())
             return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
     const WindowAxis &axisW = geometry.axes[2];
-    if (axisW.adaptive || axisW.kernel != 3 || axisW.stride != 2 || axisW.dilation != 1 || axisW.padBegin > 1)
+    // Adaptive width windows qualify when they come out the same (input 2 * output + 1): the table decides.
+    if (!axisW.adaptive && (axisW.kernel != 3 || axisW.stride != 2 || axisW.dilation != 1 || axisW.padBegin > 1))
         return PlanOutcome::decline("width windows are not 3 wide at stride 2 without dilation, padding 0 or 1");
     Stride2Plan plan;
     plan.windows = WindowTables::of(geometry);
-    plan.padLeft = axisW.padBegin;
+    plan.padLeft = axisW.adaptive ? 0 : axisW.padBegin;
     const std::vector<AxisWindow> &windowsW = plan.windows.axes[2];
     const int64_t outW = axisW.outputSize, inW = axisW.inputSize;
     int64_t wholeWindows = 0;
     for (int64_t ow = 0; ow < outW; ++ow) {
-        // The row pass takes window ow as columns 2*ow - padLeft + {0, 1, 2} clipped to the row, never empty.
+        // The vectors take window ow as columns 2*ow - padLeft + {0, 1, 2} clipped to the row, never empty.
         const int64_t first = std::max<int64_t>(2 * ow - plan.padLeft, 0);
         const int64_t last = std::min<int64_t>(2 * ow - plan.padLeft + 2, inW - 1);
         const AxisWindow &window = windowsW[static_cast<size_t>(ow)];
         if (last < first || window.first != first || window.count != last - first + 1 ||
             (window.count > 1 && window.step != 1))
-            return PlanOutcome::decline("a width window is empty");
+            return PlanOutcome::decline("width windows are not 3 wide at stride 2 without dilation, padding 0 or 1");
         wholeWindows += window.count == 3;
     }
     if (wholeWindows < kLeastWholeWindows)
@@ -89,8 +88,9 @@ PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
     const int64_t workPerItem = std::max<int64_t>(
         1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) / plan.rowBlocks);
     plan.threads = plannedThreadCount(plan.items, workPerItem);
-    plan.streaming =
-        streamingStoresPay(problem.output) || (problem.indices.present() && streamingStoresPay(problem.indices));
+    // No streaming stores: a vector of windows goes down the output rows, whose width is rarely a multiple
+    // of a vector, and streaming stores leave misaligned vectors (and their lines) half cached (measured: D-fwd
+    // twice as slow with them).
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -141,7 +141,7 @@ RunResult runArgmaxForwardStride2(const PoolProblem &problem, const Implementati
             job.values = out.plane<float>(n, c);
             job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
             job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
-            job.streaming = plan.streaming;
+            job.streaming = false;
             argmaxStride2Rows(job);
             for (int64_t row = job.firstRow; row < job.endRow; ++row) {
                 const AxisWindow &wd = plan.windows.depth(row / outH), &wh = plan.windows.height(row % outH);
@@ -159,7 +159,6 @@ RunResult runArgmaxForwardStride2(const PoolProblem &problem, const Implementati
             }
         }
     });
-    if (plan.streaming) streamingStoreFence();
     return {};
 }
 
