@@ -155,6 +155,9 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     // 33 columns, padding 1: 17 windows, the first and the last clipped: 15 whole.
     declines(Forward{{1, 1, 1, 3, 33}, {1, 1, 1, 2, 17}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
              "rows of 15 whole windows, fewer than 16");
+    // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB (the row search is faster from DRAM).
+    declines(Forward{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
+             "an input of 4259840 bytes, over 4194304: the row search is faster from DRAM");
     // Unforced, the row search takes the narrow rows.
     EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_dense_rows");
 }

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
+#include "hwy/aligned_allocator.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
@@ -63,11 +65,11 @@ HWY_INLINE void searchRow(const float *HWY_RESTRICT row, int64_t column, VI even
 }
 
 // Row winners carried from one output row to the next: per depth tap, the last row's (its plane row
-// d * inputHeight + h, -1 for none).
+// d * inputHeight + h, -1 for none), a vector of values and of columns at best / winner + tap * lanes.
 struct Carried {
     int64_t rows[kStride2CarriedDepthTaps];
-    VF best[kStride2CarriedDepthTaps];
-    VI winner[kStride2CarriedDepthTaps];
+    float *best;
+    int32_t *winner;
 };
 
 // One output row's vector of windows (lane 0: window ow, whose first column is `column`). Uses `carried`
@@ -78,6 +80,7 @@ HWY_INLINE bool searchOutputRow(const Stride2Rows &job, const AxisWindow &wd, co
                                 int64_t q, VI evenColumns, bool useCarried, Carried &carried) {
     const DF d;
     const DI di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     VF best = hn::Zero(d), detector = hn::Zero(d);
     VI index = hn::Zero(di);
     bool first = true;
@@ -88,16 +91,16 @@ HWY_INLINE bool searchOutputRow(const Stride2Rows &job, const AxisWindow &wd, co
             VF value;
             VI winner = hn::Zero(di);
             if (jh == 0 && carries && useCarried && carried.rows[jd] == planeRow) {
-                value = carried.best[jd];
-                winner = carried.winner[jd];
+                value = hn::Load(d, carried.best + jd * lanes);
+                if constexpr (WithIndices) winner = hn::Load(di, carried.winner + jd * lanes);
             } else {
                 searchRow<NanRule, WithIndices>(job.plane + planeRow * job.inputWidth, column, evenColumns, value,
                                                 winner, detector);
             }
             if (jh == wh.count - 1 && carries) {
                 carried.rows[jd] = planeRow;
-                carried.best[jd] = value;
-                carried.winner[jd] = winner;
+                hn::Store(value, d, carried.best + jd * lanes);
+                if constexpr (WithIndices) hn::Store(winner, di, carried.winner + jd * lanes);
             }
             if constexpr (WithIndices)
                 winner = hn::Add(winner, hn::Set(di, static_cast<int32_t>(planeRow * job.inputWidth)));
@@ -141,32 +144,41 @@ HWY_INLINE void searchRows(const Stride2Rows &job) {
     const DI di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const VI evenColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, 2));
-    const int64_t outputsPerRow = job.outputWidth;
-    // A vector of windows down the output rows (its rows' winners carried from row to row), then the next.
-    for (int64_t ow = job.wholeBegin;; ow += lanes) {
-        ow = std::min(ow, job.wholeEnd - lanes);  // the last vector moves back to end at wholeEnd
-        const int64_t column = 2 * ow - job.padLeft;
-        Carried carried;
-        for (int64_t &row : carried.rows) row = -1;
-        int64_t previousDepth = -1;
-        for (int64_t outputRow = job.firstRow; outputRow < job.endRow; ++outputRow) {
-            const int64_t od = outputRow / job.outputHeight, oh = outputRow % job.outputHeight;
-            const AxisWindow &wd = job.depthWindows[od], &wh = job.heightWindows[oh];
-            const int64_t q = outputRow * outputsPerRow + ow;
-            if (wd.count == 0 || wh.count == 0) {  // dilated windows wholly in padding: empty
-                for (int64_t i = 0; i < lanes; ++i) {
-                    job.values[q + i] = -std::numeric_limits<float>::infinity();
-                    if (job.indices32) job.indices32[q + i] = -1;
-                    if (job.indices64) job.indices64[q + i] = -1;
-                }
-                continue;
+    // The vectors of a row: every `lanes` windows from wholeBegin, the last moved back to end at wholeEnd.
+    const int64_t vectors = (job.wholeEnd - job.wholeBegin + lanes - 1) / lanes;
+    // Output rows are walked in order (the input and output planes stream through the caches row by
+    // row); each vector keeps its carried row winners here, in L1, from one output row to the next.
+    const size_t perVector = static_cast<size_t>(kStride2CarriedDepthTaps * lanes);
+    const hwy::AlignedFreeUniquePtr<float[]> carriedBest = hwy::AllocateAligned<float>(vectors * perVector);
+    const hwy::AlignedFreeUniquePtr<int32_t[]> carriedWinners = hwy::AllocateAligned<int32_t>(vectors * perVector);
+    std::vector<Carried> carried(static_cast<size_t>(vectors));
+    for (size_t v = 0; v < carried.size(); ++v) {
+        for (int64_t &row : carried[v].rows) row = -1;
+        carried[v].best = carriedBest.get() + v * perVector;
+        carried[v].winner = carriedWinners.get() + v * perVector;
+    }
+    int64_t previousDepth = -1;
+    for (int64_t outputRow = job.firstRow; outputRow < job.endRow; ++outputRow) {
+        const int64_t od = outputRow / job.outputHeight, oh = outputRow % job.outputHeight;
+        const AxisWindow &wd = job.depthWindows[od], &wh = job.heightWindows[oh];
+        const int64_t rowStart = outputRow * job.outputWidth;
+        if (wd.count == 0 || wh.count == 0) {  // dilated windows wholly in padding: empty
+            for (int64_t ow = job.wholeBegin; ow < job.wholeEnd; ++ow) {
+                job.values[rowStart + ow] = -std::numeric_limits<float>::infinity();
+                if (job.indices32) job.indices32[rowStart + ow] = -1;
+                if (job.indices64) job.indices64[rowStart + ow] = -1;
             }
-            const bool useCarried = od == previousDepth;
-            previousDepth = od;
-            if (!searchOutputRow<false, WithIndices>(job, wd, wh, column, q, evenColumns, useCarried, carried))
-                searchOutputRow<true, WithIndices>(job, wd, wh, column, q, evenColumns, false, carried);
+            continue;
         }
-        if (ow == job.wholeEnd - lanes) break;
+        const bool useCarried = od == previousDepth;
+        previousDepth = od;
+        for (int64_t v = 0; v < vectors; ++v) {
+            const int64_t ow = std::min(job.wholeBegin + v * lanes, job.wholeEnd - lanes);
+            const int64_t column = 2 * ow - job.padLeft, q = rowStart + ow;
+            Carried &c = carried[static_cast<size_t>(v)];
+            if (!searchOutputRow<false, WithIndices>(job, wd, wh, column, q, evenColumns, useCarried, c))
+                searchOutputRow<true, WithIndices>(job, wd, wh, column, q, evenColumns, false, c);
+        }
     }
 }
 
