@@ -1,10 +1,10 @@
 // Argmax forward of dense float32 planes whose windows are three wide at stride 2 along W (padding 0 or 1,
-// no dilation; any windows along D and H): a vector of whole windows at a time down a block of output rows
-// (simd_argmax_stride2: argmaxStride2Rows), each input row's winners found from its even and odd columns
-// and kept in registers while the next output row shares the row; values and INT32/INT64 indices written
-// once, straight from the vectors. The clipped edge windows (the first with padding 1, the last when the
-// row ends inside it) are searched one by one. Work items are blocks of output rows of a plane, enough
-// blocks that a few planes still fill every thread.
+// no dilation; any windows along D and H; inputs up to 4 MiB): a block of output rows in order, a vector of
+// whole windows at a time (simd_argmax_stride2: argmaxStride2Rows), each input row's winners found from its
+// even and odd columns and carried to the next output row that shares the row; values and INT32/INT64
+// indices written once, straight from the vectors. The clipped edge windows (the first with padding 1, the
+// last when the row ends inside it) are searched one by one. Work items are blocks of output rows of a
+// plane, enough blocks that a few planes still fill every thread.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -4,13 +4,12 @@
 // is kept. For a vector of consecutive whole windows it finds each input row's winner (the row's even and
 // odd columns split by one permute per pair of loads: taps 0, 1, 2 of the windows are the even columns,
 // the odd ones and the even ones one further on), then takes the rows' winners in scan order with the
-// same rule, which picks the window's winner since scan order is rows first. A row's winners stay in
-// registers: the last rows of an output row's windows (one per depth tap) are the first of the next
-// output row's (3-high stride-2 windows), and are not searched again. Each output row's vector is first
-// searched with one compare and one blend per tap and a NaN detector (a NaN in tap 0 or in the first row
-// needs none: a fast compare never replaces it, and it is the rule's answer unless a later NaN follows,
-// which the detector sees); a vector whose detector came out NaN (a NaN, or an overflowed product) is
-// searched again with the NaN rule.
+// same rule, which picks the window's winner since scan order is rows first. Row winners are carried (an
+// L1 buffer per vector of windows): the last rows of an output row's windows (one per depth tap) are the
+// first of the next output row's (3-high stride-2 windows), and are not searched again. Each output row's vector is
+// first searched with one compare and one blend per tap and a NaN detector (a NaN in tap 0 or in the first row needs
+// none: a fast compare never replaces it, and it is the rule's answer unless a later NaN follows, which the detector
+// sees); a vector whose detector came out NaN (a NaN, or an overflowed product) is searched again with the NaN rule.
 #pragma once
 
 #include <cstdint>
