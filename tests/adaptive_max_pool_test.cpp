@@ -303,6 +303,8 @@ struct ProblemLimits {
     // (output <= input) and one along D (input a multiple of the output): what the stride-2 gather backward
     // takes.
     bool threeWideRows = false;
+    // With threeWideRows: float32 values and 16 to 40 windows along W: what the stride-2 forward takes.
+    bool threeWideFloat32 = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -365,11 +367,11 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             p.indexType = ACL_INT32;
         }
     }
-    // The stride-2 gather leaves bfloat16 gradients to the slab scatter.
-    if (limits.threeWideRows && p.type == ACL_BF16) p.type = ACL_FLOAT16;
+    if (limits.threeWideFloat32) p.type = ACL_FLOAT;
     if (limits.threeWideRows)
         for (int a = firstAxis; a < 3; ++a) {
-            p.out[a] = a == 2 ? uniform(rng, 4, 24) : uniform(rng, 1, p.in[2 + a]);
+            p.out[a] = a == 2 ? uniform(rng, limits.threeWideFloat32 ? 16 : 4, limits.threeWideFloat32 ? 40 : 24)
+                              : uniform(rng, 1, p.in[2 + a]);
             if (a == 0) p.in[2] = p.out[0] * uniform(rng, 1, 2);
             if (a == 2) p.in[4] = 2 * p.out[2] + 1;
         }
@@ -446,8 +448,12 @@ OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
 
 TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     int nonDivisible = 0, outputLarger = 0;
-    const auto draw = [&](Rng &rng, int) {
-        ForwardCase c = randomForwardCase(rng);
+    // Every fourth (from the second) has float32 windows three wide at stride 2 along W, 16 or more: the
+    // stride-2 forward's problems.
+    ProblemLimits threeWide;
+    threeWide.threeWideRows = threeWide.threeWideFloat32 = true;
+    const auto draw = [&](Rng &rng, int n) {
+        ForwardCase c = randomForwardCase(rng, n % 4 == 1 ? threeWide : ProblemLimits{});
         for (int a = 0; a < 3; ++a) {
             nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;
             outputLarger += c.problem.out[a] > c.problem.in[2 + a];

@@ -118,3 +118,48 @@ TEST(ArgmaxForwardPlans, RowSearchDeclinesSixteenBitValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// The stride-2 forward's plan: its windows, the whole ones, the row blocks and threads; and each decline.
+TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
+    const Setting setting(2);
+    // 4 planes of 5x40, k3 s2 p1: 20 windows from column -1, windows 1..19 whole; 4 planes are fewer than the
+    // 8 items two threads want: 2 blocks of the 3 output rows per plane.
+    const Forward wide{{1, 4, 1, 5, 40}, {1, 4, 1, 3, 20}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
+    EXPECT_EQ(planOf(wide, "cpu_argmax_forward_stride2"),
+              std::make_pair(std::string("cpu_argmax_forward_stride2"),
+                             std::string("stride-2 vectors: 20 windows k3 s2 from column -1, whole 1..19, row winners "
+                                         "carried down 2 blocks of output rows per plane; 8 items on 2 threads")));
+    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_stride2");
+    const auto declines = [](const Forward &forward, const char *reason) {
+        TestTensor self = tensorFor(forward.input, forward.type, forward.channelsLast);
+        TestTensor out = tensorFor(forward.output, forward.type, forward.channelsLast);
+        TestTensor indices = tensorFor(forward.output, ACL_INT32, forward.channelsLast);
+        EXPECT_EQ(poolgradForceImplementation("cpu_argmax_forward_stride2"), ACL_SUCCESS);
+        const test_support::TwoPhaseStatus status =
+            test_support::runMaxPool3dWithArgmax(self, forward.lists, out, indices);
+        EXPECT_EQ(status.phaseOne, 561003) << reason;
+        EXPECT_EQ(std::string(aclGetRecentErrMsg()).find(reason) == std::string::npos, false)
+            << aclGetRecentErrMsg() << " (expected: " << reason << ")";
+        poolgradForceImplementation(nullptr);
+    };
+    Forward half = wide;
+    half.type = ACL_FLOAT16;
+    declines(half, "values are not float32");
+    Forward channelsLast = wide;
+    channelsLast.channelsLast = true;
+    declines(channelsLast, "input planes are not dense row-major");
+    declines(Forward{{1, 4, 1, 5, 40}, {1, 4, 1, 3, 14}, {{1, 3, 3}, {1, 2, 3}, {0, 1, 1}}},
+             "width windows are not 3 wide at stride 2 without dilation, padding 0 or 1");
+    // 33 columns, padding 1: 17 windows, the first and the last clipped: 15 whole.
+    declines(Forward{{1, 1, 1, 3, 33}, {1, 1, 1, 2, 17}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
+             "rows of 15 whole windows, fewer than 16");
+    // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB (the row search is faster from DRAM).
+    declines(Forward{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
+             "an input of 4259840 bytes, over 4194304: the row search is faster from DRAM");
+    // Unforced, the row search takes the narrow rows.
+    EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_dense_rows");
+}
+
+}  // namespace

@@ -415,6 +415,8 @@ struct Sizes {
     // Windows three wide at stride 2 along W (padding 0 or 1) and at most two deep per row along H (kernel
     // <= 2 * stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
+    // With stride2Rows: float32 values and rows of at least 16 whole windows: what the stride-2 forward takes.
+    bool stride2Float32 = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -459,6 +461,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.lists.dilation = {1};
     }
     if (sizes.stride2Rows) {
+        if (sizes.stride2Float32) p.type = ACL_FLOAT;
         params.stride[1] = uniform(rng, 1, 3);
         params.kernel[1] = uniform(rng, 1, std::min<int64_t>(4, 2 * params.stride[1]));
         params.padding[1] = uniform(rng, 0, params.kernel[1] / 2);
@@ -503,7 +506,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           ? smallest
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
-        if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, 0, 70);
+        if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, sizes.stride2Float32 ? 33 : 0, 70);
         // At least two outputs along W, so that the windows overlap.
         if (sizes.overlappingFloat32 && a == 2) p.in[4] = smallest + uniform(rng, 1, sizes.maxExtra);
     }
@@ -593,8 +596,12 @@ OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
 
 TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     int oneByOneMasks = 0, ceilCases = 0, rank3 = 0;
-    const auto draw = [&](Rng &rng, int) {
-        ForwardCase c = randomForwardCase(rng);
+    // Every second has float32 windows three wide at stride 2 along W and wide rows (the stride-2 forward's
+    // problems; a third of the cases have dense operands).
+    Sizes stride2;
+    stride2.stride2Rows = stride2.stride2Float32 = true;
+    const auto draw = [&](Rng &rng, int n) {
+        ForwardCase c = randomForwardCase(rng, n % 2 == 1 ? stride2 : Sizes{});
         oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
         ceilCases += c.problem.lists.ceilMode;
         rank3 += !c.problem.batched;

@@ -95,6 +95,8 @@ struct ProblemLimits {
     // Windows three wide at stride 2 along W (padding 0 or 1), at most two per coordinate along H (kernel <=
     // 2 * stride) and one along D (kernel <= stride), no dilation: what the stride-2 gather backward takes.
     bool stride2Rows = false;
+    // With stride2Rows: float32 values and rows of at least 16 whole windows: what the stride-2 forward takes.
+    bool stride2Float32 = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -174,6 +176,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.stride = {p.stride.begin(), p.stride.end()};
         lists.padding = {p.padding.begin(), p.padding.end()};
         lists.dilation = {1};
+        if (limits.stride2Float32) problem.type = ACL_FLOAT;
     }
 
     if (limits.wideChannelsLast) {
@@ -205,7 +208,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         problem.inputShape[2 + a] = chance(rng, 0.15) ? smallest : smallest + uniform(rng, 0, limits.maxExtra);
         if (limits.disjointWideRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 32, 64);
         if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
-        if (limits.stride2Rows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 70);
+        if (limits.stride2Rows && a == 2)
+            problem.inputShape[4] = smallest + uniform(rng, limits.stride2Float32 ? 33 : 0, 70);
         // At least two outputs along W, so that the windows overlap.
         if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
@@ -286,8 +290,12 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     wideChannels.maxBatch = 1;
     wideChannels.maxChannels = 40;
     wideChannels.maxExtra = 3;
+    // Every fourth (from the second) has float32 windows three wide at stride 2 along W and wide rows: the
+    // stride-2 forward's problems.
+    ProblemLimits stride2;
+    stride2.stride2Rows = stride2.stride2Float32 = true;
     const auto draw = [&](Rng &rng, int n) {
-        ForwardCase c = randomForwardCase(rng, n % 4 == 3 ? wideChannels : ProblemLimits{});
+        ForwardCase c = randomForwardCase(rng, n % 4 == 3 ? wideChannels : n % 4 == 1 ? stride2 : ProblemLimits{});
         emptyWindows += c.emptyWindows;
         casesWithEmptyWindows += c.emptyWindows > 0;
         casesWithUnitAxis += std::count(c.problem.inputShape.begin() + 2, c.problem.inputShape.end(), 1) > 0;

@@ -276,7 +276,9 @@ struct OnnxCase {
     std::vector<bool> expectedNan;
 };
 
-OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type) {
+// wideStride2: rows of 34 to 60 columns under windows three wide at stride 2 along W, left padding 0 or 1
+// (what the stride-2 forward takes).
+OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false) {
     const Storage storages[] = {Storage::Contiguous, Storage::Permuted, Storage::Gapped, Storage::PermutedGapped};
     reference::MaxPoolV3Windows windows;
     reference::MaxPoolV3Params params;
@@ -295,6 +297,14 @@ OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type) {
         left = uniform(rng, 0, params.kernelW - 1);
         bottom = uniform(rng, 0, std::min(params.kernelH - 1, params.kernelH - top));
         right = uniform(rng, 0, std::min(params.kernelW - 1, params.kernelW - left));
+        params.pads = {top, bottom, left, right};
+        if (wideStride2) {
+            w = uniform(rng, 34, 60);
+            params.kernelW = 3;
+            params.strideW = 2;
+            left = uniform(rng, 0, 1);
+            right = uniform(rng, 0, 1);
+        }
         params.pads = {top, bottom, left, right};
         params.ceilMode = uniform(rng, 0, 1) == 1;
         windows = reference::maxPoolV3Windows(h, w, params);
@@ -415,7 +425,8 @@ TEST(MaxPoolOnnxImplementations, EveryForwardImplementationMatchesTheReference) 
         std::mt19937 rng(static_cast<uint32_t>(seed));
         for (int i = 0; i < 180; ++i) {
             SCOPED_TRACE("case " + std::to_string(i));
-            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9]);
+            // Two of every three float32 cases have the stride-2 forward's wide rows.
+            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9], i % 9 == 0 && i / 9 % 3 != 2);
             pool_diff::OperatorCall call = onnxCall(oc);
             if (!driver.run(call)) return;
         }
@@ -450,10 +461,10 @@ TEST(MaxPoolV3, CeilModeNullIsFalseAndAnyNonZeroScalarIsTrue) {
     double hugeDouble = -2.97e222;
     // A floating scalar counts as its integer part; NaN, +-Inf and values beyond int64 are non-zero (and are
     // decided without an undefined conversion to int64: the fuzzer's finding).
-    for (aclScalar *ceil : {aclCreateScalar(&yes, ACL_BOOL), aclCreateScalar(&half, ACL_FLOAT),
-                            aclCreateScalar(&nan, ACL_FLOAT), aclCreateScalar(&inf, ACL_FLOAT),
-                            aclCreateScalar(&minusInf, ACL_FLOAT), aclCreateScalar(&beyondInt64, ACL_FLOAT),
-                            aclCreateScalar(&hugeDouble, ACL_DOUBLE)}) {
+    for (aclScalar *ceil :
+         {aclCreateScalar(&yes, ACL_BOOL), aclCreateScalar(&half, ACL_FLOAT), aclCreateScalar(&nan, ACL_FLOAT),
+          aclCreateScalar(&inf, ACL_FLOAT), aclCreateScalar(&minusInf, ACL_FLOAT),
+          aclCreateScalar(&beyondInt64, ACL_FLOAT), aclCreateScalar(&hugeDouble, ACL_DOUBLE)}) {
         ceilOut.poison();
         status = runMaxPoolV3(x, {1, 1, 2, 2}, {1, 1, 2, 2}, std::nullopt, ceil, ceilOut);
         aclDestroyScalar(ceil);

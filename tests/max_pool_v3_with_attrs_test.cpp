@@ -321,7 +321,9 @@ struct ForwardCase {
     }
 };
 
-ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t maxSide = 9) {
+// wideStride2: float32 rows of 34 to 60 columns under windows three wide at stride 2 along W, left and right
+// padding 0 or 1 (what the stride-2 forward takes).
+ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t maxSide = 9, bool wideStride2 = false) {
     for (;;) {
         ForwardCase fc;
         const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -342,6 +344,16 @@ ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t ma
             p.ceilMode = uniform(rng, 0, 1);
         }
         p.globalPooling = uniform(rng, 0, 9) == 0;
+        if (wideStride2) {
+            fc.type = ACL_FLOAT;
+            fc.w = uniform(rng, 34, 60);
+            p.mode = reference::V3PaddingMode::Calculated;
+            p.kernelW = 3;
+            p.strideW = 2;
+            p.pads[2] = uniform(rng, 0, 1);
+            p.pads[3] = uniform(rng, 0, 1);
+            p.globalPooling = false;
+        }
         const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(fc.h, fc.w, p);
         fc.outH = windows.outH;
         fc.outW = windows.outW;
@@ -444,7 +456,8 @@ TEST(MaxPoolV3WithAttrsImplementations, EveryForwardImplementationMatchesTheRefe
         std::mt19937 rng(static_cast<uint32_t>(seed));
         for (int i = 0; i < 80; ++i) {
             SCOPED_TRACE("case " + std::to_string(i));
-            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0);  // half contiguous NCHW
+            // Half contiguous NCHW; every eighth of those with the stride-2 forward's wide rows.
+            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0, 9, i % 8 == 0);
             PreparedForward pf = prepareForward(fc, rng);
             pool_diff::OperatorCall call = forwardCall(fc, pf);
             if (!driver.run(call)) return;

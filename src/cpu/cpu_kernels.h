@@ -9,6 +9,10 @@
 namespace poolgrad::cpu {
 
 // Argmax forward: gathers each window of the input, writes its maximum and the flat index of it.
+// Windows three wide at stride 2 along W on dense float32 planes: each input row's window winners found once
+// (even/odd column vectors), output rows combine them and are written once.
+PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem);
+RunResult runArgmaxForwardStride2(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense float32 planes, an output row at a time by vectors across its windows (edges included).
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem);
 RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &plan);

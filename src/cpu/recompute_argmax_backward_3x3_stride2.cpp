@@ -17,9 +17,9 @@
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
+#include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "core/threading.h"
 #include "cpu/simd_first_match_3x3_stride2.h"
 #include "cpu/simd_rows.h"
 

@@ -1,0 +1,328 @@
+// cpu_argmax_forward_stride2 (windows three wide at stride 2 along W; row winners found once per input row,
+// then combined across the window's rows), forced and checked through poolgradGetLastRunReport that it ran:
+// exact small cases (ties across rows and columns, -0/+0, the last NaN across rows, all -inf, clipped edges),
+// a NaN moved over every column of every row (both passes' NaN detectors), random 2-D and 3-D problems on
+// tie-heavy data with NaN payloads (quiet, signalling, negative) and huge values (the detectors' overflow
+// false alarms), INT32 and INT64 indices, 1-3 threads, and the values-only aclnnMaxPoolV3WithAttrs, all
+// against the naive reference of tests/reference. Outputs are poisoned; values are compared bit for bit
+// with the input element the reference names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
+#include "poolgrad/poolgrad.h"
+#include "reference/naive_pooling.h"
+#include "support/max_pool3d_run.h"
+#include "support/max_pool_v3_run.h"
+#include "support/test_tensor.h"
+
+namespace {
+
+using reference::Shape5;
+using test_support::MaxPool3dLists;
+using test_support::TestTensor;
+
+constexpr const char *kStride2 = "cpu_argmax_forward_stride2";
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct ThreadSetting {
+    explicit ThreadSetting(int threads) {
+        poolgradSetNumThreads(threads);
+        poolgradSetParallelThreshold(1);
+    }
+    ~ThreadSetting() {
+        poolgradSetNumThreads(0);
+        poolgradSetParallelThreshold(0);
+        poolgradForceImplementation(nullptr);
+    }
+};
+
+uint32_t bitsOf(float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+float floatOf(uint32_t bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+struct Case {
+    Shape5 input{};  // N, C, D, H, W
+    reference::Pool3dParams params;
+    aclDataType indexType = ACL_INT32;
+    std::vector<uint32_t> bits;  // float32 input, row-major over `input`
+
+    std::string describe() const {
+        std::ostringstream text;
+        text << (indexType == ACL_INT32 ? "i32" : "i64") << " input " << input[0] << "x" << input[1] << "x" << input[2]
+             << "x" << input[3] << "x" << input[4] << " k" << params.kernel[0] << params.kernel[1] << params.kernel[2]
+             << " s" << params.stride[0] << params.stride[1] << params.stride[2] << " p" << params.padding[0]
+             << params.padding[1] << params.padding[2] << " d" << params.dilation[0] << params.dilation[1]
+             << params.dilation[2] << (params.ceilMode ? " ceil" : "");
+        return text.str();
+    }
+};
+
+MaxPool3dLists listsOf(const reference::Pool3dParams &p) {
+    return {{p.kernel.begin(), p.kernel.end()},
+            {p.stride.begin(), p.stride.end()},
+            {p.padding.begin(), p.padding.end()},
+            {p.dilation.begin(), p.dilation.end()},
+            p.ceilMode};
+}
+
+// Runs the case through aclnnMaxPool3dWithArgmax with the stride-2 forward forced; returns the indices it
+// wrote after comparing every output with the reference (index, and value bits = the named element's).
+std::vector<int64_t> checkCase(const Case &c, int threads) {
+    SCOPED_TRACE(c.describe() + ", " + std::to_string(threads) + " threads");
+    const ThreadSetting setting(threads);
+    TestTensor self(std::vector<int64_t>(c.input.begin(), c.input.end()), ACL_FLOAT);
+    std::vector<float> values(c.bits.size());
+    for (size_t i = 0; i < c.bits.size(); ++i) {
+        self.setBits(static_cast<int64_t>(i), c.bits[i]);
+        values[i] = floatOf(c.bits[i]);
+    }
+    const reference::ForwardResult expected = reference::maxPool3dWithArgmax(values, c.input, c.params);
+    const std::vector<int64_t> outputShape(expected.outputShape.begin(), expected.outputShape.end());
+    TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, c.indexType);
+    out.poison();
+    indices.poison();
+    EXPECT_EQ(poolgradForceImplementation(kStride2), ACL_SUCCESS);
+    const test_support::TwoPhaseStatus status =
+        test_support::runMaxPool3dWithArgmax(self, listsOf(c.params), out, indices);
+    EXPECT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+    poolgradRunReport report{};
+    EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    EXPECT_STREQ(report.implementation, kStride2);
+    const int64_t planeIn = c.input[2] * c.input[3] * c.input[4];
+    const Shape5 &o = expected.outputShape;
+    const int64_t planeOut = o[2] * o[3] * o[4];
+    std::vector<int64_t> written(static_cast<size_t>(out.elementCount()));
+    int failures = 0;
+    for (int64_t q = 0; q < out.elementCount(); ++q) {
+        const int64_t expectedIndex = expected.indices[static_cast<size_t>(q)];
+        const int64_t index = written[static_cast<size_t>(q)] = static_cast<int64_t>(indices.at(q));
+        const uint64_t expectedBits =
+            expectedIndex >= 0 ? self.bitsAt(q / planeOut * planeIn + expectedIndex) : bitsOf(-kInf);
+        if ((index != expectedIndex || out.bitsAt(q) != expectedBits) && ++failures <= 5)
+            ADD_FAILURE() << "output " << q << ": index " << index << " (expected " << expectedIndex << "), bits 0x"
+                          << std::hex << out.bitsAt(q) << " (expected 0x" << expectedBits << ")" << std::dec;
+    }
+    return written;
+}
+
+// Float32 bits drawn from a few values (ties everywhere), with NaNs of several payloads (quiet, signalling,
+// negative), +-inf, -0, and now and then huge values whose products overflow.
+// finite: no infinities either, so that the fast search's detector (a product of two taps: inf x 0 is a
+// false alarm that sends a vector to the NaN rule) lets the fast search's results stand.
+std::vector<uint32_t> tieHeavyBits(std::mt19937_64 &rng, int64_t count, double nanChance, double hugeChance = 0,
+                                   bool finite = false) {
+    const float pool[] = {finite ? -3.0f : -kInf, -2, -1, -0.0f, 0.0f, 1, 2, 3, finite ? 4.0f : kInf};
+    const uint32_t nans[] = {0x7fc00000u, 0x7fc12345u, 0x7f800001u, 0xffc00000u, 0xff812345u};
+    std::uniform_int_distribution<int> pick(0, 8), pickNan(0, 4);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::vector<uint32_t> bits(static_cast<size_t>(count));
+    for (uint32_t &b : bits) {
+        const double u = unit(rng);
+        b = u < nanChance                ? nans[pickNan(rng)]
+            : u < nanChance + hugeChance ? bitsOf(pick(rng) % 2 ? 3e38f : -3e38f)
+                                         : bitsOf(pool[pick(rng)]);
+    }
+    return bits;
+}
+
+reference::Pool3dParams params2d(int64_t padH, int64_t padW) {
+    reference::Pool3dParams p;
+    p.kernel = {1, 3, 3};
+    p.stride = {1, 2, 2};
+    p.padding = {0, padH, padW};
+    return p;
+}
+
+// ------------------------------------------------------------------------------------------------ exact cases
+
+TEST(ArgmaxForwardStride2, ExactWindowsAcrossRows) {
+    // 3 rows of 35 columns, k3 s2 p1: 2x18 outputs (16 whole windows per row, the first and the last
+    // clipped). Output row 0 covers rows 0-1, output row 1 rows 1-2 (row 1 is searched once for both).
+    // Without the NaNs and -infs every vector stays with the fast search (one compare); with them the
+    // vectors holding them are searched again with the NaN rule.
+    for (const bool special : {false, true}) {
+        SCOPED_TRACE(special ? "with NaN and -inf" : "finite");
+        Case c;
+        c.input = {1, 1, 1, 3, 35};
+        c.params = params2d(1, 1);
+        c.bits.assign(3 * 35, bitsOf(0.0f));
+        const auto at = [&](int64_t h, int64_t w) -> uint32_t & { return c.bits[static_cast<size_t>(h * 35 + w)]; };
+        // Window (0, 3) = rows 0-1, columns 5-7: 4 at (0,7) and (1,5): the first in scan order, row 0.
+        at(0, 7) = bitsOf(4);
+        at(1, 5) = bitsOf(4);
+        // Window (0, 4) = rows 0-1, columns 7-9: 4 at (0,7) again, 4 at (0,9) and 4 at (1,8): (0,7).
+        at(0, 9) = at(1, 8) = bitsOf(4);
+        // Window (1, 5) = rows 1-2, columns 9-11: -0 at (1,9) before +0 elsewhere: -0 kept (not greater).
+        at(1, 9) = bitsOf(-0.0f);
+        // Window (1, 6) = rows 1-2, columns 11-13: -1 everywhere but 2 at (2,12) and (2,13): (2,12).
+        for (int64_t h = 1; h <= 2; ++h)
+            for (int64_t w = 11; w <= 13; ++w) at(h, w) = bitsOf(-1);
+        at(2, 12) = at(2, 13) = bitsOf(2);
+        // Window (0, 8) = rows 0-1, columns 15-17: NaNs at (0,15) and (1,16): the last in scan order, (1,16);
+        // finite: 5 at both, the first.
+        at(0, 15) = special ? 0x7fc00001u : bitsOf(5);
+        at(1, 16) = special ? 0xff800002u : bitsOf(5);  // signalling, negative: its own bits
+        // Window (1, 11) = rows 1-2, columns 21-23: all -inf (finite: all -3): the first element (1,21).
+        for (int64_t h = 1; h <= 2; ++h)
+            for (int64_t w = 21; w <= 23; ++w) at(h, w) = bitsOf(special ? -kInf : -3.0f);
+        // Window (0, 0) = rows 0-1, columns 0-1 (clipped): 7 at (1,0) and (1,1): the first, 35.
+        at(1, 0) = at(1, 1) = bitsOf(7);
+        // Window (1, 17) = rows 1-2, columns 33-34 (clipped: column 35 is padding): 9 at (2,34).
+        at(2, 34) = bitsOf(9);
+        for (const int threads : {1, 2}) {
+            const std::vector<int64_t> indices = checkCase(c, threads);
+            ASSERT_EQ(indices.size(), 36u);
+            EXPECT_EQ(indices[3], 7);
+            EXPECT_EQ(indices[4], 7);
+            EXPECT_EQ(indices[18 + 5], 35 + 9);
+            EXPECT_EQ(indices[18 + 6], 70 + 12);
+            EXPECT_EQ(indices[8], special ? 35 + 16 : 15);
+            EXPECT_EQ(indices[18 + 11], 35 + 21);
+            EXPECT_EQ(indices[0], 35);
+            EXPECT_EQ(indices[18 + 17], 70 + 34);
+        }
+    }
+}
+
+TEST(ArgmaxForwardStride2, ExactRowWithoutPaddingAndAClippedLastWindow) {
+    // One row of 36 columns, k3 s2 p0 with ceil mode: 18 windows, the last (columns 34-35) clipped at the
+    // row's end. Rising values: each window's last column; the clipped window's NaN at 34 before 35's 5.
+    Case c;
+    c.input = {1, 1, 1, 1, 36};
+    c.params.kernel = {1, 1, 3};
+    c.params.stride = {1, 1, 2};
+    c.params.ceilMode = true;
+    for (int64_t w = 0; w < 36; ++w) c.bits.push_back(bitsOf(static_cast<float>(w)));
+    c.bits[34] = 0x7fc0abcdu;
+    c.bits[35] = bitsOf(5);
+    c.indexType = ACL_INT64;
+    const std::vector<int64_t> indices = checkCase(c, 1);
+    ASSERT_EQ(indices.size(), 18u);
+    for (int64_t ow = 0; ow < 16; ++ow) EXPECT_EQ(indices[static_cast<size_t>(ow)], 2 * ow + 2) << ow;
+    EXPECT_EQ(indices[16], 34);  // columns 32-34: the NaN
+    EXPECT_EQ(indices[17], 34);  // columns 34-35: the NaN, not the later 5
+}
+
+// ------------------------------------------------------------------------------------------------ NaN placement
+
+TEST(ArgmaxForwardStride2, NaNInEveryColumnOfEveryRow) {
+    // One NaN (every third time two) moved over all columns of 5 rows of 41 columns (every lane position of
+    // every vector length, both vector edges, the clipped edges), 2-D k3 s2 on tie-heavy planes: the row
+    // pass's and the combine pass's detectors must each send their NaN to the NaN rule.
+    std::mt19937_64 rng(12);
+    for (const int64_t padding : {1, 0}) {
+        Case c;
+        c.input = {1, 1, 1, 5, 41};
+        c.params = params2d(padding, padding);
+        const std::vector<uint32_t> base = tieHeavyBits(rng, 5 * 41, 0);
+        for (int64_t position = 0; position < 5 * 41; ++position) {
+            c.bits = base;
+            c.bits[static_cast<size_t>(position)] = 0x7fc00000u + static_cast<uint32_t>(position);
+            if (position % 3 == 0) c.bits[static_cast<size_t>((position * 7 + 5) % (5 * 41))] = 0xffc00001u;
+            checkCase(c, 1);
+            if (HasFailure()) return;
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ random problems
+
+TEST(ArgmaxForwardStride2, RandomProblemsAgreeWithTheReference) {
+    std::mt19937_64 rng(20261202);
+    int ran = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+        auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+        Case c;
+        c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
+        reference::Pool3dParams &p = c.params;
+        const bool threeD = trial % 3 == 0;
+        for (int a = 0; a < 2; ++a) {
+            p.kernel[a] = a == 0 && !threeD ? 1 : draw(1, 4);
+            p.stride[a] = draw(1, 3);
+            p.padding[a] = draw(0, p.kernel[a] / 2);
+            p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
+        }
+        if (trial % 4 == 1) {  // the benchmarks' windows: 3 at stride 2 along H (and D)
+            p.kernel = {threeD ? 3 : 1, 3, 3};
+            p.stride = {threeD ? 2 : 1, 2, 2};
+            p.padding = {threeD ? 1 : 0, 1, 1};
+            p.dilation = {1, 1, 1};
+        }
+        p.kernel[2] = 3;
+        p.stride[2] = 2;
+        p.padding[2] = draw(0, 1);
+        p.ceilMode = draw(0, 1) == 1;
+        c.input = {draw(1, 2), draw(1, 3), threeD ? draw(1, 5) : 1, draw(1, 9), draw(34, 120)};
+        bool valid = true;
+        for (int a = 0; a < 3; ++a)
+            valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
+                                                   p.dilation[a], p.ceilMode) >= 1;
+        if (!valid) continue;
+        const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+        // A quarter without NaN, and of those half without infinities: the fast search's results stand.
+        c.bits = tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.02, trial % 5 == 0 ? 0.1 : 0.0, trial % 8 == 0);
+        checkCase(c, 1 + trial % 3);
+        if (HasFailure()) return;
+        ++ran;
+    }
+    EXPECT_GE(ran, 100);
+}
+
+// ------------------------------------------------------------------------------------------------ values only
+
+TEST(ArgmaxForwardStride2, ValueOnlyForwardMatchesTheReference) {
+    // aclnnMaxPoolV3WithAttrs writes no indices: both passes without their index blends.
+    std::mt19937_64 rng(6);
+    for (const int threads : {1, 2, 3}) {
+        const ThreadSetting setting(threads);
+        const int64_t n = 2, ch = 3, h = 9, w = 47;
+        const std::vector<uint32_t> bits = tieHeavyBits(rng, n * ch * h * w, 0.02, 0.05);
+        TestTensor x({n, ch, h, w}, ACL_FLOAT);
+        std::vector<float> values(bits.size());
+        for (size_t i = 0; i < bits.size(); ++i) {
+            x.setBits(static_cast<int64_t>(i), bits[i]);
+            values[i] = floatOf(bits[i]);
+        }
+        const reference::ForwardResult expected =
+            reference::maxPool3dWithArgmax(values, {n, ch, 1, h, w}, params2d(1, 1));
+        TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+        y.poison();
+        ASSERT_EQ(poolgradForceImplementation(kStride2), ACL_SUCCESS);
+        const max_pool_v3_test::V3Attributes attributes{
+            {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW", false, false};
+        const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+        ASSERT_EQ(status.phaseTwo, 0) << status.message;
+        poolgradRunReport report{};
+        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        ASSERT_STREQ(report.implementation, kStride2);
+        const int64_t planeIn = h * w, planeOut = expected.outputShape[3] * expected.outputShape[4];
+        for (int64_t q = 0; q < y.elementCount(); ++q) {
+            // The selected element's own bits (a NaN's payload included).
+            const int64_t index = expected.indices[static_cast<size_t>(q)];
+            ASSERT_GE(index, 0);
+            EXPECT_EQ(y.bitsAt(q), bits[static_cast<size_t>(q / planeOut * planeIn + index)]) << "output " << q;
+        }
+    }
+}
+
+}  // namespace
