@@ -1,8 +1,8 @@
 // Highway implementation of the channels-last float32 forward's search: one source compiled for every
 // target. A block is U output positions times V vectors of channels, U * V independent compare-and-blend
-// chains (8 when the channels allow), so that the chains hide each other's compare latency (one output
-// position of 16 channels is a single chain on AVX-512). Each tap's label is its plane offset from the
-// window's first row (the same for every window of a congruent run), turned into the flat plane index
+// chains that hide each other's compare latency: V = 2 or 4 vectors of one output, or 8 outputs of the
+// last vector (one output position of 16 channels alone is a single chain on AVX-512). Each tap's label is its plane
+// offset from the window's first row (the same for every window of a congruent run), turned into the flat plane index
 // with one add per output when the block is stored. NaNs: the search adds the values it loads into a few
 // detectors (an add per tap and vector, on pipes the compares and blends leave idle: measured free on Zen 4,
 // while a separate pass checking the rows for NaNs cost 10-15%), and a block whose detectors come out NaN
@@ -175,8 +175,7 @@ HWY_INLINE void searchRun(D d, DI di, const ChannelsLastRow &row, const RowOutpu
 // Every output of the row for V vectors of channels from c: the outside of the congruent run window by
 // window (a window wholly in padding was written by the caller), the run U windows at a time.
 template <int U, int V, bool Partial, class D, class DI>
-HWY_INLINE void searchChannels(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t c,
-                               size_t valid) {
+HWY_INLINE void searchChannels(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t c, size_t valid) {
     const CongruentRun &run = row.congruentRun;
     const auto single = [&](int64_t ow) {
         if (row.windows[ow].count > 0) searchBlock<1, V, Partial>(d, di, row, out, ow, 0, c, valid);
@@ -205,13 +204,15 @@ void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
     const hn::ScalableTag<float> d;
     const hn::RebindToSigned<decltype(d)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    // Blocks of 8 chains: 2 outputs of 4 channel vectors, 4 of 2, or 8 of 1.
+    // Channels of 2 or more vectors: one output at a time, its channel vectors the chains (blocks of 2 or 4
+    // outputs were as fast with the input in cache but 1.3-1.6x slower on DRAM-sized A-fwd-cl and C2-fwd-cl:
+    // their loads skip between columns and the prefetchers fall behind). A single vector of channels: blocks
+    // of 8 outputs (1.3x faster than one at a time on A-fwd-cl-cache).
     int64_t c = 0;
-    for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<2, 4, false>(d, di, row, out, c, 0);
-    for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<4, 2, false>(d, di, row, out, c, 0);
+    for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<1, 4, false>(d, di, row, out, c, 0);
+    for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<1, 2, false>(d, di, row, out, c, 0);
     for (; c + lanes <= row.channels; c += lanes) searchChannels<8, 1, false>(d, di, row, out, c, 0);
-    if (c < row.channels)
-        searchChannels<8, 1, true>(d, di, row, out, c, static_cast<size_t>(row.channels - c));
+    if (c < row.channels) searchChannels<8, 1, true>(d, di, row, out, c, static_cast<size_t>(row.channels - c));
 }
 
 }  // namespace HWY_NAMESPACE
