@@ -1,12 +1,11 @@
 // Argmax forward for channels-last operands (NDHWC / NHWC storage), vectorised across C: the C values of
 // one input position are adjacent, so every window tap is one contiguous vector of channels. Work items
 // are output rows (n, od, oh), each writing its own outputs. Float32 rows are searched whole
-// (simd_argmax_channels_last: several output positions and channel vectors at once, flat INT32/INT64
-// indices straight from the vectors, streaming stores when the outputs are larger than the cache); each
-// block of windows is searched with one compare and two blends per tap (a NaN detector on the side), and
-// again with the NaN rule where it saw a NaN. 16-bit types are searched
-// on exactly widened rows and the winning element's bits are copied from the input, so values stay
-// bit-exact.
+// (simd_argmax_channels_last: the channel vectors of an output, or 8 outputs of a single vector, as
+// independent chains; flat INT32/INT64 indices straight from the vectors; streaming stores when the
+// outputs are larger than the cache); one compare and two blends per tap, a NaN detector on the side, and
+// the NaN rule again where it saw a NaN. 16-bit types are searched on exactly widened rows and the
+// winning element's bits are copied from the input, so values stay bit-exact.
 #include <algorithm>
 #include <limits>
 #include <string>
