@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
@@ -111,7 +112,7 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
 // The float32 search takes blocks of 8 windows (outputs x channel vectors), the last block of a row moved
 // back to end at the row's end, edge windows one at a time, and searches a block again with the NaN rule
 // only when its detector saw a NaN: wide rows, with no NaN, rare NaNs or many, reach every one of those.
-TEST(ChannelsLastKernels, ArgmaxForwardWideRowsMatchTheReference) {
+void expectWideRowsMatchTheReference() {
     pool_diff::LibraryControlsGuard reset;
     ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
     std::mt19937 rng(20261201);
@@ -181,7 +182,7 @@ TEST(ChannelsLastKernels, ArgmaxForwardWideRowsMatchTheReference) {
 // Exact results of one row of 9 windows (a block of 8, then the last block moved back), 16 channels (one
 // AVX-512 vector; several vectors on narrower targets), each channel a rule: ties keep the first tap, the
 // last NaN wins, +0 == -0 keeps the first, all -inf names the first tap.
-TEST(ChannelsLastKernels, ArgmaxForwardExactRow) {
+void expectExactRow() {
     pool_diff::LibraryControlsGuard reset;
     const int64_t channels = 16, width = 18, outputs = 9;
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
@@ -253,6 +254,26 @@ TEST(ChannelsLastKernels, ArgmaxForwardExactRow) {
         EXPECT_EQ(indices.at(4 * outputs + 0), 0.0);
         EXPECT_EQ(indices.at(7 * outputs + 8), 17.0);
         EXPECT_EQ(indices.at(5 * outputs + 4), 8.0);
+    }
+}
+
+TEST(ChannelsLastKernels, ArgmaxForwardWideRowsMatchTheReference) { expectWideRowsMatchTheReference(); }
+
+TEST(ChannelsLastKernels, ArgmaxForwardExactRow) { expectExactRow(); }
+
+// The instruction sets below the best one search other vector widths (8, 4 or 1 lanes: other block and
+// remainder splits of the same channels); each this CPU has runs the same checks through Highway's dispatch.
+TEST(ChannelsLastKernels, ArgmaxForwardOnEveryInstructionSet) {
+    struct TargetMock {
+        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
+    };
+    for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        TargetMock mock(target);
+        SCOPED_TRACE(hwy::TargetName(target));
+        expectWideRowsMatchTheReference();
+        expectExactRow();
     }
 }
 
