@@ -5,6 +5,7 @@
 // checked against the naive SPEC reference by the differential suites), with 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
@@ -105,6 +107,174 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
         if (testing::Test::HasFailure()) return;
     }
     EXPECT_EQ(accepted, 120);
+}
+
+// The float32 search takes blocks of 8 windows (outputs x channel vectors), the last block of a row moved
+// back to end at the row's end, edge windows one at a time, and searches a block again with the NaN rule
+// only when its detector saw a NaN: wide rows, with no NaN, rare NaNs or many, reach every one of those.
+void expectWideRowsMatchTheReference() {
+    pool_diff::LibraryControlsGuard reset;
+    ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    std::mt19937 rng(20261201);
+    const int64_t channelChoices[] = {3, 16, 17, 32, 40, 64};
+    int accepted = 0;
+    for (int n = 0; n < 36; ++n) {
+        const int64_t channels = channelChoices[n % 6];
+        const aclDataType indexType = n % 2 ? ACL_INT64 : ACL_INT32;
+        const int nanRate = (n / 2) % 3;  // none, about one a block, many
+        test_support::MaxPool3dLists lists;
+        lists.dilation.clear();
+        int64_t in[3], out[3];
+        const int64_t smallest[3] = {1, 2, 9}, largest[3] = {3, 5, 70};
+        for (int axis = 0; axis < 3; ++axis) {
+            const int64_t kernel = pick(rng, 1, 3), stride = pick(rng, 1, 3);
+            const int64_t dilation = axis == 2 && n % 5 == 4 ? 2 : 1, padding = pick(rng, 0, kernel / 2);
+            in[axis] = std::max(pick(rng, smallest[axis], largest[axis]), (kernel - 1) * dilation + 1);
+            out[axis] = (in[axis] + 2 * padding - (kernel - 1) * dilation - 1) / stride + 1;
+            lists.kernel.push_back(kernel);
+            lists.stride.push_back(stride);
+            lists.padding.push_back(padding);
+            lists.dilation.push_back(dilation);
+        }
+        const std::vector<int> channelsLast{0, 2, 3, 4, 1};
+        TestTensor self = TestTensor::permuted({1, channels, in[0], in[1], in[2]}, channelsLast, ACL_FLOAT);
+        std::vector<double> values(static_cast<size_t>(self.elementCount()));
+        for (double &value : values) {
+            value = static_cast<double>(pick(rng, -3, 3));  // ties everywhere
+            if (pick(rng, 0, 29) == 0) value = pick(rng, 0, 1) ? -0.0 : -std::numeric_limits<double>::infinity();
+            if ((nanRate == 1 && pick(rng, 0, 999) == 0) || (nanRate == 2 && pick(rng, 0, 9) == 0))
+                value = std::numeric_limits<double>::quiet_NaN();
+        }
+        self.setValues(values);
+        const std::vector<int64_t> outShape{1, channels, out[0], out[1], out[2]};
+        SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " input " +
+                     std::to_string(in[0]) + "x" + std::to_string(in[1]) + "x" + std::to_string(in[2]) + " kernel " +
+                     pool_diff::listText(lists.kernel) + " stride " + pool_diff::listText(lists.stride) + " padding " +
+                     pool_diff::listText(lists.padding) + " dilation " + pool_diff::listText(lists.dilation));
+        std::vector<uint64_t> expectedOut, expectedIndices;
+        for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
+            for (int threads : {1, 2}) {
+                SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+                TestTensor outTensor = TestTensor::permuted(outShape, channelsLast, ACL_FLOAT);
+                TestTensor indices = TestTensor::permuted(outShape, channelsLast, indexType);
+                outTensor.poison();
+                indices.poison();
+                const auto status = test_support::runMaxPool3dWithArgmax(self, lists, outTensor, indices);
+                ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+                ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+                if (expectedOut.empty()) {
+                    expectedOut = pool_diff::snapshot(outTensor);
+                    expectedIndices = pool_diff::snapshot(indices);
+                } else {
+                    EXPECT_EQ(pool_diff::snapshot(outTensor), expectedOut);
+                    EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
+                    accepted += std::string(name).find("channels_last") != std::string::npos;
+                }
+            }
+        }
+        if (testing::Test::HasFailure()) return;
+    }
+    EXPECT_EQ(accepted, 72);
+}
+
+// Exact results of one row of 9 windows (a block of 8, then the last block moved back), 16 channels (one
+// AVX-512 vector; several vectors on narrower targets), each channel a rule: ties keep the first tap, the
+// last NaN wins, +0 == -0 keeps the first, all -inf names the first tap.
+void expectExactRow() {
+    pool_diff::LibraryControlsGuard reset;
+    const int64_t channels = 16, width = 18, outputs = 9;
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const std::vector<int> channelsLast{0, 2, 3, 4, 1};
+    TestTensor self = TestTensor::permuted({1, channels, 1, 1, width}, channelsLast, ACL_FLOAT);
+    // Logical (NCDHW) order: element (c, w) at c * width + w.
+    const auto input = [&](int64_t c, int64_t w) -> double {
+        switch (c) {
+            case 0:
+                return 1.0;  // ties: the first tap
+            case 1:
+                return static_cast<double>(w);  // increasing: the second tap
+            case 2:
+                return -static_cast<double>(w);  // decreasing: the first tap
+            case 3:
+                return w == 5 ? nan : 7.0;  // one NaN, in window 2
+            case 4:
+                return w % 2 ? 0.0 : -0.0;  // -0 first, +0 second: -0 kept
+            case 5:
+                return -inf;  // nothing greater: the first tap
+            case 6:
+                return w % 2 ? nan : inf;  // a NaN after +inf: NaN, second tap
+            case 7:
+                return w == 16 || w == 17 ? nan : 2.0;  // two NaNs in the last window: the last
+            default:
+                return static_cast<double>((w * 5 + c) % 4);
+        }
+    };
+    std::vector<double> values;
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t w = 0; w < width; ++w) values.push_back(input(c, w));
+    self.setValues(values);
+    test_support::MaxPool3dLists lists;
+    lists.kernel = {1, 1, 2};
+    lists.stride = {1, 1, 2};
+    lists.padding = {0, 0, 0};
+    for (const aclDataType indexType : {ACL_INT32, ACL_INT64}) {
+        SCOPED_TRACE("index type " + std::to_string(indexType));
+        ASSERT_EQ(poolgradForceImplementation("cpu_argmax_forward_channels_last"), ACL_SUCCESS);
+        TestTensor out = TestTensor::permuted({1, channels, 1, 1, outputs}, channelsLast, ACL_FLOAT);
+        TestTensor indices = TestTensor::permuted({1, channels, 1, 1, outputs}, channelsLast, indexType);
+        out.poison();
+        indices.poison();
+        const auto status = test_support::runMaxPool3dWithArgmax(self, lists, out, indices);
+        ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+        ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+        for (int64_t c = 0; c < channels; ++c)
+            for (int64_t ow = 0; ow < outputs; ++ow) {
+                SCOPED_TRACE("channel " + std::to_string(c) + ", output " + std::to_string(ow));
+                // Expected by the rules, window ow = columns 2ow and 2ow+1.
+                const double first = input(c, 2 * ow), second = input(c, 2 * ow + 1);
+                const bool takeSecond = std::isnan(second) || (!std::isnan(first) && second > first);
+                const int64_t index = takeSecond ? 2 * ow + 1 : 2 * ow;
+                const double value = takeSecond ? second : first;
+                const int64_t at = c * outputs + ow;
+                EXPECT_EQ(indices.at(at), static_cast<double>(index));
+                if (std::isnan(value)) {
+                    EXPECT_TRUE(std::isnan(out.at(at)));
+                } else {
+                    EXPECT_EQ(out.at(at), value);
+                    EXPECT_EQ(std::signbit(out.at(at)), std::signbit(value));
+                }
+            }
+        // Spot checks written out: channel 3's window 2 is (7, NaN) -> NaN at 5; channel 4 keeps -0 at 0;
+        // channel 7's last window is (NaN, NaN) -> index 17.
+        EXPECT_TRUE(std::isnan(out.at(3 * outputs + 2)));
+        EXPECT_EQ(indices.at(3 * outputs + 2), 5.0);
+        EXPECT_TRUE(std::signbit(out.at(4 * outputs + 0)));
+        EXPECT_EQ(indices.at(4 * outputs + 0), 0.0);
+        EXPECT_EQ(indices.at(7 * outputs + 8), 17.0);
+        EXPECT_EQ(indices.at(5 * outputs + 4), 8.0);
+    }
+}
+
+TEST(ChannelsLastKernels, ArgmaxForwardWideRowsMatchTheReference) { expectWideRowsMatchTheReference(); }
+
+TEST(ChannelsLastKernels, ArgmaxForwardExactRow) { expectExactRow(); }
+
+// The instruction sets below the best one search other vector widths (8, 4 or 1 lanes: other block and
+// remainder splits of the same channels); each this CPU has runs the same checks through Highway's dispatch.
+TEST(ChannelsLastKernels, ArgmaxForwardOnEveryInstructionSet) {
+    struct TargetMock {
+        explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+        ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
+    };
+    for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        TargetMock mock(target);
+        SCOPED_TRACE(hwy::TargetName(target));
+        expectWideRowsMatchTheReference();
+        expectExactRow();
+    }
 }
 
 TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) {

@@ -1,11 +1,11 @@
 // Argmax forward for channels-last operands (NDHWC / NHWC storage), vectorised across C: the C values of
-// one input position are adjacent, so every window position is one contiguous row and all channels of an
-// output position are searched at once (simd_argmax). Work items are output rows
-// (n, od, oh), each writing its own outputs: float32 rows are searched whole (simd_argmax: argmaxChannelsRow),
-// values and INT32/INT64 indices straight from the vectors, with streaming stores when the outputs are
-// larger than the cache (12% off D-fwd-cl). 16-bit types are
-// searched on exactly widened rows and the winning element's bits are copied from the input, so values
-// stay bit-exact.
+// one input position are adjacent, so every window tap is one contiguous vector of channels. Work items
+// are output rows (n, od, oh), each writing its own outputs. Float32 rows are searched whole
+// (simd_argmax_channels_last: the channel vectors of an output, or 8 outputs of a single vector, as
+// independent chains; flat INT32/INT64 indices straight from the vectors; streaming stores when the
+// outputs are larger than the cache); one compare and two blends per tap, a NaN detector on the side, and
+// the NaN rule again where it saw a NaN. 16-bit types are searched on exactly widened rows and the
+// winning element's bits are copied from the input, so values stay bit-exact.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -14,11 +14,12 @@
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
+#include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "core/threading.h"
 #include "cpu/simd_argmax.h"
+#include "cpu/simd_argmax_channels_last.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -27,11 +28,13 @@ namespace {
 // What the channels-last forward decides before seeing data.
 struct ChannelsLastPlan final : ImplementationPlan {
     WindowTables windows;
-    int64_t largestWindow = 0;  // positions of the largest window: the per-thread scratch
-    int64_t largestRows = 0;    // input rows (d, h) of the largest window
-    bool wholeRows = false;     // float32 planes addressable in 32 bits: rows searched whole, flat indices
-    bool streaming = false;     // outputs larger than the cache bypass it
-    int64_t outputRows = 0;     // work items (n, od, oh)
+    int64_t largestWindow = 0;     // positions of the largest window: the per-thread scratch
+    int64_t largestRows = 0;       // input rows (d, h) of the largest window
+    bool wholeRows = false;        // float32 planes addressable in 32 bits: rows searched whole, flat indices
+    bool streaming = false;        // outputs larger than the cache bypass it
+    CongruentRun congruentRun;     // width windows searched several at once (whole rows)
+    bool someWindowEmpty = false;  // a width window without taps (whole rows)
+    int64_t outputRows = 0;        // work items (n, od, oh)
     int threads = 1;
 
     std::string describe() const override {
@@ -91,23 +94,25 @@ public:
                     scratch.flat32[rowCount] = static_cast<int32_t>((d * inH_ + h) * inW_);
                     ++rowCount;
                 });
-                ChannelsRow search{scratch.rows.data(),
-                                   scratch.flat32.data(),
-                                   rowCount,
-                                   plan_.windows.axes[2].data(),
-                                   outW,
-                                   channels_,
-                                   problem_.input.stride[4],
-                                   problem_.output.stride[4],
-                                   problem_.output.at<float>(n, 0, od, oh, 0),
-                                   nullptr,
-                                   nullptr,
-                                   plan_.streaming};
+                ChannelsLastRow search{scratch.rows.data(),
+                                       scratch.flat32.data(),
+                                       rowCount,
+                                       plan_.windows.axes[2].data(),
+                                       outW,
+                                       plan_.congruentRun,
+                                       channels_,
+                                       problem_.input.stride[4],
+                                       problem_.output.stride[4],
+                                       problem_.output.at<float>(n, 0, od, oh, 0),
+                                       nullptr,
+                                       nullptr,
+                                       plan_.streaming,
+                                       plan_.someWindowEmpty};
                 if constexpr (std::is_same_v<I, int64_t>)
                     search.winners64 = rowIndices;
                 else
                     search.winners32 = rowIndices;
-                argmaxChannelsRow(search);
+                argmaxChannelsLastRow(search);
                 return;
             }
         }
@@ -188,6 +193,11 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     plan.largestRows = rows;
     plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
     plan.streaming = streamingStoresPay(problem.output);
+    if (plan.wholeRows) {
+        plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);
+        if (plan.congruentRun.count == 0) plan.congruentRun = CongruentRun{};
+        for (const AxisWindow &window : plan.windows.axes[2]) plan.someWindowEmpty |= window.count == 0;
+    }
     plan.outputRows =
         saturatingMul(geometry.batch, saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
     const int64_t workPerRow = std::max<int64_t>(

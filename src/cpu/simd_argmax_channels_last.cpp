@@ -1,0 +1,230 @@
+// Highway implementation of the channels-last float32 forward's search: one source compiled for every
+// target. A block is U output positions times V vectors of channels, U * V independent compare-and-blend
+// chains that hide each other's compare latency: V = 2 or 4 vectors of one output, or 8 outputs of the
+// last vector (one output position of 16 channels alone is a single chain on AVX-512). Each tap's label is its plane
+// offset from the window's first row (the same for every window of a congruent run), turned into the flat plane index
+// with one add per output when the block is stored. NaNs: the search adds the values it loads into a few
+// detectors (an add per tap and vector, on pipes the compares and blends leave idle: measured free on Zen 4,
+// while a separate pass checking the rows for NaNs cost 10-15%), and a block whose detectors come out NaN
+// is searched again with the NaN rule.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_argmax_channels_last.cpp"
+#include "cpu/simd_argmax_channels_last.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+// clang-format off: after highway.h
+#include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
+constexpr size_t kMostLanes = HWY_MAX_BYTES / sizeof(float);
+
+// Stores one vector of winners (int32 lanes) as int32 or int64 (two half vectors widened).
+template <class DI>
+HWY_INLINE void storeWinners(DI di, hn::Vec<DI> winners, int32_t *HWY_RESTRICT winners32,
+                             int64_t *HWY_RESTRICT winners64, bool streaming) {
+    if (winners32) {
+        storeVector(di, winners, winners32, streaming);
+    } else if (winners64) {
+#if HWY_TARGET == HWY_SCALAR
+        winners64[0] = hn::GetLane(winners);
+#else
+        const hn::Half<DI> dh;
+        const hn::Repartition<int64_t, DI> d64;
+        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, winners)), winners64, streaming);
+        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, winners)), winners64 + hn::Lanes(d64), streaming);
+#endif
+    }
+}
+
+// The value in a register the compiler cannot see through: otherwise it folds the load into the detector's
+// add as a memory operand and loads every tap twice (measured: the loads then bound the search, 2x slower).
+template <class V>
+HWY_INLINE V inRegister(V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
+    asm("" : "+v"(v.raw));
+#endif
+    return v;
+}
+
+// The two searches of a block: the fast one (one compare, two blends per tap and vector) that also adds
+// every value into a detector, and the NaN rule (a NaN is taken too).
+enum class NanSearch { Detect, Rule };
+
+// Detectors per block: each shared by U * V / kDetectors chains, whose adds still keep up with the taps.
+constexpr int kDetectors = 4;
+
+// The outputs of a row, as the block searches use them (a local copy: stores through its pointers cannot
+// change it).
+struct RowOutputs {
+    float *values;
+    int32_t *winners32;
+    int64_t *winners64;
+    int64_t pixelStride;
+    bool streaming;
+};
+
+// Searches the windows of outputs first..first+U-1 (window first + u starting u * stride columns after
+// window first's, all of its count and step) across V vectors of channels from c; with Partial, one
+// vector of which only `valid` lanes are channels (the others are neither read nor written).
+template <int U, int V, bool Partial, class D, class DI>
+HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
+                            int64_t stride, int64_t c, size_t valid) {
+    static_assert(!Partial || V == 1);
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const AxisWindow &window = row.windows[first];
+    const int64_t pixel = row.inputPixelStride;
+    const int64_t outputStep = stride * pixel, tapStep = window.step * pixel;
+    const auto validLanes = hn::FirstN(d, valid);
+    const int32_t firstRowFlat = row.rowFlat[0];
+    // A vector add per tap rather than a broadcast from a general register into every blend.
+    const auto tapLabelStep = hn::Set(di, static_cast<int32_t>(window.step));
+    constexpr int kChainDetectors = U * V < kDetectors ? U * V : kDetectors;
+    hn::Vec<D> best[U][V], detector[kChainDetectors];
+    hn::Vec<DI> winner[U][V];
+    const auto search = [&]<NanSearch Mode>() {
+        for (int u = 0; u < U; ++u)
+            for (int v = 0; v < V; ++v) {
+                best[u][v] = hn::Set(d, -std::numeric_limits<float>::infinity());
+                winner[u][v] = hn::Zero(di);  // the first tap: the winner of a window of -inf
+            }
+        for (int k = 0; k < kChainDetectors; ++k) detector[k] = hn::Zero(d);
+        for (int64_t r = 0; r < row.rowCount; ++r) {
+            const float *tap = row.rowStarts[r] + window.first * pixel + c;
+            auto tapLabel = hn::Set(di, row.rowFlat[r] - firstRowFlat);
+            for (int64_t j = 0; j < window.count; ++j, tap += tapStep, tapLabel = hn::Add(tapLabel, tapLabelStep)) {
+                for (int u = 0; u < U; ++u)
+                    for (int v = 0; v < V; ++v) {
+                        const float *at = tap + u * outputStep + v * lanes;
+                        hn::Vec<D> value;
+                        if constexpr (Partial)
+                            value = inRegister(MaskedLoadUnaligned(validLanes, d, at));
+                        else
+                            value = inRegister(hn::LoadU(d, at));
+                        if constexpr (Mode == NanSearch::Detect) {
+                            auto &sum = detector[(u * V + v) % kChainDetectors];
+                            sum = hn::Add(sum, value);
+                        }
+                        auto take = hn::Gt(value, best[u][v]);
+                        if constexpr (Mode == NanSearch::Rule) take = hn::Or(take, hn::IsNaN(value));
+                        best[u][v] = hn::IfThenElse(take, value, best[u][v]);
+                        winner[u][v] = hn::IfThenElse(hn::RebindMask(di, take), tapLabel, winner[u][v]);
+                    }
+            }
+        }
+        if constexpr (Mode == NanSearch::Detect) {
+            auto sum = detector[0];
+            for (int k = 1; k < kChainDetectors; ++k) sum = hn::Add(sum, detector[k]);
+            return hn::AllFalse(d, hn::IsNaN(sum));
+        }
+        return true;
+    };
+    if (!search.template operator()<NanSearch::Detect>()) search.template operator()<NanSearch::Rule>();
+    for (int u = 0; u < U; ++u) {
+        const int64_t output = first + u;
+        const auto flatOfLabel =
+            hn::Set(di, static_cast<int32_t>(firstRowFlat + window.first + static_cast<int64_t>(u) * stride));
+        for (int v = 0; v < V; ++v) {
+            const int64_t at = output * out.pixelStride + c + v * lanes;
+            const auto flat = hn::Add(winner[u][v], flatOfLabel);
+            if constexpr (!Partial) {
+                storeVector(d, best[u][v], out.values + at, out.streaming);
+                storeWinners(di, flat, out.winners32 ? out.winners32 + at : nullptr,
+                             out.winners64 ? out.winners64 + at : nullptr, out.streaming);
+            } else {  // through buffers: nothing past the channels is written
+                HWY_ALIGN_MAX float bestValues[kMostLanes];
+                HWY_ALIGN_MAX int32_t bestFlat[kMostLanes];
+                hn::Store(best[u][v], d, bestValues);
+                hn::Store(flat, di, bestFlat);
+                std::memcpy(out.values + at, bestValues, valid * sizeof(float));
+                for (size_t i = 0; i < valid; ++i) {
+                    if (out.winners32) out.winners32[at + i] = bestFlat[i];
+                    if (out.winners64) out.winners64[at + i] = bestFlat[i];
+                }
+            }
+        }
+    }
+}
+
+// Outputs [begin, end) of a congruent run (window ow + 1 starts `stride` columns after window ow), U at a
+// time, the rest in smaller blocks.
+template <int U, int V, bool Partial, class D, class DI>
+HWY_INLINE void searchRun(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin, int64_t end,
+                          int64_t stride, int64_t c, size_t valid) {
+    int64_t ow = begin;
+    for (; ow + U <= end; ow += U) searchBlock<U, V, Partial>(d, di, row, out, ow, stride, c, valid);
+    if (ow == end) return;
+    if (end - begin >= U) {  // the last block moves back to end at the run's end (windows searched twice agree)
+        searchBlock<U, V, Partial>(d, di, row, out, end - U, stride, c, valid);
+    } else if constexpr (U > 1) {
+        searchRun<U / 2, V, Partial>(d, di, row, out, ow, end, stride, c, valid);
+    }
+}
+
+// Every output of the row for V vectors of channels from c: the outside of the congruent run window by
+// window (a window wholly in padding was written by the caller), the run U windows at a time.
+template <int U, int V, bool Partial, class D, class DI>
+HWY_INLINE void searchChannels(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t c, size_t valid) {
+    const CongruentRun &run = row.congruentRun;
+    const auto single = [&](int64_t ow) {
+        if (row.windows[ow].count > 0) searchBlock<1, V, Partial>(d, di, row, out, ow, 0, c, valid);
+    };
+    for (int64_t ow = 0; ow < run.begin; ++ow) single(ow);
+    searchRun<U, V, Partial>(d, di, row, out, run.begin, run.end, run.stride, c, valid);
+    for (int64_t ow = run.end; ow < row.outputs; ++ow) single(ow);
+}
+
+void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
+    const RowOutputs out{row.values, row.winners32, row.winners64, row.outputPixelStride, row.streaming};
+    // Windows wholly in padding (dilation > 1), or every window when no input row is in the window: -inf,
+    // index -1.
+    if (row.someWindowEmpty || row.rowCount == 0) {
+        for (int64_t ow = 0; ow < row.outputs; ++ow) {
+            if (row.rowCount > 0 && row.windows[ow].count > 0) continue;
+            const int64_t at = ow * out.pixelStride;
+            for (int64_t c = 0; c < row.channels; ++c) {
+                out.values[at + c] = -std::numeric_limits<float>::infinity();
+                if (out.winners32) out.winners32[at + c] = -1;
+                if (out.winners64) out.winners64[at + c] = -1;
+            }
+        }
+        if (row.rowCount == 0) return;
+    }
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    // Channels of 2 or more vectors: one output at a time, its channel vectors the chains (blocks of 2 or 4
+    // outputs were as fast with the input in cache but 1.3-1.6x slower on DRAM-sized A-fwd-cl and C2-fwd-cl:
+    // their loads skip between columns and the prefetchers fall behind). A single vector of channels: blocks
+    // of 8 outputs (1.3x faster than one at a time on A-fwd-cl-cache).
+    int64_t c = 0;
+    for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<1, 4, false>(d, di, row, out, c, 0);
+    for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<1, 2, false>(d, di, row, out, c, 0);
+    for (; c + lanes <= row.channels; c += lanes) searchChannels<8, 1, false>(d, di, row, out, c, 0);
+    if (c < row.channels) searchChannels<8, 1, true>(d, di, row, out, c, static_cast<size_t>(row.channels - c));
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(ArgmaxChannelsLastRow);
+
+void argmaxChannelsLastRow(const ChannelsLastRow &row) { HWY_DYNAMIC_DISPATCH(ArgmaxChannelsLastRow)(row); }
+
+}  // namespace poolgrad::cpu
+#endif

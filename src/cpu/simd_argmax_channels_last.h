@@ -1,0 +1,39 @@
+// The vector search of the channels-last float32 forward (Google Highway, run-time dispatch): the C values
+// of an input position are adjacent, so one load is one window tap for a vector of channels. Selection
+// rule: scan order, the first strictly greater value wins (ties keep the first tap), a NaN wins over
+// everything and the last NaN in scan order is kept. Every block of windows is first searched with one
+// compare and two blends (value, label) per tap and vector, adding the values into a NaN detector; a
+// block of windows whose detector comes out NaN (a NaN, or +inf meeting -inf) is searched again with the
+// NaN rule.
+#pragma once
+
+#include <cstdint>
+
+#include "core/pool_geometry.h"
+
+namespace poolgrad::cpu {
+
+// One output row (n, od, oh) of a channels-last float32 forward: for each output column ow, the window
+// windows[ow] of columns of the input rows r < rowCount (scan order), each input position holding its C
+// values at rowStarts[r] + w * inputPixelStride. values / winners32 / winners64 (whichever is non-null;
+// the winners are flat plane indices rowFlat[r] + w) of ow start at ow * outputPixelStride. The windows
+// of congruentRun (count and step alike, each `stride` columns after the previous) are searched several
+// at a time. Requires flat indices to fit in int32.
+struct ChannelsLastRow {
+    const float *const *rowStarts;
+    const int32_t *rowFlat;
+    int64_t rowCount;
+    const AxisWindow *windows;
+    int64_t outputs;
+    CongruentRun congruentRun;
+    int64_t channels;
+    int64_t inputPixelStride, outputPixelStride;
+    float *values;
+    int32_t *winners32;
+    int64_t *winners64;
+    bool streaming;
+    bool someWindowEmpty;  // a width window without taps (dilation > 1): -inf, index -1
+};
+void argmaxChannelsLastRow(const ChannelsLastRow &row);
+
+}  // namespace poolgrad::cpu
