@@ -304,103 +304,6 @@ HWY_INLINE void channelGroup(D d, DI di, const float *const *HWY_RESTRICT inputR
     }
 }
 
-// One output position of a channels-last row, `Group` vectors of channels from c at once (independent
-// chains). Returns false when the fast search saw a NaN.
-template <int Group, bool NanRule, class D, class DI>
-HWY_INLINE bool searchPosition(D d, DI di, const ChannelsRow &row, const AxisWindow &window, int64_t c,
-                               hn::Vec<D> (&best)[Group], hn::Vec<DI> (&winner)[Group]) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    hn::Vec<D> detector[Group];
-    const int32_t first = row.rowFlat[0] + static_cast<int32_t>(window.first);
-    for (int g = 0; g < Group; ++g) {
-        best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
-        winner[g] = hn::Set(di, first);
-        detector[g] = hn::Zero(d);
-    }
-    for (int64_t r = 0; r < row.rowCount; ++r) {
-        const float *at = row.rowStarts[r] + window.first * row.inputPixelStride + c;
-        int32_t flat = row.rowFlat[r] + static_cast<int32_t>(window.first);
-        for (int64_t j = 0; j < window.count;
-             ++j, at += window.step * row.inputPixelStride, flat += static_cast<int32_t>(window.step)) {
-            const auto label = hn::Set(di, flat);
-            for (int g = 0; g < Group; ++g) {
-                const auto value = hn::LoadU(d, at + g * lanes);
-                if constexpr (!NanRule) detector[g] = hn::Add(detector[g], value);
-                const auto take = takes<NanRule>(d, value, best[g]);
-                best[g] = hn::IfThenElse(take, value, best[g]);
-                winner[g] = hn::IfThenElse(hn::RebindMask(di, take), label, winner[g]);
-            }
-        }
-    }
-    if constexpr (NanRule) {
-        return true;
-    } else {
-        auto sum = detector[0];
-        for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
-        return hn::AllFalse(d, hn::IsNaN(sum));
-    }
-}
-
-template <int Group, class D, class DI>
-HWY_INLINE void channelsOfPosition(D d, DI di, const ChannelsRow &row, const AxisWindow &window, int64_t c,
-                                   float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners32,
-                                   int64_t *HWY_RESTRICT winners64) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    hn::Vec<D> best[Group];
-    hn::Vec<DI> winner[Group];
-    if (!searchPosition<Group, false>(d, di, row, window, c, best, winner))
-        searchPosition<Group, true>(d, di, row, window, c, best, winner);
-    for (int g = 0; g < Group; ++g) {
-        const int64_t at = c + g * lanes;
-        storeVector(d, best[g], values + at, row.streaming);
-        storeIndices(di, winner[g], winners32 ? winners32 + at : nullptr, winners64 ? winners64 + at : nullptr,
-                     row.streaming);
-    }
-}
-
-void ArgmaxChannelsRow(const ChannelsRow &row) {
-    const hn::ScalableTag<float> d;
-    const hn::RebindToSigned<decltype(d)> di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const int64_t channels = row.channels;
-    for (int64_t ow = 0; ow < row.outputs; ++ow) {
-        const AxisWindow &window = row.windows[ow];
-        float *values = row.values + ow * row.outputPixelStride;
-        int32_t *winners32 = row.winners32 ? row.winners32 + ow * row.outputPixelStride : nullptr;
-        int64_t *winners64 = row.winners64 ? row.winners64 + ow * row.outputPixelStride : nullptr;
-        if (row.rowCount == 0 || window.count == 0) {  // a window wholly in padding: -inf, index -1
-            for (int64_t c = 0; c < channels; ++c) {
-                values[c] = -std::numeric_limits<float>::infinity();
-                if (winners32) winners32[c] = -1;
-                if (winners64) winners64[c] = -1;
-            }
-            continue;
-        }
-        int64_t c = 0;
-        for (; c + 4 * lanes <= channels; c += 4 * lanes)
-            channelsOfPosition<4>(d, di, row, window, c, values, winners32, winners64);
-        for (; c + 2 * lanes <= channels; c += 2 * lanes)
-            channelsOfPosition<2>(d, di, row, window, c, values, winners32, winners64);
-        for (; c + lanes <= channels; c += lanes)
-            channelsOfPosition<1>(d, di, row, window, c, values, winners32, winners64);
-        for (; c < channels; ++c) {
-            float best = -std::numeric_limits<float>::infinity();
-            int32_t winner = row.rowFlat[0] + static_cast<int32_t>(window.first);
-            for (int64_t r = 0; r < row.rowCount; ++r)
-                for (int64_t j = 0, w = window.first; j < window.count; ++j, w += window.step) {
-                    const float value = row.rowStarts[r][w * row.inputPixelStride + c];
-                    if (value > best || std::isnan(value)) {
-                        best = value;
-                        winner = row.rowFlat[r] + static_cast<int32_t>(w);
-                    }
-                }
-            values[c] = best;
-            if (winners32) winners32[c] = winner;
-            if (winners64) winners64[c] = winner;
-        }
-    }
-}
-
 void ArgmaxAcrossChannels(const float *const *HWY_RESTRICT inputRows, const int32_t *HWY_RESTRICT labels,
                           int64_t positions, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT winners32,
                           int64_t *HWY_RESTRICT winners64, int64_t channels, bool streaming) {
@@ -438,7 +341,6 @@ namespace poolgrad::cpu {
 HWY_EXPORT(ArgmaxWindowRow);
 HWY_EXPORT(ArgmaxRowLanes);
 HWY_EXPORT(ArgmaxAcrossChannels);
-HWY_EXPORT(ArgmaxChannelsRow);
 
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64) {
@@ -453,8 +355,6 @@ void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, 
     HWY_DYNAMIC_DISPATCH(ArgmaxAcrossChannels)
     (inputRows, labels, positions, values, winners32, winners64, channels, streaming);
 }
-
-void argmaxChannelsRow(const ChannelsRow &row) { HWY_DYNAMIC_DISPATCH(ArgmaxChannelsRow)(row); }
 
 }  // namespace poolgrad::cpu
 #endif

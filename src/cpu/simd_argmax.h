@@ -47,24 +47,4 @@ inline int64_t argmaxRowReach(const WindowRow &row, int64_t lanes) {
 void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
                           int32_t *winners32, int64_t *winners64, int64_t channels, bool streaming);
 
-// One output row (n, od, oh) of a channels-last float32 forward: for each output column ow, the window
-// windows[ow] of columns of the input rows r < rowCount (scan order), each input position holding its C
-// values at rowStarts[r] + w * inputPixelStride. values / winners32 / winners64 (whichever is non-null; the
-// winners are flat plane indices rowFlat[r] + w) of ow start at ow * outputPixelStride. Requires flat
-// indices to fit in int32.
-struct ChannelsRow {
-    const float *const *rowStarts;
-    const int32_t *rowFlat;
-    int64_t rowCount;
-    const AxisWindow *windows;
-    int64_t outputs;
-    int64_t channels;
-    int64_t inputPixelStride, outputPixelStride;
-    float *values;
-    int32_t *winners32;
-    int64_t *winners64;
-    bool streaming;
-};
-void argmaxChannelsRow(const ChannelsRow &row);
-
 }  // namespace poolgrad::cpu

@@ -144,7 +144,7 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
                              out.winners64 ? out.winners64 + at : nullptr, out.streaming);
             } else {  // through buffers: nothing past the channels is written
                 HWY_ALIGN_MAX float bestValues[kMostLanes];
-                HWY_ALIGN_MAX int32_t bestFlat[kMostLanes];
+                HWY_ALIGN_MAX int32_t bestFlat[kMostLanes] = {};  // g++ cannot see that Store fills the valid lanes
                 hn::Store(best[u][v], d, bestValues);
                 hn::Store(flat, di, bestFlat);
                 std::memcpy(out.values + at, bestValues, valid * sizeof(float));
