@@ -47,8 +47,8 @@ void parseProblem(const std::string &line, const std::string &problem, Case &c) 
         terms[problem.substr(i, j - i)] = std::stoll(problem.substr(j, k - j));
         i = k;
     }
-    static const char *known[] = {"mb", "ic", "id", "ih", "iw", "od", "oh", "ow", "kd", "kh", "kw",
-                                  "sd", "sh", "sw", "pd", "ph", "pw"};
+    static const char *known[] = {"mb", "ic", "id", "ih", "iw", "od", "oh", "ow", "kd",
+                                  "kh", "kw", "sd", "sh", "sw", "pd", "ph", "pw"};
     for (const auto &[key, value] : terms) {
         bool ok = false;
         for (const char *name : known) ok = ok || key == name;
@@ -105,10 +105,14 @@ double Case::bytes() const {
 std::string Case::opText() const {
     const bool bwd = dir == Dir::Backward;
     switch (op) {
-        case Op::MaxPool3d: return bwd ? "MaxPool3dWithArgmaxBackward" : "MaxPool3dWithArgmax";
-        case Op::Adaptive3d: return bwd ? "AdaptiveMaxPool3dBackward" : "AdaptiveMaxPool3d";
-        case Op::MaxPool2d: return bwd ? "MaxPool2dWithIndicesBackward" : "MaxPool2dWithIndices";
-        case Op::V3: return bwd ? "MaxPoolV3Grad" : "MaxPoolV3WithAttrs";
+        case Op::MaxPool3d:
+            return bwd ? "MaxPool3dWithArgmaxBackward" : "MaxPool3dWithArgmax";
+        case Op::Adaptive3d:
+            return bwd ? "AdaptiveMaxPool3dBackward" : "AdaptiveMaxPool3d";
+        case Op::MaxPool2d:
+            return bwd ? "MaxPool2dWithIndicesBackward" : "MaxPool2dWithIndices";
+        case Op::V3:
+            return bwd ? "MaxPoolV3Grad" : "MaxPoolV3WithAttrs";
     }
     return "?";
 }
@@ -145,26 +149,41 @@ bool parseCaseLine(const std::string &rawLine, Case &c) {
         if (eq == std::string::npos) fail(rawLine, "option without a value: " + word);
         const std::string key = word.substr(2, eq - 2), value = word.substr(eq + 1);
         if (key == "op") {
-            if (value == "max3d") c.op = Op::MaxPool3d;
-            else if (value == "adaptive3d") c.op = Op::Adaptive3d;
-            else if (value == "max2d") c.op = Op::MaxPool2d;
-            else if (value == "v3") c.op = Op::V3;
-            else fail(rawLine, "--op must be max3d, adaptive3d, max2d or v3");
+            if (value == "max3d")
+                c.op = Op::MaxPool3d;
+            else if (value == "adaptive3d")
+                c.op = Op::Adaptive3d;
+            else if (value == "max2d")
+                c.op = Op::MaxPool2d;
+            else if (value == "v3")
+                c.op = Op::V3;
+            else
+                fail(rawLine, "--op must be max3d, adaptive3d, max2d or v3");
         } else if (key == "dir") {
-            if (value == "bwd") c.dir = Dir::Backward;
-            else if (value == "fwd") c.dir = Dir::Forward;
-            else fail(rawLine, "--dir must be bwd or fwd");
+            if (value == "bwd")
+                c.dir = Dir::Backward;
+            else if (value == "fwd")
+                c.dir = Dir::Forward;
+            else
+                fail(rawLine, "--dir must be bwd or fwd");
         } else if (key == "dt") {
-            if (value == "f32") c.dt = DType::F32;
-            else if (value == "f16") c.dt = DType::F16;
-            else if (value == "bf16") c.dt = DType::BF16;
-            else fail(rawLine, "--dt must be f32, f16 or bf16");
+            if (value == "f32")
+                c.dt = DType::F32;
+            else if (value == "f16")
+                c.dt = DType::F16;
+            else if (value == "bf16")
+                c.dt = DType::BF16;
+            else
+                fail(rawLine, "--dt must be f32, f16 or bf16");
         } else if (key == "tag") {
             tag = value;
         } else if (key == "idx") {
-            if (value == "s32") c.idx64 = false;
-            else if (value == "s64") c.idx64 = true;
-            else fail(rawLine, "--idx must be s32 or s64");
+            if (value == "s32")
+                c.idx64 = false;
+            else if (value == "s64")
+                c.idx64 = true;
+            else
+                fail(rawLine, "--idx must be s32 or s64");
         } else if (key == "ceil") {
             c.ceil = value == "1" || value == "true";
         } else {
@@ -172,9 +191,12 @@ bool parseCaseLine(const std::string &rawLine, Case &c) {
         }
     }
     if (c.problem.empty()) fail(rawLine, "no problem string");
-    if (tag.empty() || tag == "abx" || tag == "ncdhw" || tag == "nchw") c.layout = Layout::Plain;
-    else if (tag == "axb" || tag == "ndhwc" || tag == "nhwc") c.layout = Layout::ChannelsLast;
-    else fail(rawLine, "--tag must be abx, axb, ncdhw, ndhwc, nchw or nhwc");
+    if (tag.empty() || tag == "abx" || tag == "ncdhw" || tag == "nchw")
+        c.layout = Layout::Plain;
+    else if (tag == "axb" || tag == "ndhwc" || tag == "nhwc")
+        c.layout = Layout::ChannelsLast;
+    else
+        fail(rawLine, "--tag must be abx, axb, ncdhw, ndhwc, nchw or nhwc");
     if (c.op == Op::V3 && c.dt == DType::BF16 && c.dir == Dir::Backward)
         fail(rawLine, "MaxPoolV3Grad takes f32 and f16 only");
     parseProblem(rawLine, c.problem, c);
@@ -260,9 +282,12 @@ float bf16BitsToFloat(uint16_t bits) {
 
 float roundToType(float value, DType dt) {
     switch (dt) {
-        case DType::F32: return value;
-        case DType::F16: return halfBitsToFloat(floatToHalfBits(value));
-        case DType::BF16: return bf16BitsToFloat(floatToBf16Bits(value));
+        case DType::F32:
+            return value;
+        case DType::F16:
+            return halfBitsToFloat(floatToHalfBits(value));
+        case DType::BF16:
+            return bf16BitsToFloat(floatToBf16Bits(value));
     }
     return value;
 }

@@ -14,7 +14,7 @@ public:
     ~CopyBench();
     CopyBench(const CopyBench &) = delete;
     CopyBench &operator=(const CopyBench &) = delete;
-    double seconds();                          // one timed copy
+    double seconds();                           // one timed copy
     std::vector<double> gbps(int repetitions);  // one sample per copy
     size_t bytes() const { return bytes_; }
 

@@ -33,8 +33,8 @@ struct Operands {
 
 Operands makeOperands(aclDataType valueType, aclDataType indexType, Layout layout) {
     if (layout == Layout::Contiguous)
-        return {TestTensor(outputShape, valueType), TestTensor(inputShape, valueType), TestTensor(outputShape, indexType),
-                TestTensor(inputShape, valueType)};
+        return {TestTensor(outputShape, valueType), TestTensor(inputShape, valueType),
+                TestTensor(outputShape, indexType), TestTensor(inputShape, valueType)};
     // gradInput: gaps between every element, row and plane, an offset and slack after the view;
     // gradOutput channels-last; indices with gaps and an offset.
     return {TestTensor::permuted(outputShape, {0, 2, 3, 4, 1}, valueType),
@@ -176,8 +176,8 @@ TEST_P(BadIndex, OutOfRangeIndexIs161002WithZeroGradInput) {
         for (int64_t bad : badValues()) {
             std::set<std::string> messages;
             for (const Position &position : positions) {
-                SCOPED_TRACE(testing::Message() << "implementation '" << implementation << "', value " << bad << " at "
-                                                << position.label);
+                SCOPED_TRACE(testing::Message()
+                             << "implementation '" << implementation << "', value " << bad << " at " << position.label);
                 Operands operands = make();
                 fillValid(operands);
                 const int64_t flat = position.plane * outputsPerPlane + position.q;
@@ -241,8 +241,10 @@ TEST_P(BadIndex, MinusOneContributesNothing) {
         ForcedImplementation force(implementation);
         Operands operands = make();
         fillValid(operands);
-        for (const Position &position : positions) setIndex(operands.indices, position.plane * outputsPerPlane + position.q, -1);
-        for (int64_t q = 0; q < outputsPerPlane; ++q) setIndex(operands.indices, 2 * outputsPerPlane + q, -1);  // a whole plane
+        for (const Position &position : positions)
+            setIndex(operands.indices, position.plane * outputsPerPlane + position.q, -1);
+        for (int64_t q = 0; q < outputsPerPlane; ++q)
+            setIndex(operands.indices, 2 * outputsPerPlane + q, -1);  // a whole plane
         const RunOutcome outcome = runBackward(operands);
         if (outcome.declined) continue;
         ASSERT_EQ(outcome.phaseOne, ACLNN_SUCCESS) << outcome.message;
@@ -264,8 +266,8 @@ TEST_P(BadIndex, ValidIndexOutsideItsWindowIsStillScattered) {
         ForcedImplementation force(implementation);
         Operands operands = make();
         fillValid(operands);
-        setIndex(operands.indices, 0, planeElements - 1);                       // window 0 covers h,w < 2 only
-        setIndex(operands.indices, 4 * outputsPerPlane + 3, 0);                 // last window → first element
+        setIndex(operands.indices, 0, planeElements - 1);         // window 0 covers h,w < 2 only
+        setIndex(operands.indices, 4 * outputsPerPlane + 3, 0);   // last window → first element
         setIndex(operands.indices, 5 * outputsPerPlane + 1, 24);  // d1 h2 w0: another window's element
         const RunOutcome outcome = runBackward(operands);
         if (outcome.declined) continue;
@@ -314,12 +316,18 @@ TEST_P(BadIndex, RepeatableExecutorRecoversWhenTheIndexIsFixed) {
 std::string paramName(const ::testing::TestParamInfo<Param> &info) {
     const auto typeName = [](aclDataType type) -> std::string {
         switch (type) {
-            case ACL_FLOAT: return "Fp32";
-            case ACL_FLOAT16: return "Fp16";
-            case ACL_BF16: return "Bf16";
-            case ACL_INT32: return "Int32";
-            case ACL_INT64: return "Int64";
-            default: return "Other";
+            case ACL_FLOAT:
+                return "Fp32";
+            case ACL_FLOAT16:
+                return "Fp16";
+            case ACL_BF16:
+                return "Bf16";
+            case ACL_INT32:
+                return "Int32";
+            case ACL_INT64:
+                return "Int64";
+            default:
+                return "Other";
         }
     };
     return typeName(std::get<0>(info.param)) + typeName(std::get<1>(info.param)) +

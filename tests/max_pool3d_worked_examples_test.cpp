@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -31,19 +31,28 @@ const double kInf = std::numeric_limits<double>::infinity();
 uint64_t bitsOf(double value, aclDataType type) {
     const float f = static_cast<float>(value);
     switch (type) {
-        case ACL_FLOAT: return test_support::bitsFromFloat(f);
-        case ACL_FLOAT16: return test_support::halfFromFloat(f);
-        case ACL_BF16: return test_support::bfloat16FromFloat(f);
-        default: ADD_FAILURE() << "bitsOf: unexpected dtype"; return 0;
+        case ACL_FLOAT:
+            return test_support::bitsFromFloat(f);
+        case ACL_FLOAT16:
+            return test_support::halfFromFloat(f);
+        case ACL_BF16:
+            return test_support::bfloat16FromFloat(f);
+        default:
+            ADD_FAILURE() << "bitsOf: unexpected dtype";
+            return 0;
     }
 }
 
 bool isNanBits(uint64_t bits, aclDataType type) {
     switch (type) {
-        case ACL_FLOAT: return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
-        case ACL_FLOAT16: return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
-        case ACL_BF16: return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
-        default: return false;
+        case ACL_FLOAT:
+            return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
+        case ACL_FLOAT16:
+            return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
+        case ACL_BF16:
+            return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
+        default:
+            return false;
     }
 }
 
@@ -145,9 +154,8 @@ TEST(MaxPool3dWorkedExamples, WE1SeedSampleBackwardSelfDataIsIgnored) {
     TestTensor gradOutput = filled({1, 1, 1, 1, 1}, ACL_FLOAT, {0.4757});
     TestTensor indices = filled({1, 1, 1, 1, 1}, ACL_INT32, {6});
     TestTensor gradInput({1, 1, 2, 2, 2}, ACL_FLOAT);
-    expectSuccess(test_support::runMaxPool3dWithArgmaxBackward(gradOutput, self, indices,
-                                                               {{2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false},
-                                                               gradInput));
+    expectSuccess(test_support::runMaxPool3dWithArgmaxBackward(
+        gradOutput, self, indices, {{2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false}, gradInput));
     expectFloatBits(gradInput, {0, 0, 0, 0, 0, 0, 0.4757, 0}, "gradInput");
     // The program of the seed prints result[6] as 0.475700.
     char printed[32];
@@ -216,10 +224,10 @@ TEST_P(MaxPool3dWorkedExamplesAllDtypes, WE3CeilModeTrueRejectsTheFloorSizedGrad
     EXPECT_FALSE(status.executorReturned);
     // And the forward rejects an out sized with the floor rule as well (SPEC §7.1 row 7).
     TestTensor out({1, 1, 1, 1, 2}, type), forwardIndices({1, 1, 1, 1, 2}, indexType);
-    EXPECT_EQ(test_support::runMaxPool3dWithArgmax(self, {{1, 1, 2}, {1, 1, 2}, {0, 0, 0}, {1}, true}, out,
-                                                   forwardIndices)
-                  .phaseOne,
-              kInvalid);
+    EXPECT_EQ(
+        test_support::runMaxPool3dWithArgmax(self, {{1, 1, 2}, {1, 1, 2}, {0, 0, 0}, {1}, true}, out, forwardIndices)
+            .phaseOne,
+        kInvalid);
 }
 
 TEST_P(MaxPool3dWorkedExamplesAllDtypes, WE4LastWindowMustStartInsideInputPlusLeftPad) {
@@ -234,9 +242,9 @@ TEST_P(MaxPool3dWorkedExamplesAllDtypes, WE4LastWindowMustStartInsideInputPlusLe
     TestTensor gradOutput = filled({1, 1, 1, 1, 4}, type, {1, 2, 3, 4});
     TestTensor backwardIndices = filled({1, 1, 1, 1, 4}, indexType, {0, 1, 4, 4});
     TestTensor gradInput({1, 1, 1, 1, 5}, type);
-    EXPECT_EQ(test_support::runMaxPool3dWithArgmaxBackward(gradOutput, self, backwardIndices, lists, gradInput)
-                  .phaseOne,
-              kInvalid);
+    EXPECT_EQ(
+        test_support::runMaxPool3dWithArgmaxBackward(gradOutput, self, backwardIndices, lists, gradInput).phaseOne,
+        kInvalid);
 }
 
 TEST_P(MaxPool3dWorkedExamplesAllDtypes, WE5PaddingNeverWins) {

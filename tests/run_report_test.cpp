@@ -59,10 +59,10 @@ struct Backward {
         IntArray kernel({2, 2, 2}), stride({2, 2, 2}), padding({0}), dilation({1});
         uint64_t workspaceSize = 0;
         aclOpExecutor *executor = nullptr;
-        EXPECT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
-                                                                   dilation, false, gradInput, &workspaceSize,
-                                                                   &executor),
-                  ACLNN_SUCCESS)
+        EXPECT_EQ(
+            aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
+                                                             dilation, false, gradInput, &workspaceSize, &executor),
+            ACLNN_SUCCESS)
             << aclGetRecentErrMsg();
         if (executor == nullptr) return -1;
         return aclnnMaxPool3dWithArgmaxBackward(nullptr, workspaceSize, executor, nullptr);
@@ -122,9 +122,10 @@ TEST(RunReport, DenseScatterReportsTheHandOverWhenAnIndexLeavesItsWindow) {
     ASSERT_EQ(backward.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     const poolgradRunReport report = lastReport();
     EXPECT_STREQ(report.implementation, "cpu_index_scatter_backward_dense");
-    EXPECT_EQ(std::string(report.fallback).rfind("cpu_index_scatter_backward_reference: indices leave their own "
-                                                 "windows",
-                                                 0),
+    EXPECT_EQ(std::string(report.fallback)
+                  .rfind("cpu_index_scatter_backward_reference: indices leave their own "
+                         "windows",
+                         0),
               0u)
         << report.fallback;
     // The result is still the full scatter: outputs 0 and 3 both land on row7Element.

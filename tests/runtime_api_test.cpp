@@ -341,7 +341,7 @@ TEST(TensorApi, IntArrayCopiesItsValues) {
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
     EXPECT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
-                                                              dilation, false, gradInput, &workspaceSize, &executor),
+                                                               dilation, false, gradInput, &workspaceSize, &executor),
               ACLNN_SUCCESS)
         << recentMessage();
     if (executor) {
@@ -592,8 +592,8 @@ TEST(ExecutorLifecycle, ExecutorOutlivesItsDescriptors) {
     std::memcpy(indicesData.get(), &index, 4);
     std::memset(gradInputData.get(), 0xA5, 32);
     std::vector<int64_t> one{1, 1, 1, 1, 1}, two{1, 1, 2, 2, 2};
-    aclTensor *gradOutput = aclCreateTensor(one.data(), 5, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one.data(), 5,
-                                            gradOutputData.get());
+    aclTensor *gradOutput =
+        aclCreateTensor(one.data(), 5, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one.data(), 5, gradOutputData.get());
     aclTensor *self = aclCreateTensor(two.data(), 5, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, two.data(), 5, nullptr);
     aclTensor *indices =
         aclCreateTensor(one.data(), 5, ACL_INT32, nullptr, 0, ACL_FORMAT_ND, one.data(), 5, indicesData.get());
@@ -605,7 +605,7 @@ TEST(ExecutorLifecycle, ExecutorOutlivesItsDescriptors) {
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
     ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
-                                                              dilation, false, gradInput, &workspaceSize, &executor),
+                                                               dilation, false, gradInput, &workspaceSize, &executor),
               ACLNN_SUCCESS)
         << recentMessage();
     for (aclTensor *tensor : {gradOutput, self, indices, gradInput}) aclDestroyTensor(tensor);
@@ -663,9 +663,10 @@ TEST(ExecutorLifecycle, DeterministicOptionDoesNotChangeResults) {
         IntArray kernel({1, 2, 2}), stride({1, 1, 1}), padding({0}), dilation({1});
         uint64_t workspaceSize = 0;
         aclOpExecutor *executor = nullptr;
-        ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
-                                                                  dilation, false, gradInput, &workspaceSize, &executor),
-                  ACLNN_SUCCESS)
+        ASSERT_EQ(
+            aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gradOutput, self, indices, kernel, stride, padding,
+                                                             dilation, false, gradInput, &workspaceSize, &executor),
+            ACLNN_SUCCESS)
             << recentMessage();
         ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackward(nullptr, 0, executor, nullptr), ACLNN_SUCCESS);
         for (int64_t i = 0; i < 9; ++i) bits[option].push_back(gradInput.bitsAt(i));
@@ -683,8 +684,8 @@ TEST(RecentErrorMessage, IsThreadLocal) {
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
     ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(seed.gradOutput, seed.self, seed.indices, badKernel,
-                                                              seed.stride, seed.padding, seed.dilation, false,
-                                                              seed.gradInput, &workspaceSize, &executor),
+                                                               seed.stride, seed.padding, seed.dilation, false,
+                                                               seed.gradInput, &workspaceSize, &executor),
               ACLNN_ERR_PARAM_INVALID);
     const std::string mainMessage = recentMessage();
     ASSERT_NE(mainMessage.find("kernelSize"), std::string::npos) << mainMessage;

@@ -52,8 +52,8 @@ aclError poolgradSetParallelThreshold(int64_t elementsPerThread) {
 
 aclError poolgradSetNumThreads(int32_t numThreads) {
     if (numThreads < 0) {
-        poolgrad::setRecentError(poolgrad::joinText("poolgradSetNumThreads: numThreads must be >= 0 (0 = default), got ",
-                                                    numThreads));
+        poolgrad::setRecentError(
+            poolgrad::joinText("poolgradSetNumThreads: numThreads must be >= 0 (0 = default), got ", numThreads));
         return ACL_ERROR_INVALID_PARAM;
     }
     poolgrad::requestedThreads.store(numThreads, std::memory_order_relaxed);

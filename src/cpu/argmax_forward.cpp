@@ -14,10 +14,10 @@
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
+#include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "core/threading.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {

@@ -14,9 +14,9 @@
 
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
+#include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
-#include "core/threading.h"
 #include "cpu/simd_argmax.h"
 
 namespace poolgrad::cpu {

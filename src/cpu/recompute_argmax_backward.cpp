@@ -21,7 +21,6 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "core/threading.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {

@@ -37,7 +37,8 @@ struct ZeroFillPlan final : ImplementationPlan {
     bool densePlanes = false;
     int64_t planes = 0;
     std::string describe() const override {
-        return std::to_string(planes) + (densePlanes ? " dense planes, one memset each" : " strided planes, by element");
+        return std::to_string(planes) +
+               (densePlanes ? " dense planes, one memset each" : " strided planes, by element");
     }
 };
 

@@ -115,7 +115,8 @@ std::vector<int64_t> maxPoolV3ForwardIntegers(const std::vector<int64_t> &x, int
     for (int64_t plane = 0; plane < n * c; ++plane)
         for (int64_t oh = 0; oh < windows.outH; ++oh)
             for (int64_t ow = 0; ow < windows.outW; ++ow) {
-                const std::vector<int64_t> rows = maxPoolV3Taps(oh, params.strideH, windows.padTop, params.kernelH, inH);
+                const std::vector<int64_t> rows =
+                    maxPoolV3Taps(oh, params.strideH, windows.padTop, params.kernelH, inH);
                 const std::vector<int64_t> cols =
                     maxPoolV3Taps(ow, params.strideW, windows.padLeft, params.kernelW, inW);
                 if (rows.empty() || cols.empty()) throw std::invalid_argument("maxPoolV3ForwardIntegers: empty window");
@@ -128,8 +129,8 @@ std::vector<int64_t> maxPoolV3ForwardIntegers(const std::vector<int64_t> &x, int
 }
 
 std::vector<float> maxPoolV3GradSums(const std::vector<float> &origInput, const std::vector<float> &origOutput,
-                                     const std::vector<float> &grad, int64_t n, int64_t c, int64_t inH,
-                                     int64_t inW, const MaxPoolV3Params &params) {
+                                     const std::vector<float> &grad, int64_t n, int64_t c, int64_t inH, int64_t inW,
+                                     const MaxPoolV3Params &params) {
     const MaxPoolV3Windows windows = maxPoolV3Windows(inH, inW, params);
     const int64_t outPlane = windows.outH * windows.outW;
     if (static_cast<int64_t>(origInput.size()) != n * c * inH * inW ||

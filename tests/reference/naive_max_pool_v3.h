@@ -45,7 +45,7 @@ std::vector<int64_t> maxPoolV3ForwardIntegers(const std::vector<int64_t> &x, int
 // Grad (§6 semantics + §3.6 accumulation): the float32 sums of every outGrad element, (N,C,H,W), before the
 // single rounding to the element type. origOutput and grad are (N,C,Ho,Wo).
 std::vector<float> maxPoolV3GradSums(const std::vector<float> &origInput, const std::vector<float> &origOutput,
-                                     const std::vector<float> &grad, int64_t n, int64_t c, int64_t inH,
-                                     int64_t inW, const MaxPoolV3Params &params);
+                                     const std::vector<float> &grad, int64_t n, int64_t c, int64_t inH, int64_t inW,
+                                     const MaxPoolV3Params &params);
 
 }  // namespace reference

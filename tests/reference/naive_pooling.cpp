@@ -36,8 +36,8 @@ Shape5 pooledShape(const Shape5 &inputShape, const Pool3dParams &params) {
     return result;
 }
 
-std::vector<int64_t> windowCoordinates(int64_t o, int64_t inputSize, int64_t kernel, int64_t stride,
-                                       int64_t padding, int64_t dilation) {
+std::vector<int64_t> windowCoordinates(int64_t o, int64_t inputSize, int64_t kernel, int64_t stride, int64_t padding,
+                                       int64_t dilation) {
     std::vector<int64_t> coordinates;
     for (int64_t j = 0; j < kernel; ++j) {
         const int64_t coordinate = o * stride - padding + j * dilation;
@@ -111,9 +111,8 @@ ForwardResult maxPool3dWithArgmax(const std::vector<float> &input, const Shape5 
                                 }
                         const Selection selection = selectMaximum(window);
                         result.values.push_back(selection.value);
-                        result.indices.push_back(selection.position < 0
-                                                     ? -1
-                                                     : flat[static_cast<size_t>(selection.position)]);
+                        result.indices.push_back(
+                            selection.position < 0 ? -1 : flat[static_cast<size_t>(selection.position)]);
                     }
                 }
             }
@@ -151,18 +150,24 @@ BackwardResult maxPool3dWithArgmaxBackward(const std::vector<float> &gradOutput,
 
 uint32_t elementBits(float value, ElementType type) {
     switch (type) {
-        case ElementType::Float32: return test_support::bitsFromFloat(value);
-        case ElementType::Float16: return test_support::halfFromFloat(value);
-        case ElementType::BFloat16: return test_support::bfloat16FromFloat(value);
+        case ElementType::Float32:
+            return test_support::bitsFromFloat(value);
+        case ElementType::Float16:
+            return test_support::halfFromFloat(value);
+        case ElementType::BFloat16:
+            return test_support::bfloat16FromFloat(value);
     }
     throw std::invalid_argument("elementBits: unknown type");
 }
 
 float elementValue(uint32_t bits, ElementType type) {
     switch (type) {
-        case ElementType::Float32: return test_support::floatFromBits(bits);
-        case ElementType::Float16: return test_support::floatFromHalf(static_cast<uint16_t>(bits));
-        case ElementType::BFloat16: return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
+        case ElementType::Float32:
+            return test_support::floatFromBits(bits);
+        case ElementType::Float16:
+            return test_support::floatFromHalf(static_cast<uint16_t>(bits));
+        case ElementType::BFloat16:
+            return test_support::floatFromBfloat16(static_cast<uint16_t>(bits));
     }
     throw std::invalid_argument("elementValue: unknown type");
 }

@@ -27,16 +27,15 @@ int64_t floorDivide(int64_t numerator, int64_t denominator);
 
 // SPEC §3.3 for one axis, including the ceil-mode "last window must start inside input + left pad"
 // rule. May return a value < 1 (the caller decides whether that is an error).
-int64_t pooledSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
-                   bool ceilMode);
+int64_t pooledSize(int64_t inputSize, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation, bool ceilMode);
 
 // Output shape (N, C, Do, Ho, Wo) of an input shape.
 Shape5 pooledShape(const Shape5 &inputShape, const Pool3dParams &params);
 
 // Input coordinates of output coordinate `o` on one axis (SPEC §3.4): {o*s - p + j*d : 0 <= j < k} ∩ [0, in),
 // in increasing order.
-std::vector<int64_t> windowCoordinates(int64_t o, int64_t inputSize, int64_t kernel, int64_t stride,
-                                       int64_t padding, int64_t dilation);
+std::vector<int64_t> windowCoordinates(int64_t o, int64_t inputSize, int64_t kernel, int64_t stride, int64_t padding,
+                                       int64_t dilation);
 
 struct ForwardResult {
     Shape5 outputShape{};

@@ -41,8 +41,8 @@ inline uint16_t encodeSmallFloat(float value, int mantissaBits, int exponentBits
     if (magnitude == 0.0) return signBit;
     const int minExponent = 1 - bias;  // exponent of the smallest normal
     int exponent;
-    std::frexp(magnitude, &exponent);  // magnitude = f * 2^exponent, f in [0.5, 1)
-    exponent -= 1;                     // now magnitude = m * 2^exponent, m in [1, 2)
+    std::frexp(magnitude, &exponent);                    // magnitude = f * 2^exponent, f in [0.5, 1)
+    exponent -= 1;                                       // now magnitude = m * 2^exponent, m in [1, 2)
     if (exponent < minExponent) exponent = minExponent;  // subnormal range shares the minimum scale
     double scaled = roundHalfEven(std::ldexp(magnitude, mantissaBits - exponent));
     if (scaled >= std::ldexp(1.0, mantissaBits + 1)) {  // rounding carried into the next binade
@@ -67,7 +67,8 @@ inline double decodeSmallFloat(uint16_t bits, int mantissaBits, int exponentBits
     else if (exponent == 0)
         magnitude = std::ldexp(static_cast<double>(fraction), 1 - bias - mantissaBits);
     else
-        magnitude = std::ldexp(static_cast<double>(fraction + (1u << mantissaBits)), int(exponent) - bias - mantissaBits);
+        magnitude =
+            std::ldexp(static_cast<double>(fraction + (1u << mantissaBits)), int(exponent) - bias - mantissaBits);
     return negative ? -magnitude : magnitude;
 }
 

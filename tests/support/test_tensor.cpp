@@ -67,8 +67,8 @@ void TestTensor::create(aclFormat format) {
     if (aclrtMalloc(&device_, std::max<size_t>(bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
         throw std::runtime_error("aclrtMalloc failed in a test");
     const int64_t storageDims[1] = {storageElements_};
-    tensor_ = aclCreateTensor(shape_.data(), shape_.size(), type_, strides_.data(), offset_, format, storageDims, 1,
-                              device_);
+    tensor_ =
+        aclCreateTensor(shape_.data(), shape_.size(), type_, strides_.data(), offset_, format, storageDims, 1, device_);
     if (tensor_ == nullptr) throw std::runtime_error("aclCreateTensor failed in a test");
     poison();
 }
@@ -127,31 +127,60 @@ void TestTensor::setBits(int64_t flatIndex, uint64_t bits) {
 double TestTensor::at(int64_t flatIndex) const {
     const uint64_t bits = bitsAt(flatIndex);
     switch (type_) {
-        case ACL_FLOAT: return floatFromBits(static_cast<uint32_t>(bits));
-        case ACL_FLOAT16: return floatFromHalf(static_cast<uint16_t>(bits));
-        case ACL_BF16: return floatFromBfloat16(static_cast<uint16_t>(bits));
-        case ACL_INT32: return static_cast<int32_t>(static_cast<uint32_t>(bits));
-        case ACL_INT64: return static_cast<double>(static_cast<int64_t>(bits));
-        case ACL_INT8: return static_cast<int8_t>(static_cast<uint8_t>(bits));
-        case ACL_UINT8: return static_cast<uint8_t>(bits);
-        case ACL_INT16: return static_cast<int16_t>(static_cast<uint16_t>(bits));
-        case ACL_UINT16: return static_cast<uint16_t>(bits);
-        default: throw std::runtime_error("TestTensor::at: unsupported dtype");
+        case ACL_FLOAT:
+            return floatFromBits(static_cast<uint32_t>(bits));
+        case ACL_FLOAT16:
+            return floatFromHalf(static_cast<uint16_t>(bits));
+        case ACL_BF16:
+            return floatFromBfloat16(static_cast<uint16_t>(bits));
+        case ACL_INT32:
+            return static_cast<int32_t>(static_cast<uint32_t>(bits));
+        case ACL_INT64:
+            return static_cast<double>(static_cast<int64_t>(bits));
+        case ACL_INT8:
+            return static_cast<int8_t>(static_cast<uint8_t>(bits));
+        case ACL_UINT8:
+            return static_cast<uint8_t>(bits);
+        case ACL_INT16:
+            return static_cast<int16_t>(static_cast<uint16_t>(bits));
+        case ACL_UINT16:
+            return static_cast<uint16_t>(bits);
+        default:
+            throw std::runtime_error("TestTensor::at: unsupported dtype");
     }
 }
 
 void TestTensor::set(int64_t flatIndex, double value) {
     switch (type_) {
-        case ACL_FLOAT: setBits(flatIndex, bitsFromFloat(static_cast<float>(value))); break;
-        case ACL_FLOAT16: setBits(flatIndex, halfFromFloat(static_cast<float>(value))); break;
-        case ACL_BF16: setBits(flatIndex, bfloat16FromFloat(static_cast<float>(value))); break;
-        case ACL_INT32: setBits(flatIndex, static_cast<uint32_t>(static_cast<int32_t>(value))); break;
-        case ACL_INT64: setBits(flatIndex, static_cast<uint64_t>(static_cast<int64_t>(value))); break;
-        case ACL_INT8: setBits(flatIndex, static_cast<uint8_t>(static_cast<int8_t>(value))); break;
-        case ACL_UINT8: setBits(flatIndex, static_cast<uint8_t>(value)); break;
-        case ACL_INT16: setBits(flatIndex, static_cast<uint16_t>(static_cast<int16_t>(value))); break;
-        case ACL_UINT16: setBits(flatIndex, static_cast<uint16_t>(value)); break;
-        default: throw std::runtime_error("TestTensor::set: unsupported dtype");
+        case ACL_FLOAT:
+            setBits(flatIndex, bitsFromFloat(static_cast<float>(value)));
+            break;
+        case ACL_FLOAT16:
+            setBits(flatIndex, halfFromFloat(static_cast<float>(value)));
+            break;
+        case ACL_BF16:
+            setBits(flatIndex, bfloat16FromFloat(static_cast<float>(value)));
+            break;
+        case ACL_INT32:
+            setBits(flatIndex, static_cast<uint32_t>(static_cast<int32_t>(value)));
+            break;
+        case ACL_INT64:
+            setBits(flatIndex, static_cast<uint64_t>(static_cast<int64_t>(value)));
+            break;
+        case ACL_INT8:
+            setBits(flatIndex, static_cast<uint8_t>(static_cast<int8_t>(value)));
+            break;
+        case ACL_UINT8:
+            setBits(flatIndex, static_cast<uint8_t>(value));
+            break;
+        case ACL_INT16:
+            setBits(flatIndex, static_cast<uint16_t>(static_cast<int16_t>(value)));
+            break;
+        case ACL_UINT16:
+            setBits(flatIndex, static_cast<uint16_t>(value));
+            break;
+        default:
+            throw std::runtime_error("TestTensor::set: unsupported dtype");
     }
 }
 
