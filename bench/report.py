@@ -178,17 +178,6 @@ def thread_scaling_section(cases, run, one_thread_dir):
     if threads <= 1:
         return []
 
-    def gain(one, many):
-        if one is None or many is None:
-            return "–"
-        parts = []
-        for mode in ("warm", "cold"):
-            if mode in one and mode in many and many[mode]["median"] > 0:
-                parts.append(f"{one[mode]['median'] / many[mode]['median']:.2f}")
-            else:
-                parts.append("–")
-        return " / ".join(parts)
-
     L = [f"### Threads: 1 and {threads}", "",
          f"The standard set again on one thread ({single_run['date']}; `poolgrad_bench {single_run['arguments']}`). "
          f"**gain** = time on 1 thread / time on {threads} (warm / cold; {threads}.00 is perfect scaling). Each "
@@ -207,9 +196,9 @@ def thread_scaling_section(cases, run, one_thread_dir):
         best1 = best_of(one, "onednn", "cold") or best_of(one, "onednn", "warm")
         best = case["contenders"].get(best1["name"]) if best1 else None
         best_name = f" ({best1['name'].split(':')[1]})" if best1 else ""
-        L.append(f"| {case['name']} | {ms_pair(head1)} | {gain(head1, head)} | {ms_pair(torch1)} | "
-                 f"{gain(torch1, torch)} | {ratio_pair(torch1, head1)} | {ms_pair(best1)}{best_name} | "
-                 f"{gain(best1, best)} | {ratio_pair(best1, head1)} |")
+        L.append(f"| {case['name']} | {ms_pair(head1)} | {ratio_pair(head1, head)} | {ms_pair(torch1)} | "
+                 f"{ratio_pair(torch1, torch)} | {ratio_pair(torch1, head1)} | {ms_pair(best1)}{best_name} | "
+                 f"{ratio_pair(best1, best)} | {ratio_pair(best1, head1)} |")
     L.append("")
     return L
 
