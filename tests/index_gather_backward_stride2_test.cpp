@@ -9,8 +9,11 @@
 // scatter reference; a bad index gives 161002 and a zero gradInput.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +134,50 @@ TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
                 expected[static_cast<size_t>(plane * 15 + 2 * 5 + 4)] = type == ACL_FLOAT ? 0x3f000000 : 0x3f00;
             EXPECT_EQ(run.gradInputBits, expected);
         }
+}
+
+// bfloat16 sums that are subnormal come out exact. AVX512_BF16's rounding instruction, which the kernel uses
+// where the CPU has it, reads and writes subnormals as zero, so a vector holding one must take the integer
+// rounding. Planes with many subnormal gradients (and the smallest normals of either sign, whose sums land
+// among the subnormals), with a few, and with none (rounding, NaN payloads, Inf, large values), so that
+// vectors take both roundings; each run bit for bit equal to both references.
+TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
+    uint64_t seed = 500;
+    int64_t subnormalResults = 0, otherResults = 0;
+    for (const Geometry &geometry : {geometries[0], geometries[1], geometries[3]})
+        for (const int threads : {1, 2}) {
+            IndexBackwardCase problem = makeCase(geometry, ACL_BF16, ACL_INT32, ++seed);
+            std::mt19937_64 rng(seed);
+            const auto outputPlane =
+                static_cast<size_t>(problem.outputShape[2] * problem.outputShape[3] * problem.outputShape[4]);
+            const auto bfloat16 = [](uint32_t bits) {
+                float value;
+                const uint32_t wide = bits << 16;
+                std::memcpy(&value, &wide, sizeof value);
+                return value;
+            };
+            for (size_t q = 0; q < problem.gradOutput.size(); ++q) {
+                const double tinyShare = std::array<double, 3>{0.6, 0.03, 0.0}[q / outputPlane % 3];
+                const double roll = std::uniform_real_distribution<double>(0, 1)(rng);
+                const uint32_t sign = (rng() & 1) << 15, low = static_cast<uint32_t>(rng() & 0x7f);
+                float &value = problem.gradOutput[q];
+                if (roll < tinyShare * 0.6)
+                    value = bfloat16(sign | std::max<uint32_t>(low, 1));  // subnormal
+                else if (roll < tinyShare)
+                    value = bfloat16(sign | 0x0080 | low);  // the smallest normals
+                else if (roll < tinyShare + 0.05)
+                    value = bfloat16(sign | 0x7f80 | std::max<uint32_t>(low, 1));  // NaN, signalling or quiet
+                else if (roll < tinyShare + 0.1)
+                    value = bfloat16(sign | (rng() % 2 == 0 ? 0x7f80 : 0x7f00 | low));  // Inf, 2^127 and up
+            }
+            SCOPED_TRACE(std::string(geometry.label) + ", threads " + std::to_string(threads));
+            ThreadSetting setting(threads, 1);
+            test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
+            for (const uint64_t bits : problem.expectedBits())
+                ++((bits & 0x7f80) == 0 && (bits & 0x7f) != 0 ? subnormalResults : otherResults);
+        }
+    EXPECT_GT(subnormalResults, 100);
+    EXPECT_GT(otherResults, 100);
 }
 
 TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {

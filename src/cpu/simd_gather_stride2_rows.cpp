@@ -10,9 +10,11 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_bfloat16-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
+#include "cpu/bfloat16_hardware_rounding.h"
 #include "cpu/simd_rows.h"
 
 // The per-block lambdas must be inlined into the row loops (out of line their vectors go through memory).
@@ -70,22 +72,6 @@ HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Ve
 // load right after those stores would wait for them).
 HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 
-// bfloat16 bits of float32 sums, rounded to nearest even on the integer bits, NaNs keeping their top bits
-// with the quiet bit set: the rounding of storeFloatRow (simd_rows.cpp), bit for bit.
-// The bfloat16 bits are the upper half of each lane of roundedHigh.
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<FloatTag>> roundedHigh(hn::Vec<FloatTag> sums) {
-    const hn::RebindToUnsigned<FloatTag> du;
-    const auto bits = hn::BitCast(du, sums);
-    const auto rounded =
-        hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
-    return hn::IfThenElse(hn::RebindMask(du, hn::Ne(sums, sums)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
-}
-
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, FloatTag>> roundToBFloat16(hn::Vec<FloatTag> sums) {
-    return hn::DemoteTo(hn::Rebind<uint16_t, FloatTag>(),
-                        hn::BitCast(IndexTag(), hn::ShiftRight<16>(roundedHigh(sums))));
-}
-
 // Stores the first `count` (at most all) lanes of sums to `at` as float32, or as float16 / bfloat16 bits
 // (Out = Float16Bits / BFloat16Bits); whole vectors stream where aligned.
 struct Float16Bits {
@@ -109,7 +95,7 @@ HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t 
         if constexpr (std::is_same_v<Out, Float16Bits>)
             bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
         else
-            bits = roundToBFloat16(sums);
+            bits = hn::DemoteTo(d16, hn::BitCast(IndexTag(), hn::ShiftRight<16>(BFloat16InUpperHalves(df, sums))));
         uint16_t *to = &at->bits;
         if (count == lanes) return storeVector(d16, bits, to, streaming);
         HWY_ALIGN uint16_t values[16];
@@ -188,25 +174,29 @@ HWY_INLINE void addCandidate(const CandidateVectors &v, const BlockColumns &colu
     }
 }
 
+// How a row's sums are written: streaming (aligned vectors bypass the caches), and whether bfloat16 may be
+// rounded by the CPU's instruction (bfloat16HardwareRounding()).
+struct StoreMode {
+    bool streaming = false;
+    bool bfloat16Instruction = false;
+};
+
 // Writes one block's even and odd column sums interleaved to `at` (`left` columns of the row remain):
 // whole halves straight to the row (streaming where aligned), a last partial one through memory.
 template <typename Out>
 HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums, Out *HWY_RESTRICT at, int64_t left,
-                           bool streaming) {
+                           const StoreMode &store) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+    const bool streaming = store.streaming;
 #if HWY_TARGET != HWY_SCALAR
     if constexpr (std::is_same_v<Out, BFloat16Bits>) {
-        // Rounding works per lane, so the even and odd sums are rounded before they meet: lane i's upper half
-        // takes odd column i's bits, its lower half even column i's, which is the interleave in memory
-        // order without a permute.
-        const hn::RebindToUnsigned<FloatTag> du;
-        const hn::Repartition<uint16_t, decltype(du)> d16;
+        // Rounding works per lane, so the even and odd sums are rounded before they meet.
+        const hn::Repartition<uint16_t, FloatTag> d16;
         uint16_t *to = &at->bits;
         if (left >= 2 * lanes &&
             (!streaming || reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)) {
-            const auto both = hn::Or(hn::ShiftRight<16>(roundedHigh(evenSums)),
-                                     hn::And(roundedHigh(oddSums), hn::Set(du, 0xffff0000u)));
-            storeVector(d16, hn::BitCast(d16, both), to, streaming);
+            storeVector(d16, BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction), to,
+                        streaming);
             return;
         }
     }
@@ -247,7 +237,7 @@ struct BlockWalk {
 // caches); matches are added to counts.
 template <int kPadLeft, int kCandidates, typename Out, class Load, class EdgeLoad>
 HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
-                          bool streaming, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+                          const StoreMode &store, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
     BlockWalk walk(width, rowStart);
     for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
         const BlockColumns columns = walk.columns(b);
@@ -272,7 +262,7 @@ HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, 
         else
             sumCandidates(edgeLoad);
         const int64_t column = 2 * b * walk.lanes;
-        storeBlock(evenSums, oddSums, destination + column, width - column, streaming);
+        storeBlock(evenSums, oddSums, destination + column, width - column, store);
     }
 }
 
@@ -283,7 +273,7 @@ HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, 
 // columns of q it meets, so their masks are counted OR-ed.
 template <int kPadLeft, int kSecondCandidates, typename Out, class Load, class EdgeLoad>
 HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
-                              bool streaming, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+                              const StoreMode &store, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
     const auto nextRow = hn::Set(IndexTag(), static_cast<int32_t>(width));
     BlockWalk walk(width, rowStart);
     for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
@@ -312,22 +302,22 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
         else
             sumCandidates(edgeLoad);
         const int64_t column = 2 * b * walk.lanes;
-        storeBlock(evenSums, oddSums, destination + column, width - column, streaming);
-        storeBlock(nextEvenSums, nextOddSums, destination + width + column, width - column, streaming);
+        storeBlock(evenSums, oddSums, destination + column, width - column, store);
+        storeBlock(nextEvenSums, nextOddSums, destination + width + column, width - column, store);
     }
 }
 
 // gatherRow for a candidate count known only at run time (at most 2: the plan declines more).
 template <int kPadLeft, typename Out, class Load, class EdgeLoad>
 HWY_INLINE void gatherRowOf(int64_t candidates, int64_t width, int64_t outputWidth, int32_t rowStart,
-                            Out *HWY_RESTRICT destination, bool streaming, const Load &load, const EdgeLoad &edgeLoad,
-                            MatchCounts &counts) {
+                            Out *HWY_RESTRICT destination, const StoreMode &store, const Load &load,
+                            const EdgeLoad &edgeLoad, MatchCounts &counts) {
     if (candidates == 2)
-        gatherRow<kPadLeft, 2>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
+        gatherRow<kPadLeft, 2>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
     else if (candidates == 1)
-        gatherRow<kPadLeft, 1>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
+        gatherRow<kPadLeft, 1>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
     else
-        gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, streaming, load, edgeLoad, counts);
+        gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
 }
 
 int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
@@ -343,10 +333,11 @@ int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gr
                                 hn::LoadU(df, gradients + 1)};
     };
     MatchCounts counts = zeroCounts();
+    const StoreMode store{streaming, false};
     if (padLeft == 1)
-        gatherRowOf<1>(candidates, width, kPadded, rowStart, destination, streaming, load, load, counts);
+        gatherRowOf<1>(candidates, width, kPadded, rowStart, destination, store, load, load, counts);
     else
-        gatherRowOf<0>(candidates, width, kPadded, rowStart, destination, streaming, load, load, counts);
+        gatherRowOf<0>(candidates, width, kPadded, rowStart, destination, store, load, load, counts);
     return totalOf(counts);
 }
 
@@ -437,6 +428,7 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     constexpr bool kConvertInRegisters =
         std::is_same_v<G, float> || (HWY_TARGET != HWY_SCALAR && (!kHalf || kHardwareFloat16));
     MatchCounts counts = zeroCounts();
+    const StoreMode store{streaming, !kHalf && !std::is_same_v<G, float> && bfloat16HardwareRounding()};
     const int32_t *indexRows[4];
     const G *gradientRows[4];
     for (int64_t r = firstRow; r < endRow; ++r) {
@@ -503,20 +495,21 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                     if (nextCandidates == 2) {
                         indexRows[1] = indexPlane + rowOutputs[nextFirst + 1] * outputWidth;
                         gradientRows[1] = gradientPlane + rowOutputs[nextFirst + 1] * outputWidth;
-                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, destination, streaming, load,
-                                                   edgeLoad, counts);
+                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, destination, store, load, edgeLoad,
+                                                   counts);
                     } else {
-                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, destination, streaming, load,
-                                                   edgeLoad, counts);
+                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, destination, store, load, edgeLoad,
+                                                   counts);
                     }
                     ++r;
                     continue;
                 }
             }
-            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, destination, streaming, load, edgeLoad,
+            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, destination, store, load, edgeLoad,
                                   counts);
         } else {
-            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, false, load, edgeLoad, counts);
+            gatherRowOf<kPadLeft>(candidates, width, outputWidth, rowPosition, sumsRow, StoreMode{}, load, edgeLoad,
+                                  counts);
             storeFloatRow(plane.type, sumsRow, static_cast<uint16_t *>(plane.gradInput) + r * width, width, streaming);
         }
     }

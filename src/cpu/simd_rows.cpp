@@ -11,9 +11,11 @@
 #include <type_traits>
 
 #include "core/gradient_sum.h"
+#include "cpu/bfloat16_hardware_rounding.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
+#include "cpu/simd_bfloat16-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
 
@@ -62,29 +64,20 @@ HWY_INLINE void storeSixteenBitRow(D16 d16, uint16_t *HWY_RESTRICT destination, 
     for (; i < count; ++i) destination[i] = scalar(i);
 }
 
-// bfloat16 with round-to-nearest-even done on the integer bits (Highway's own demotion truncates):
-// bits + 0x7fff + lsb, NaNs keep their top bits with the quiet bit set. The result is the top half of
-// each 32-bit lane, so two vectors of sums make one full vector of bfloat16 (ConcatOdd) without shifting
-// back down: about a fifth fewer operations than demoting one vector at a time.
+// bfloat16 rounded as CANN rounds (simd_bfloat16-inl.h): two vectors of sums make one full vector of
+// bfloat16, by the CPU's instruction where it has one.
 void StoreBFloat16Row(const float *HWY_RESTRICT source, uint16_t *HWY_RESTRICT destination, int64_t count,
                       bool streaming) {
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> df;
-    const hn::RebindToUnsigned<decltype(df)> d32;
-    const hn::Repartition<uint16_t, decltype(d32)> d16;  // twice the lanes of df
+    const hn::Repartition<uint16_t, decltype(df)> d16;  // twice the lanes of df
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
-    const auto roundingBase = hn::Set(d32, 0x7fffu);
-    const auto one = hn::Set(d32, 1u);
-    const auto quietBit = hn::Set(d32, 0x400000u);
-    const auto roundedHigh = [&](const float *at) {
-        const auto value = hn::LoadU(df, at);
-        const auto bits = hn::BitCast(d32, value);
-        const auto rounded = bits + roundingBase + (hn::ShiftRight<16>(bits) & one);
-        return hn::BitCast(d16, hn::IfThenElse(hn::RebindMask(d32, hn::Ne(value, value)), bits | quietBit, rounded));
-    };
+    const bool hardware = bfloat16HardwareRounding();
     storeSixteenBitRow(
         d16, destination, count, streaming,
-        [&](int64_t i) { return hn::ConcatOdd(d16, roundedHigh(source + i + lanes / 2), roundedHigh(source + i)); },
+        [&](int64_t i) {
+            return BFloat16Pair(df, hn::LoadU(df, source + i), hn::LoadU(df, source + i + lanes / 2), hardware);
+        },
         [&](int64_t i) { return fromFloat<BFloat16>(source[i]).bits; });
 #else
     (void)streaming;
