@@ -63,6 +63,13 @@ TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         // 4.2 MB of float32 gradInput: streaming stores; one plane, one thread: two blocks.
         {"streaming", 1, pooled({1, 1, 1, 1040, 1024}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
          "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, streaming threads=1"},
+        // As large, but rows of 4080 bytes: every other row would share a cache line between a plain and a
+        // streaming store, so the rows are stored plainly.
+        {"rows that are not whole cache lines", 1, pooled({1, 1, 1, 1040, 1020}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=1"},
+        // bfloat16 rows of 4064 bytes: half lines, each of which the 16-bit rows stream, so they stream.
+        {"bfloat16 rows of half lines", 1, pooled({1, 1, 1, 1040, 2032}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16),
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, streaming threads=1"},
     };
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);

@@ -211,7 +211,7 @@ PlanOutcome planGather(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane =
             std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1, std::max<int64_t>(plan.rows, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, geometry.axes[2].inputSize);  // row by row
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }

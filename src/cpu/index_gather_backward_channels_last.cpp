@@ -144,7 +144,7 @@ PlanOutcome planGatherChannelsLast(const PoolProblem &problem) {
                                                      windows.height(oh).first)] = od * outputHeight + oh;
     const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
     plan.threads = std::clamp<int64_t>(threadsForWork(work), 1, std::max<int64_t>(plan.batch * plan.rows, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, problem.geometry.channels);  // position by position
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }
@@ -360,7 +360,7 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
     }
     const int64_t work = saturatingAdd(problem.gradInput.elementCount(), problem.gradOutput.elementCount());
     plan.threads = std::clamp<int64_t>(threadsForWork(work), 1, std::max<int64_t>(plan.batch * plan.rows, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, problem.geometry.channels);  // position by position
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }

@@ -228,7 +228,7 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     // sleep between calls; on a busy machine a processor may be taken) then makes the others wait less than
     // for a fixed half of the planes.
     plan.planesPerTurn = std::max<int64_t>(1, plan.planes / (16 * plan.threads));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, geometry.inputPlaneElements());
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }

@@ -160,7 +160,8 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane =
             std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1, std::max<int64_t>(plan.rows, 1));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    // Row by row; 16-bit rows stream each aligned half line (simd_gather_stride2_rows.cpp).
+    plan.streaming = streamingStoresPay(problem.gradInput, width, elementSize(problem.gradInput.type) == 2 ? 32 : 64);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
 }

@@ -16,7 +16,6 @@
 #include "hwy/highway.h"
 // clang-format off: after highway.h
 #include "cpu/simd_bfloat16-inl.h"
-#include "cpu/simd_store-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -24,43 +23,54 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Streaming stores only whole 64-byte lines: the elements before the first line boundary and after the
+// last one are stored plainly, and a line that took both kinds of store would be read from memory and
+// flushed for each plain one (streamingStoresPay). The lines of a row shared with its neighbours thus take
+// plain stores only.
+constexpr uintptr_t kLineBytes = 64;
+
+// The end of the whole lines of destination[begin, count) that start at begin (a line boundary).
+template <typename T>
+HWY_INLINE int64_t wholeLinesEnd(int64_t begin, int64_t count) {
+    constexpr int64_t lineElements = static_cast<int64_t>(kLineBytes / sizeof(T));
+    return begin + (count - begin) / lineElements * lineElements;
+}
+
 void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t count, bool streaming) {
     const hn::ScalableTag<float> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     int64_t i = 0;
     if (streaming) {
-        // Non-temporal stores need vector alignment: the first elements up to an aligned address are
-        // stored one by one (numpy, for one, aligns its buffers to 16 bytes only).
-        const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(float);
-        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % vectorBytes != 0) {
+        // Non-temporal stores need vector alignment (numpy, for one, aligns its buffers to 16 bytes only).
+        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % kLineBytes != 0) {
             destination[i] = source[i];
             ++i;
         }
+        for (const int64_t end = wholeLinesEnd<float>(i, count); i + lanes <= end; i += lanes)
+            hn::Stream(hn::LoadU(d, source + i), d, destination + i);
     }
-    for (; i + lanes <= count; i += lanes) storeVector(d, hn::LoadU(d, source + i), destination + i, streaming);
+    for (; i + lanes <= count; i += lanes) hn::StoreU(hn::LoadU(d, source + i), d, destination + i);
     for (; i < count; ++i) destination[i] = source[i];
 }
 
 // Stores count 16-bit values, Lanes(d16) at a time from convert(i) (the values for source[i..]), and one
-// by one from scalar(i) where a vector does not fit. Streaming, the first elements up to a vector boundary
-// go one by one so that the vector stores can bypass the caches: a 16-bit gradInput is half the bytes of
-// a float32 one, and without streaming each of its lines would also be read from memory before being
-// overwritten.
+// by one from scalar(i) where a vector does not fit. Streaming (whole lines, as above): a 16-bit gradInput is
+// half the bytes of a float32 one, and without streaming each of its lines would also be read from memory
+// before being overwritten.
 template <class D16, class Convert, class Scalar>
 HWY_INLINE void storeSixteenBitRow(D16 d16, uint16_t *HWY_RESTRICT destination, int64_t count, bool streaming,
                                    Convert convert, Scalar scalar) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
     int64_t i = 0;
     if (streaming) {
-        const uintptr_t vectorBytes = static_cast<uintptr_t>(lanes) * sizeof(uint16_t);
-        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % vectorBytes != 0) {
+        while (i < count && reinterpret_cast<uintptr_t>(destination + i) % kLineBytes != 0) {
             destination[i] = scalar(i);
             ++i;
         }
-        for (; i + lanes <= count; i += lanes) hn::Stream(convert(i), d16, destination + i);
-    } else {
-        for (; i + lanes <= count; i += lanes) hn::StoreU(convert(i), d16, destination + i);
+        for (const int64_t end = wholeLinesEnd<uint16_t>(i, count); i + lanes <= end; i += lanes)
+            hn::Stream(convert(i), d16, destination + i);
     }
+    for (; i + lanes <= count; i += lanes) hn::StoreU(convert(i), d16, destination + i);
     for (; i < count; ++i) destination[i] = scalar(i);
 }
 
