@@ -368,6 +368,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         }
     }
     if (limits.threeWideFloat32) p.type = ACL_FLOAT;
+    if (limits.threeWideRows) p.indexType = ACL_INT32;  // the stride-2 gather declines INT64 indices
     if (limits.threeWideRows)
         for (int a = firstAxis; a < 3; ++a) {
             p.out[a] = a == 2 ? uniform(rng, limits.threeWideFloat32 ? 16 : 4, limits.threeWideFloat32 ? 40 : 24)

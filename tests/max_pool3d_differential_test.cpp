@@ -177,6 +177,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.padding = {p.padding.begin(), p.padding.end()};
         lists.dilation = {1};
         if (limits.stride2Float32) problem.type = ACL_FLOAT;
+        problem.indexType = ACL_INT32;  // the stride-2 gather declines INT64 indices
     }
 
     if (limits.wideChannelsLast) {

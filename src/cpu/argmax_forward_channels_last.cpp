@@ -193,8 +193,8 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     plan.largestRows = rows;
     plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
     // Position by position: the channels of one position are a piece of both outputs.
-    plan.streaming = streamingStoresPay(problem.output, geometry.channels) &&
-                     streamingStoresPay(problem.indices, geometry.channels);
+    plan.streaming =
+        streamingStoresPay(problem.output, geometry.channels) && streamingStoresPay(problem.indices, geometry.channels);
     if (plan.wholeRows) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);
         if (plan.congruentRun.count == 0) plan.congruentRun = CongruentRun{};

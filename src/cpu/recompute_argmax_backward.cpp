@@ -340,7 +340,7 @@ PlanesPlan planWith(const PoolProblem &problem, WindowTables windows, PlaneStrat
     plan.windows = std::move(windows);
     plan.strategy = strategy;
     plan.tileElements = std::min(problem.geometry.inputPlaneElements(), kScratchFloats);
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, plan.tileElements);
     // A plane reads its input and output planes and writes its gradient plane.
     const PoolGeometry &geometry = problem.geometry;
     plan.threads = plannedThreadCount(

@@ -341,7 +341,7 @@ PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
     plan.padLeft = width.padBegin;
     const int64_t bytes = (kPaddedRows * plan.rowFloats + 4 * (plan.windows + 1)) * static_cast<int64_t>(sizeof(float));
     if (bytes > kScratchBytesPerThread) return PlanOutcome::decline(scratchDeclineText("the padded rows", bytes));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, width.inputSize);  // row by row
     // A plane reads its input and output planes and writes its gradient plane.
     splitIntoBands(
         geometry.planes(), height.outputSize,
@@ -387,7 +387,8 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem 
     ChannelsLastStride2Plan plan;
     plan.padTop = geometry.axes[1].padBegin;
     plan.padLeft = geometry.axes[2].padBegin;
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(  // row by row
+        problem.gradInput, saturatingMul(geometry.axes[2].inputSize, geometry.channels));
     const int64_t imageElements = saturatingMul(geometry.channels, geometry.inputPlaneElements());
     splitIntoBands(geometry.batch, geometry.axes[1].outputSize, saturatingMul<int64_t>(3, imageElements), plan.bands,
                    plan.threads);

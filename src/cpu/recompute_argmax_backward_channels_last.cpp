@@ -163,7 +163,7 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) 
     const std::optional<int64_t> bytes = floatBytes ? checkedAdd(*floatBytes, plan.windowPositions * 16) : std::nullopt;
     if (!bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("the ring of rows of sums", bytes));
-    plan.streaming = streamingStoresPay(problem.gradInput);
+    plan.streaming = streamingStoresPay(problem.gradInput, *row);  // row by row
     // Whole images when there are enough of them for every thread; otherwise bands of rows.
     const int64_t rows = geometry.axes[1].inputSize;
     const int64_t threads = std::max<int64_t>(1, operatorThreadCount());

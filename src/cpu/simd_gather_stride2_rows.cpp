@@ -349,27 +349,6 @@ HWY_INLINE void gatherRowOf(int64_t candidates, int64_t width, int64_t outputWid
         gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
 }
 
-int64_t GatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
-                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
-    const FloatTag df;
-    const IndexTag di;
-    // Padded rows: entry 1 + w holds window w, so every load is inside.
-    constexpr int64_t kPadded = int64_t{1} << 40;
-    const auto load = [&](int64_t c, int64_t firstWindow) POOLGRAD_LAMBDA_INLINE {
-        const int32_t *indices = indexRows[c] + 1 + firstWindow;
-        const float *gradients = gradientRows[c] + 1 + firstWindow;
-        return CandidateVectors{hn::LoadU(di, indices), hn::LoadU(di, indices + 1), hn::LoadU(df, gradients),
-                                hn::LoadU(df, gradients + 1)};
-    };
-    MatchCounts counts = zeroCounts();
-    const StoreMode store{streaming, false};
-    if (padLeft == 1)
-        gatherRowOf<1>(candidates, width, kPadded, rowStart, destination, store, load, load, counts);
-    else
-        gatherRowOf<0>(candidates, width, kPadded, rowStart, destination, store, load, load, counts);
-    return totalOf(counts);
-}
-
 int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t count) {
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
@@ -572,7 +551,6 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(GatherStride2LaneCount);
-HWY_EXPORT(GatherStride2Row);
 HWY_EXPORT(GatherStride2PlaneRows);
 HWY_EXPORT(CountIndicesNotMinusOne);
 
@@ -581,12 +559,6 @@ int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count) {
 }
 
 int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
-
-int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
-                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherStride2Row)(indexRows, gradientRows, candidates, width, padLeft, rowStart,
-                                                  destination, streaming);
-}
 
 int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
                                int64_t endRow, float *sumsRow, bool streaming) {

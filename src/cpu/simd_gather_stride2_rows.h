@@ -13,26 +13,8 @@
 namespace poolgrad::cpu {
 
 // Lanes (windows per block; a block makes twice as many columns) of the instruction set the dispatch
-// chose for this CPU: the plan pads the output rows for it.
+// chose for this CPU (the plan names them).
 int64_t gatherStride2LaneCount();
-
-// Output rows prepared for gatherStride2Row: entry 0 stands for window -1, entry 1 + ow for window ow,
-// and the entries up to paddedLength for windows past the last; the windows that do not exist hold
-// index -1 (no element's position) and gradient +0.
-inline int64_t gatherStride2PaddedLength(int64_t width, int64_t outputWidth, int64_t lanes) {
-    const int64_t blocks = (width + 2 * lanes - 1) / (2 * lanes);
-    const int64_t needed = blocks * lanes + 2;
-    return needed > outputWidth + 2 ? needed : outputWidth + 2;
-}
-
-// One input row of `width` columns whose plane positions start at rowStart, windows 2*ow - padLeft +
-// {0, 1, 2} (padLeft 0 or 1): element w gets +0 + the gradients, in candidate order and within one
-// candidate in increasing window order, of the windows whose index is its position (rowStart + w).
-// indexRows / gradientRows: `candidates` (0, 1 or 2) padded output rows (see above), in increasing output order.
-// Writes the width sums to destination (streaming: aligned vectors bypass the caches) and returns how
-// many (output, element) pairs matched.
-int64_t gatherStride2Row(const int32_t *const *indexRows, const float *const *gradientRows, int64_t candidates,
-                         int64_t width, int64_t padLeft, int32_t rowStart, float *destination, bool streaming);
 
 // How many of indices[0, count) are not -1 (the outputs that must match one element each); count < 2^31.
 int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count);
@@ -54,9 +36,11 @@ struct Stride2PlaneOperands {
     ElementType type = ElementType::Float32;
 };
 
-// Input rows [firstRow, endRow) of a plane, as gatherStride2Row makes each, straight from the plane's
-// output rows (masked loads at the ends of a row where the instruction set cannot fault on them, a copy
-// otherwise): float32 rows are written into gradInput, 16-bit ones rounded once in registers (through
+// Input rows [firstRow, endRow) of a plane, windows 2*ow - padLeft + {0, 1, 2} along W (padLeft 0 or 1):
+// element w of row r gets +0 + the gradients, in the order of the row's output rows and within one in
+// increasing window order, of the windows whose index is its position r*width + w. Read straight from the
+// plane's output rows (masked loads at the ends of a row where the instruction set cannot fault on them, a
+// copy otherwise); float32 rows are written into gradInput, 16-bit ones rounded once in registers (through
 // sumsRow, width floats, on targets that cannot). Where rows r and r + 1 read output row q, r + 1 then
 // possibly one more (rows 2k and 2k + 1 of a 3x3 stride 2 pooling), both are made in one pass that loads
 // (and widens) q once. Returns the matches.

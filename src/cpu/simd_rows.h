@@ -50,7 +50,8 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
 // Whether an output should be written with streaming (non-temporal) stores: when it is a good part of a
 // last-level cache or more, caching it would only evict the inputs (4 MiB, half the L3 slice of the
 // 2-core machines measured; 8 MiB made a 6 MiB output 1.5x slower from DRAM and no faster from L3).
-// For writers that stream whole cache lines only, as storeFloatRow does.
+// For writers that stream whole cache lines only (storeFloatRow) and write few long runs (the slab
+// scatter's slabs); a kernel that writes row by row asks the overload below.
 inline bool streamingStoresPay(const StridedTensor &output) {
     const std::optional<int64_t> bytes = checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
     return !bytes || *bytes > (int64_t{4} << 20);
@@ -58,9 +59,12 @@ inline bool streamingStoresPay(const StridedTensor &output) {
 
 // The same for a kernel that writes the output in pieces of pieceElements contiguous elements (a row, a
 // plane, a position's channels), streaming its aligned vectors and storing the others plainly. A cache
-// line that takes both is read from memory and flushed for each plain store: on the Zen 4 host a gather
-// of 56-wide float32 rows took 2.2x, of 56-wide bfloat16 rows 6x the time of plain stores. So such a
-// kernel streams only where every piece starts on a 64-byte line: the base address, the piece and every
+// line that takes both is read from memory and flushed for each plain store, and the plain stores at
+// every piece's ends draw the neighbouring lines into the cache, where the streaming stores must then
+// evict them: on the Zen 4 host a gather of 56-wide float32 rows took 2.2x, of 56-wide bfloat16 rows 6x,
+// and MaxPoolV3Grad's 3x3 stride 2 rows of 56 (storeFloatRow, plain stores only at the rows' ends) 1.5x
+// the time of plain stores throughout. So such a kernel streams only where every piece starts on a
+// 64-byte line: the base address, the piece and every
 // stride between pieces whole lines (the plan sees the addresses phase 2 will write; another address
 // there changes the speed, never the result). A kernel that streams every aligned half line too
 // (streamedBytes 32: the stride-2 gather's 16-bit rows) needs only half lines: both halves of a shared line
