@@ -153,14 +153,27 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
 
 TEST(IndexGatherBackwardPlaneChunks, IsTheDefaultForNarrowRowsOnly) {
     ThreadSetting setting(2, 1);
-    // Rows of 14: the row gather declines them, this kernel takes them before the slab scatter.
+    // Rows of 14: this kernel comes first, before the row gather (which declines them) and the slab scatter.
     const IndexBackwardCase narrow = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 4);
     const IndexBackwardRun narrowRun = test_support::runIndexBackward(narrow, "");
     EXPECT_EQ(narrowRun.implementation, kPlaneChunks);
     test_support::expectGradInputBits(narrow.expectedBits(), narrowRun, ACL_FLOAT, false);
-    // Rows of 40 floats: the row gather comes first.
-    const IndexBackwardCase wide = makeCase(geometries[10], ACL_FLOAT, ACL_INT32, 4);
+    // Rows of 40 floats, fewer than four vectors (AVX-512) or more (AVX2): this kernel, or the row gather.
+    const IndexBackwardCase middle = makeCase(geometries[10], ACL_FLOAT, ACL_INT32, 4);
+    const IndexBackwardRun middleRun = test_support::runIndexBackward(middle, "");
+    EXPECT_EQ(middleRun.implementation,
+              middleRun.plan.find("16 lanes") != std::string::npos ? kPlaneChunks : "cpu_index_gather_backward_dense")
+        << middleRun.plan;
+    // Rows of 64 floats: the row gather, which the plan says when forced.
+    const test_support::IndexGeometry wideRows{"rows of 64", {2, 3, 2, 4, 64}, {2, 2, 2},
+                                               {2, 2, 2},    {0, 0, 0},        {1, 1, 1}};
+    const IndexBackwardCase wide = makeCase(wideRows, ACL_FLOAT, ACL_INT32, 4);
     EXPECT_EQ(test_support::runIndexBackward(wide, "").implementation, "cpu_index_gather_backward_dense");
+    const IndexBackwardRun forced = test_support::runIndexBackward(wide, kPlaneChunks);
+    EXPECT_EQ(forced.status.phaseOne, 561003);
+    EXPECT_NE(forced.message.find("rows of 64 elements (4 vectors or more): the row gather measured faster"),
+              std::string::npos)
+        << forced.message;
 }
 
 }  // namespace

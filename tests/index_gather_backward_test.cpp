@@ -155,8 +155,14 @@ TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
         EXPECT_EQ(run.implementation, kGather) << run.plan;
         test_support::expectGradInputBits(problem.expectedBits(), run, type, false);
     }
+    // Float32 rows of 64 and more (with AVX-512; 32 with AVX2) too; narrower ones go to the plane-chunk gather.
+    const Geometry wideRows{"rows of 64", {2, 3, 2, 4, 64}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}};
+    const IndexBackwardCase wide = makeCase(wideRows, ACL_FLOAT, ACL_INT32, 4);
+    const IndexBackwardRun wideRun = test_support::runIndexBackward(wide, "");
+    EXPECT_EQ(wideRun.implementation, kGather) << wideRun.plan;
+    test_support::expectGradInputBits(wide.expectedBits(), wideRun, ACL_FLOAT, false);
     const IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 4);
-    const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
+    const IndexBackwardRun run = test_support::runIndexBackward(problem, kGather);
     EXPECT_EQ(run.implementation, kGather);
     // 6 planes of 4x6 rows; 2x2x2 windows do not overlap; a float32 gradInput of 18 KiB stays cached. The
     // lane count is the dispatched instruction set's (16 with AVX-512, 8 with AVX2); windows {2ow, 2ow+1}

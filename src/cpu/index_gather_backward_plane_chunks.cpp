@@ -184,6 +184,9 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
     return std::nullopt;
 }
 
+// Rows at least this many vectors wide are left to the row gather (cpu_index_gather_backward_dense).
+constexpr int64_t kRowGatherWidthInVectors = 4;
+
 PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
     // Converted first, a plane's outputs at a time, they measured slower than the slab scatter on the Zen 4
@@ -210,6 +213,14 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     }
     PlaneChunkPlan plan;
     plan.tables.lanes = planeChunkLaneCount();
+    // Rows of four vectors or more go to the row gather where it takes them: there it was level or faster
+    // (Zen 4, 1 thread, cache-resident, 2x2x2 / 2x2 at stride 2: rows of 64 0.010 ms both, of 80 0.010
+    // against 0.012, of 200 0.011 against 0.014), while on narrower rows this kernel was (rows of 32 0.009
+    // against 0.014, of 50 0.017 against 0.021, of 56 0.015 against 0.019).
+    const int64_t width = geometry.axes[2].inputSize;
+    if (width >= kRowGatherWidthInVectors * plan.tables.lanes && planIndexGatherBackwardDense(problem).accepted())
+        return PlanOutcome::decline(joinText("rows of ", width, " elements (", kRowGatherWidthInVectors,
+                                             " vectors or more): the row gather measured faster"));
     plan.tables.planeElements = planeElements;
     plan.tables.planeOutputs = geometry.outputPlaneElements();
     plan.tables.chunks = (planeElements + plan.tables.lanes - 1) / plan.tables.lanes;
