@@ -17,6 +17,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/simd_rows.h"
 
@@ -217,10 +218,7 @@ RunResult runPlanar(const PoolProblem &problem, const ImplementationPlan &made) 
 }  // namespace
 
 PlanOutcome planArgmaxForwardDense(const PoolProblem &problem) {
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"indices", &problem.indices}})
-        if (tensor->present() && !tensor->planesDense())
-            return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     return planPlanar<true>(problem);
 }
 RunResult runArgmaxForwardDense(const PoolProblem &problem, const ImplementationPlan &plan) {

@@ -17,6 +17,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/simd_argmax.h"
 
 namespace poolgrad::cpu {
@@ -65,10 +66,7 @@ bool sameWindow(const AxisWindow &a, const AxisWindow &b) {
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
     if (problem.input.type != ElementType::Float32) return PlanOutcome::decline("values are not float32");
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"indices", &problem.indices}})
-        if (tensor->present() && !tensor->planesDense())
-            return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     DenseRowsPlan plan;
     plan.windows = WindowTables::of(geometry);
     const WindowAxis &axisW = geometry.axes[2];

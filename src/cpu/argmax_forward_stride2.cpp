@@ -16,6 +16,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/simd_argmax_stride2.h"
 
 namespace poolgrad::cpu {
@@ -48,10 +49,7 @@ struct Stride2Plan final : ImplementationPlan {
 PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
     if (problem.input.type != ElementType::Float32) return PlanOutcome::decline("values are not float32");
-    for (const auto &[role, tensor] : {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-                                       std::pair{"indices", &problem.indices}})
-        if (tensor->present() && !tensor->planesDense())
-            return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const WindowAxis &axisW = geometry.axes[2];
     // Adaptive width windows qualify when they come out the same (input 2 * output + 1): the table decides.
     if (!axisW.adaptive && (axisW.kernel != 3 || axisW.stride != 2 || axisW.dilation != 1 || axisW.padBegin > 1))

@@ -26,6 +26,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/gather_match_count.h"
 #include "cpu/gather_rows.h"
@@ -139,15 +140,6 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
     return tables;
 }
 
-std::optional<std::string> layoutDecline(const PoolProblem &problem) {
-    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    for (const auto &[role, tensor] :
-         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
-          std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
-    return std::nullopt;
-}
-
 // Per thread, for INT64 indices: the cached output rows converted to int32.
 std::optional<int64_t> scratchBytes(const PoolProblem &problem) {
     if (problem.indices.type == ElementType::Int32) return int64_t{0};
@@ -155,7 +147,7 @@ std::optional<int64_t> scratchBytes(const PoolProblem &problem) {
 }
 
 PlanOutcome planGather(const PoolProblem &problem) {
-    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max())

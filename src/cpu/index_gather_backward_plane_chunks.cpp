@@ -21,6 +21,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/gather_match_count.h"
 #include "cpu/gather_plane_chunks.h"
 #include "cpu/simd_rows.h"
@@ -70,15 +71,6 @@ std::optional<std::vector<int64_t>> windowOfCoordinate(const std::vector<AxisWin
             slot = static_cast<int64_t>(o);
         }
     return owner;
-}
-
-std::optional<std::string> layoutDecline(const PoolProblem &problem) {
-    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    for (const auto &[role, tensor] :
-         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
-          std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
-    return std::nullopt;
 }
 
 // Fills the per-chunk tables; declines (a reason) when a chunk's lanes read outputs from more than two
@@ -188,7 +180,7 @@ std::optional<std::string> buildTables(const PoolGeometry &geometry, const std::
 constexpr int64_t kRowGatherWidthInVectors = 4;
 
 PlanOutcome planPlaneChunks(const PoolProblem &problem) {
-    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     // Converted first, a plane's outputs at a time, they measured slower than the slab scatter on the Zen 4
     // host (1 thread: E with INT64 indices 1.5x, E in bfloat16 1.4x, A in bfloat16 2x its time).
     if (problem.gradOutput.type != ElementType::Float32)

@@ -25,6 +25,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/gather_match_count.h"
 #include "cpu/gather_rows.h"
@@ -89,17 +90,8 @@ size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
     return most;
 }
 
-std::optional<std::string> layoutDecline(const PoolProblem &problem) {
-    if (!problem.indices.present()) return std::string("indices are implied by 1x1 windows");
-    for (const auto &[role, tensor] :
-         {std::pair{"gradOutput", &problem.gradOutput}, std::pair{"indices", &problem.indices},
-          std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
-    return std::nullopt;
-}
-
 PlanOutcome planStride2Gather(const PoolProblem &problem) {
-    if (std::optional<std::string> reason = layoutDecline(problem)) return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     if (problem.indices.type != ElementType::Int32)
         return PlanOutcome::decline("INT64 indices: the slab scatter measured faster");
     const PoolGeometry &geometry = problem.geometry;

@@ -20,6 +20,7 @@
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/simd_rows.h"
 
@@ -321,14 +322,6 @@ RunResult runPlanes(const PoolProblem &problem, const ImplementationPlan &made) 
     return {};
 }
 
-std::optional<std::string> requireDensePlanes(const PoolProblem &problem) {
-    for (const auto &[role, tensor] :
-         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->planesDense()) return std::string(role) + " planes are not dense row-major";
-    return std::nullopt;
-}
-
 bool oneDepthPlane(const PoolGeometry &geometry, const WindowTables &windows) {
     return geometry.axes[0].inputSize == 1 && geometry.axes[0].outputSize == 1 && windows.depth(0).first == 0 &&
            windows.depth(0).count == 1;
@@ -352,7 +345,7 @@ PlanesPlan planWith(const PoolProblem &problem, WindowTables windows, PlaneStrat
 }  // namespace
 
 PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem) {
-    if (std::optional<std::string> reason = requireDensePlanes(problem)) return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = recomputePlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     if (geometry.axes[1].dilation != 1 || geometry.axes[2].dilation != 1)
         return PlanOutcome::decline("dilated windows");
@@ -367,7 +360,7 @@ PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem) {
 }
 
 PlanOutcome planRecomputeArgmaxBackwardDense(const PoolProblem &problem) {
-    if (std::optional<std::string> reason = requireDensePlanes(problem)) return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = recomputePlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     WindowTables windows = WindowTables::of(geometry);
     if (problem.input.type != ElementType::Float32)

@@ -19,6 +19,7 @@
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/simd_first_match_3x3_stride2.h"
 #include "cpu/simd_rows.h"
@@ -323,10 +324,7 @@ std::optional<std::string> windowsDecline(const PoolGeometry &geometry) {
 }  // namespace
 
 PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
-    for (const auto &[role, tensor] :
-         {std::pair{"input", &problem.input}, std::pair{"output", &problem.output},
-          std::pair{"gradOutput", &problem.gradOutput}, std::pair{"gradInput", &problem.gradInput}})
-        if (!tensor->planesDense()) return PlanOutcome::decline(std::string(role) + " planes are not dense row-major");
+    if (std::optional<std::string> reason = recomputePlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     const WindowAxis &height = geometry.axes[1], &width = geometry.axes[2];
     if (std::optional<std::string> reason = windowsDecline(geometry)) return PlanOutcome::decline(*reason);
