@@ -47,6 +47,39 @@ double specialOrSmallInteger(std::mt19937 &rng) {
     }
 }
 
+// Runs the forward of channels-last `self` with the reference and with the channels-last kernel, each on 1
+// and 2 threads into poisoned channels-last outputs, and expects every run's values and indices to be the
+// first run's bit for bit. Returns the channels-last runs compared.
+int runsMatchingTheReference(const TestTensor &self, const test_support::MaxPool3dLists &lists,
+                             const std::vector<int64_t> &outShape, aclDataType type, aclDataType indexType) {
+    const std::vector<int> channelsLast{0, 2, 3, 4, 1};
+    std::vector<uint64_t> expectedOut, expectedIndices;
+    int compared = 0;
+    for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"})
+        for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+            EXPECT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+            EXPECT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+            TestTensor outTensor = TestTensor::permuted(outShape, channelsLast, type);
+            TestTensor indices = TestTensor::permuted(outShape, channelsLast, indexType);
+            outTensor.poison();
+            indices.poison();
+            const auto status = test_support::runMaxPool3dWithArgmax(self, lists, outTensor, indices);
+            EXPECT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
+            EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+            if (status.phaseOne != 0 || status.phaseTwo != 0) return compared;
+            if (expectedOut.empty()) {
+                expectedOut = pool_diff::snapshot(outTensor);
+                expectedIndices = pool_diff::snapshot(indices);
+            } else {
+                EXPECT_EQ(pool_diff::snapshot(outTensor), expectedOut);
+                EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
+                compared += std::string(name).find("channels_last") != std::string::npos;
+            }
+        }
+    return compared;
+}
+
 TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
     pool_diff::LibraryControlsGuard reset;
     ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
@@ -81,29 +114,7 @@ TEST(ChannelsLastKernels, ArgmaxForwardMatchesTheReferenceWithManyChannels) {
                      " kernel " + pool_diff::listText(lists.kernel) + " stride " + pool_diff::listText(lists.stride) +
                      " padding " + pool_diff::listText(lists.padding) + " dilation " +
                      pool_diff::listText(lists.dilation));
-        std::vector<uint64_t> expectedOut, expectedIndices;
-        for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
-            for (int threads : {1, 2}) {
-                SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
-                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
-                ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
-                TestTensor outTensor = TestTensor::permuted(outShape, channelsLast, type);
-                TestTensor indices = TestTensor::permuted(outShape, channelsLast, indexType);
-                outTensor.poison();
-                indices.poison();
-                const auto status = test_support::runMaxPool3dWithArgmax(self, lists, outTensor, indices);
-                ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
-                ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
-                if (expectedOut.empty()) {
-                    expectedOut = pool_diff::snapshot(outTensor);
-                    expectedIndices = pool_diff::snapshot(indices);
-                } else {
-                    EXPECT_EQ(pool_diff::snapshot(outTensor), expectedOut);
-                    EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
-                    accepted += std::string(name).find("channels_last") != std::string::npos;
-                }
-            }
-        }
+        accepted += runsMatchingTheReference(self, lists, outShape, type, indexType);
         if (testing::Test::HasFailure()) return;
     }
     EXPECT_EQ(accepted, 120);
@@ -151,29 +162,7 @@ void expectWideRowsMatchTheReference() {
                      std::to_string(in[0]) + "x" + std::to_string(in[1]) + "x" + std::to_string(in[2]) + " kernel " +
                      pool_diff::listText(lists.kernel) + " stride " + pool_diff::listText(lists.stride) + " padding " +
                      pool_diff::listText(lists.padding) + " dilation " + pool_diff::listText(lists.dilation));
-        std::vector<uint64_t> expectedOut, expectedIndices;
-        for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
-            for (int threads : {1, 2}) {
-                SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
-                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
-                ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
-                TestTensor outTensor = TestTensor::permuted(outShape, channelsLast, ACL_FLOAT);
-                TestTensor indices = TestTensor::permuted(outShape, channelsLast, indexType);
-                outTensor.poison();
-                indices.poison();
-                const auto status = test_support::runMaxPool3dWithArgmax(self, lists, outTensor, indices);
-                ASSERT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
-                ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
-                if (expectedOut.empty()) {
-                    expectedOut = pool_diff::snapshot(outTensor);
-                    expectedIndices = pool_diff::snapshot(indices);
-                } else {
-                    EXPECT_EQ(pool_diff::snapshot(outTensor), expectedOut);
-                    EXPECT_EQ(pool_diff::snapshot(indices), expectedIndices);
-                    accepted += std::string(name).find("channels_last") != std::string::npos;
-                }
-            }
-        }
+        accepted += runsMatchingTheReference(self, lists, outShape, ACL_FLOAT, indexType);
         if (testing::Test::HasFailure()) return;
     }
     EXPECT_EQ(accepted, 72);
