@@ -47,6 +47,10 @@ TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         IndexBackwardCase problem;
         const char *prefix, *suffix;
     };
+    // As large and with rows of whole lines, but gradInput starts 16 bytes past a line: every row's lines
+    // are shifted, so the rows are stored plainly.
+    IndexBackwardCase offsetBase = pooled({1, 1, 1, 1040, 1024}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    offsetBase.gradInputOffset = 4;
     const Expectation expectations[] = {
         // 4 planes of 12 rows for 2 threads: whole planes; an odd input row reads two output rows.
         {"2-D, whole planes", 2, pooled({1, 4, 1, 12, 64}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
@@ -70,6 +74,8 @@ TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         // bfloat16 rows of 4064 bytes: half lines, each of which the 16-bit rows stream, so they stream.
         {"bfloat16 rows of half lines", 1, pooled({1, 1, 1, 1040, 2032}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16),
          "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, streaming threads=1"},
+        {"gradInput off the line alignment", 1, offsetBase,
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=1"},
     };
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);

@@ -30,6 +30,13 @@ TestTensor makeTensor(const reference::Shape5 &shape, aclDataType type, IndexLay
     return TestTensor(dims, type);
 }
 
+TestTensor offsetContiguousTensor(const reference::Shape5 &shape, int64_t offset, aclDataType type) {
+    const std::vector<int64_t> dims(shape.begin(), shape.end());
+    std::vector<int64_t> strides(5, 1);
+    for (int axis = 3; axis >= 0; --axis) strides[static_cast<size_t>(axis)] = strides[axis + 1] * dims[axis + 1];
+    return TestTensor(dims, strides, offset, type);
+}
+
 int64_t count(const reference::Shape5 &shape) { return shape[0] * shape[1] * shape[2] * shape[3] * shape[4]; }
 
 }  // namespace
@@ -100,7 +107,9 @@ IndexBackwardRun runIndexBackward(const IndexBackwardCase &problem, const std::s
     TestTensor gradOutput = makeTensor(problem.outputShape, problem.type, problem.layout);
     TestTensor self = makeTensor(problem.inputShape, problem.type, problem.layout);
     TestTensor indices = makeTensor(problem.outputShape, problem.indexType, problem.layout);
-    TestTensor gradInput = makeTensor(problem.inputShape, problem.type, problem.layout);
+    TestTensor gradInput = problem.gradInputOffset > 0 && problem.layout == IndexLayout::Contiguous
+                               ? offsetContiguousTensor(problem.inputShape, problem.gradInputOffset, problem.type)
+                               : makeTensor(problem.inputShape, problem.type, problem.layout);
     for (int64_t i = 0; i < count(problem.outputShape); ++i) {
         gradOutput.setBits(i, reference::elementBits(problem.gradOutput[static_cast<size_t>(i)], valueType));
         const int64_t index = problem.indices[static_cast<size_t>(i)];

@@ -29,6 +29,9 @@ struct IndexBackwardCase {
     uint64_t seed = 1;
     // Share of gradients that are NaN, -0 or +-Inf (the rest are small integers and halves, exact in every type).
     double specialShare = 0.0;
+    // Elements of storage before a contiguous gradInput's first element (its base is then off the allocation's
+    // alignment); channels-last gradInputs take none.
+    int64_t gradInputOffset = 0;
 
     // Filled by prepare(): the operands' logical contents (row-major over the shapes).
     reference::Shape5 outputShape{};
