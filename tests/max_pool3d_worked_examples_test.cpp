@@ -15,6 +15,7 @@
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "support/float_bits.h"
 #include "support/max_pool3d_run.h"
+#include "support/pool_differential_helpers.h"
 #include "support/test_tensor.h"
 
 namespace {
@@ -28,33 +29,10 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
 // Bits of an exactly representable value in `type` (independent conversions of float_bits.h).
-uint64_t bitsOf(double value, aclDataType type) {
-    const float f = static_cast<float>(value);
-    switch (type) {
-        case ACL_FLOAT:
-            return test_support::bitsFromFloat(f);
-        case ACL_FLOAT16:
-            return test_support::halfFromFloat(f);
-        case ACL_BF16:
-            return test_support::bfloat16FromFloat(f);
-        default:
-            ADD_FAILURE() << "bitsOf: unexpected dtype";
-            return 0;
-    }
-}
+// Element bits of a value rounded once to the tensor's type (pool_differential_helpers.h).
+uint64_t bitsOf(double value, aclDataType type) { return pool_diff::toBits(static_cast<float>(value), type); }
 
-bool isNanBits(uint64_t bits, aclDataType type) {
-    switch (type) {
-        case ACL_FLOAT:
-            return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
-        case ACL_FLOAT16:
-            return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
-        case ACL_BF16:
-            return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
-        default:
-            return false;
-    }
-}
+bool isNanBits(uint64_t bits, aclDataType type) { return pool_diff::isNanBits(static_cast<uint32_t>(bits), type); }
 
 TestTensor filled(const std::vector<int64_t> &shape, aclDataType type, const std::vector<double> &values) {
     TestTensor tensor(shape, type);

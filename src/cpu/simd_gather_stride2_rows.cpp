@@ -73,7 +73,7 @@ HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Ve
 HWY_ALIGN constexpr int32_t kEvenColumns[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 
 // Stores the first `count` (at most all) lanes of sums to `at` as float32, or as float16 / bfloat16 bits
-// (Out = Float16Bits / BFloat16Bits); whole vectors stream where aligned.
+// (Out = Float16Bits; bfloat16 blocks are stored by storeSixteenBitBlock); whole vectors stream where aligned.
 struct Float16Bits {
     uint16_t bits;
 };
@@ -90,12 +90,9 @@ HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t 
         hn::Store(sums, df, values);
         std::memcpy(at, values, static_cast<size_t>(count) * sizeof(float));
     } else {
+        static_assert(std::is_same_v<Out, Float16Bits>);
         const hn::Rebind<uint16_t, FloatTag> d16;
-        hn::Vec<decltype(d16)> bits;
-        if constexpr (std::is_same_v<Out, Float16Bits>)
-            bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
-        else
-            bits = hn::DemoteTo(d16, hn::BitCast(IndexTag(), hn::ShiftRight<16>(BFloat16InUpperHalves(df, sums))));
+        const auto bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
         uint16_t *to = &at->bits;
         if (count == lanes) return storeVector(d16, bits, to, streaming);
         HWY_ALIGN uint16_t values[16];
@@ -221,19 +218,22 @@ HWY_INLINE void storeSixteenBitBlock(D16 d16, hn::Vec<D16> bits, uint16_t *HWY_R
 template <typename Out>
 HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums, Out *HWY_RESTRICT at, int64_t left,
                            const StoreMode &store) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
-#if HWY_TARGET != HWY_SCALAR
     if constexpr (std::is_same_v<Out, BFloat16Bits>) {
+#if HWY_TARGET != HWY_SCALAR  // one lane: bfloat16 rows go through a row of sums (planeRows)
         // Rounding works per lane, so the even and odd sums are rounded before they meet.
         const hn::Repartition<uint16_t, FloatTag> d16;
-        return storeSixteenBitBlock(d16, BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction),
-                                    &at->bits, left, store.streaming);
-    }
+        storeSixteenBitBlock(d16, BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction),
+                             &at->bits, left, store.streaming);
+#else
+        static_assert(!std::is_same_v<Out, BFloat16Bits>, "one lane rounds bfloat16 through a row of sums");
 #endif
-    hn::Vec<FloatTag> lower, upper;
-    interleave(evenSums, oddSums, lower, upper);
-    storeSums(lower, at, std::min(left, lanes), store.streaming);
-    if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), store.streaming);
+    } else {
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+        hn::Vec<FloatTag> lower, upper;
+        interleave(evenSums, oddSums, lower, upper);
+        storeSums(lower, at, std::min(left, lanes), store.streaming);
+        if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), store.streaming);
+    }
 }
 
 // Blocks of an input row of `width` columns whose positions start at rowStart (a plain loop in each

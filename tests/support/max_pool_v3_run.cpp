@@ -156,18 +156,7 @@ std::vector<uint64_t> loadLogicalBits(const TestTensor &tensor, bool nhwc, int64
 
 uint64_t bitsIn(aclDataType type, float value) { return pool_diff::toBits(value, type); }
 
-bool bitsAreNan(aclDataType type, uint64_t bits) {
-    switch (type) {
-        case ACL_FLOAT:
-            return std::isnan(test_support::floatFromBits(static_cast<uint32_t>(bits)));
-        case ACL_FLOAT16:
-            return std::isnan(test_support::floatFromHalf(static_cast<uint16_t>(bits)));
-        case ACL_BF16:
-            return std::isnan(test_support::floatFromBfloat16(static_cast<uint16_t>(bits)));
-        default:
-            return false;
-    }
-}
+bool bitsAreNan(aclDataType type, uint64_t bits) { return pool_diff::isNanBits(static_cast<uint32_t>(bits), type); }
 
 test_support::TestTensor filled(const std::vector<int64_t> &shape, aclDataType type,
                                 const std::vector<double> &values) {
