@@ -143,6 +143,7 @@ def cache_resident_section(cases, run, cache_dir):
          "| case | poolgrad cache-resident, 1 thread | poolgrad computation at X's size | X's DRAM floor | computation + floor "
          "| X measured (warm / cold) | PyTorch computation at X's size | oneDNN best computation at X's size |",
          "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    other = []
     for companion in organise(cache_rows):
         name = companion["name"]
         if not name.endswith("-cache") or name[: -len("-cache")] not in standard:
@@ -159,12 +160,36 @@ def cache_resident_section(cases, run, cache_dir):
         mine = headline(companion)
         if mine is None or "warm" not in mine:
             continue
+        # Plans choose by size: a companion may dispatch another implementation than its case does. Its
+        # forced row of the case's implementation (the companions run every implementation) is then used.
+        own, companions = dispatched(headline(case)), dispatched(mine)
+        mark = ""
+        if own and companions and own != companions:
+            forced = companion["contenders"].get("poolgrad:" + own)
+            if forced is not None and "warm" in forced:
+                mine = forced
+                other.append(f"{case['name']} runs `{own}`, its companion dispatches `{companions}`: the row is "
+                             f"`{own}`'s, forced on the companion")
+            else:
+                other.append(f"{case['name']} runs `{own}`, its companion `{companions}`: the row is the companion's")
+            mark = " †"
         computation = mine["warm"]["min"] * scale
-        L.append(f"| {case['name']} | {mine['warm']['min']:.3f} | {computation:.2f} | {floor:.2f} | "
+        L.append(f"| {case['name']}{mark} | {mine['warm']['min']:.3f} | {computation:.2f} | {floor:.2f} | "
                  f"{computation + floor:.2f} | {ms_pair(headline(case))} | "
                  f"{scaled(best_of(companion, 'torch', 'warm'))} | {scaled(best_of(companion, 'onednn', 'warm'))} |")
     L.append("")
+    if other:
+        L.extend(["† The plan chose another implementation for the companion than for the case itself (plans choose "
+                  "by size): " + "; ".join(other) + ".", ""])
     return L
+
+
+def dispatched(contender):
+    """The implementation poolgrad's headline dispatched, from its note ('dispatched: NAME')."""
+    if contender is None:
+        return None
+    note = contender.get("note") or ""
+    return note.split("dispatched: ")[1].split(";")[0].split(",")[0].strip() if "dispatched: " in note else None
 
 
 def thread_scaling_section(cases, run, one_thread_dir):

@@ -176,7 +176,7 @@ EOF
   echo "== run (bench/cache_resident_cases.txt: one thread, warm) =="
   mkdir -p "$build/results-cache"
   rm -f "$build/results-cache"/results.csv "$build/results-cache"/run.json
-  "$build/bench/poolgrad_bench" --cases bench/cache_resident_cases.txt --threads 1 --modes warm --no-impls \
+  "$build/bench/poolgrad_bench" --cases bench/cache_resident_cases.txt --threads 1 --modes warm \
     --out "$build/results-cache" "${quick[@]}" | tee "$build/results-cache/console.txt"
   # Issue #12 asks for 1 and 2 threads: the standard set again on one thread (only each library's chosen
   # kernel: --no-impls), for the report's scaling table.
