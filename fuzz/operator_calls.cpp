@@ -1381,6 +1381,8 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
     const uint8_t threads = in.byte();
     poolgradSetNumThreads(threads & 1 ? 2 : 1);
     poolgradSetParallelThreshold(threads & 2 ? 1 : 0);
+    // Streaming stores wherever a kernel can stream: the fuzzer's small tensors never reach 4 MiB.
+    poolgradSetStreamingStores(threads & 4 ? POOLGRAD_STREAMING_STORES_ALWAYS : POOLGRAD_STREAMING_STORES_AUTOMATIC);
 
     const Checks checks{e, small, opIndex, indices, gradOutputBits, origInputBits, origOutputBits};
     const bool judged = runAndJudge(call, checks, forced);
@@ -1391,6 +1393,7 @@ void fuzzOperatorCall(FuzzInput &in, int opIndex) {
         }
     poolgradSetNumThreads(1);
     poolgradSetParallelThreshold(0);
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_AUTOMATIC);
 }
 
 }  // namespace poolgrad_fuzz

@@ -26,6 +26,24 @@ ACL_FUNC_VISIBILITY aclError poolgradSetParallelThreshold(int64_t elementsPerThr
 /** The number of threads operators will use now. */
 ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
 /**
+ * Whether outputs are written with streaming (non-temporal) stores, which bypass the caches. AUTOMATIC
+ * streams outputs over 4 MiB: fastest when the operands come from DRAM. NEVER suits loops that run the
+ * same buffers again and again while they fit in the last-level cache: streaming would send the output
+ * to DRAM each time, and ordinary stores leave it in the cache (1.2-2.3x faster there, 1.2-2.0x slower
+ * from DRAM, measured on 8-16 MiB outputs). ALWAYS streams every output. Either way a kernel streams
+ * only where its vectors fill whole cache lines (otherwise a line would be read back from memory), and
+ * results are bit-identical for every choice. DEFAULT returns to the environment variable
+ * POOLGRAD_STREAMING_STORES ("automatic", "never" or "always") if set, else AUTOMATIC. Phase 1 reads the
+ * choice: executors made earlier keep theirs. Another value: 100000.
+ */
+#define POOLGRAD_STREAMING_STORES_DEFAULT 0
+#define POOLGRAD_STREAMING_STORES_AUTOMATIC 1
+#define POOLGRAD_STREAMING_STORES_NEVER 2
+#define POOLGRAD_STREAMING_STORES_ALWAYS 3
+ACL_FUNC_VISIBILITY aclError poolgradSetStreamingStores(int32_t choice);
+/** The choice phase 1 will use now: POOLGRAD_STREAMING_STORES_AUTOMATIC, _NEVER or _ALWAYS. */
+ACL_FUNC_VISIBILITY int32_t poolgradGetStreamingStores(void);
+/**
  * Implementations of the operators, in the order they are tried (fastest first, the reference last).
  * poolgradImplementationName returns nullptr for an index outside [0, poolgradImplementationCount()).
  */

@@ -1,4 +1,4 @@
-"""poolgrad's own controls (poolgrad/poolgrad.h): threads, implementation list, version."""
+"""poolgrad's own controls (poolgrad/poolgrad.h): threads, streaming stores, implementation list, version."""
 
 from contextlib import contextmanager
 
@@ -22,6 +22,29 @@ def set_num_threads(count: int) -> None:
 
 def get_num_threads() -> int:
     return int(library.poolgradGetNumThreads())
+
+
+# poolgradSetStreamingStores' choices (POOLGRAD_STREAMING_STORES_*), by the names the environment variable takes.
+_STREAMING_CHOICES = {"default": 0, "automatic": 1, "never": 2, "always": 3}
+
+
+def set_streaming_stores(choice) -> None:
+    """Whether large outputs bypass the caches: "automatic" (outputs over 4 MiB), "never" (loops over the
+    same cache-resident buffers), "always", or "default" (POOLGRAD_STREAMING_STORES, else automatic).
+    Results are the same for every choice; phase 1 of each call reads it."""
+    code = _STREAMING_CHOICES.get(choice, choice) if isinstance(choice, str) else int(choice)
+    if isinstance(code, str):  # an unknown name: the library's own refusal names the rule
+        code = -1
+    status = library.poolgradSetStreamingStores(code)
+    if status != 0:
+        raise PoolgradError(status, _recent_message() + f" (choice {choice!r}; names: "
+                            + ", ".join(_STREAMING_CHOICES) + ")", "poolgradSetStreamingStores")
+
+
+def get_streaming_stores() -> str:
+    """The choice in force: "automatic", "never" or "always"."""
+    code = int(library.poolgradGetStreamingStores())
+    return next(name for name, value in _STREAMING_CHOICES.items() if value == code)
 
 
 def implementations():

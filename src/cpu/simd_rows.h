@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/data_type.h"
+#include "core/streaming_stores.h"
 #include "core/strided_tensor.h"
 
 namespace poolgrad::cpu {
@@ -52,7 +53,16 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
 // 2-core machines measured; 8 MiB made a 6 MiB output 1.5x slower from DRAM and no faster from L3).
 // For writers that stream whole cache lines only (storeFloatRow) and write few long runs (the slab
 // scatter's slabs); a kernel that writes row by row asks the overload below.
+// poolgradSetStreamingStores can turn the size rule off (never) or make every output qualify (always).
 inline bool streamingStoresPay(const StridedTensor &output) {
+    switch (streamingStoresChoice()) {
+        case StreamingStores::Never:
+            return false;
+        case StreamingStores::Always:
+            return output.elementCount() > 0;
+        case StreamingStores::Automatic:
+            break;
+    }
     const std::optional<int64_t> bytes = checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
     return !bytes || *bytes > (int64_t{4} << 20);
 }

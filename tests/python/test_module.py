@@ -277,6 +277,27 @@ def test_thread_count_control():
     assert pg.version().count(".") == 2
 
 
+def test_streaming_stores_control_and_results_do_not_depend_on_it():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 8, 16, 64)).astype(np.float32)
+    try:
+        results = {}
+        for choice in ("never", "always", "automatic"):
+            pg.set_streaming_stores(choice)
+            assert pg.get_streaming_stores() == choice
+            out, indices = pg.max_pool3d_with_argmax(x, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False)
+            grad = pg.max_pool3d_with_argmax_backward(np.ones_like(out), x, indices, [2, 2, 2], [2, 2, 2],
+                                                      [0, 0, 0], [1, 1, 1], False)
+            results[choice] = (out.tobytes(), indices.tobytes(), grad.tobytes())
+        assert results["never"] == results["always"] == results["automatic"]
+        with pytest.raises(pg.PoolgradError) as refused:
+            pg.set_streaming_stores("sometimes")
+        assert "sometimes" in str(refused.value) and "choice" in str(refused.value)
+        assert pg.get_streaming_stores() == "automatic", "a refused choice must not be applied"
+    finally:
+        pg.set_streaming_stores("default")
+
+
 def test_missing_library_is_a_clear_import_error(tmp_path):
     environment = dict(os.environ, POOLGRAD_LIBRARY=str(tmp_path / "missing.so"))
     result = subprocess.run([sys.executable, "-c", "import poolgrad"], env=environment, capture_output=True,

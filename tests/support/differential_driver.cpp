@@ -73,12 +73,21 @@ OperatorCall indexBackwardCall(const std::string &problem, Operand &gradOutput, 
 DifferentialDriver::~DifferentialDriver() {
     poolgradForceImplementation(nullptr);
     poolgradSetNumThreads(0);
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
     poolgradSetParallelThreshold(0);
 }
 
 bool DifferentialDriver::run(OperatorCall &call, const std::vector<int32_t> &threadCounts) {
     SCOPED_TRACE(call.trace);
     ++cases_;
+    // Every other case with streaming stores wherever the kernels can stream: the random problems are far
+    // smaller than the 4 MiB from which they stream otherwise, and their streaming paths must be as exact
+    // and stay inside the views as well.
+    const bool streamingAlways = cases_ % 2 == 0;
+    SCOPED_TRACE(streamingAlways ? "streaming stores: always" : "streaming stores: automatic");
+    EXPECT_EQ(poolgradSetStreamingStores(streamingAlways ? POOLGRAD_STREAMING_STORES_ALWAYS
+                                                         : POOLGRAD_STREAMING_STORES_AUTOMATIC),
+              ACL_SUCCESS);
     const bool compareThreads = threadCounts.size() > 1;
     if (compareThreads) EXPECT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
     for (const std::string &name : implementationChoices(call.task)) {
@@ -103,6 +112,7 @@ bool DifferentialDriver::run(OperatorCall &call, const std::vector<int32_t> &thr
         if (isReference(name)) EXPECT_TRUE(accepted) << name << " must accept every problem";
     }
     poolgradSetNumThreads(0);
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
     if (compareThreads) poolgradSetParallelThreshold(0);
     return !testing::Test::HasFailure();
 }

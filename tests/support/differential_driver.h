@@ -2,7 +2,8 @@
 // hold the inputs, its check knows the reference's answer), and the driver runs it the same way for all of
 // them: outputs poisoned before every run, the default choice and then every implementation of the call's
 // task forced (enumerated at run time, so new implementations are covered without a test change),
-// optionally at 1, 2 and 3 threads with bit-identical results, inputs and storage outside every view
+// optionally at 1, 2 and 3 threads with bit-identical results, every other case with streaming stores
+// wherever a kernel can stream (poolgradSetStreamingStores always), inputs and storage outside every view
 // untouched, and a declining implementation leaving the outputs as poisoned as it found them. It counts per
 // implementation how many cases it was offered and accepted, so that a suite can assert that no fast path
 // silently declines (almost) everything.

@@ -1,0 +1,128 @@
+// poolgradSetStreamingStores / POOLGRAD_STREAMING_STORES: the choice is validated, read by phase 1 (the
+// plan text says streaming or cached), and never changes a result. The random suites run every other case
+// with streaming stores always (tests/support/differential_driver.cpp).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdlib>
+#include <string>
+
+#include "acl/acl.h"
+#include "poolgrad/poolgrad.h"
+#include "support/index_backward_case.h"
+
+namespace {
+
+using test_support::IndexBackwardCase;
+using test_support::IndexBackwardRun;
+using test_support::ThreadSetting;
+
+constexpr const char *kStride2Gather = "cpu_index_gather_backward_stride2";
+
+// Restores the default choice and the environment variable however a test ends.
+class ChoiceRestorer {
+public:
+    ChoiceRestorer() {
+        if (const char *value = std::getenv("POOLGRAD_STREAMING_STORES")) saved_ = value, hadValue_ = true;
+    }
+    ~ChoiceRestorer() {
+        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+        if (hadValue_)
+            setenv("POOLGRAD_STREAMING_STORES", saved_.c_str(), 1);
+        else
+            unsetenv("POOLGRAD_STREAMING_STORES");
+    }
+
+private:
+    std::string saved_;
+    bool hadValue_ = false;
+};
+
+IndexBackwardCase stride2Problem(reference::Shape5 shape) {
+    IndexBackwardCase problem;
+    problem.inputShape = shape;
+    problem.params.kernel = {1, 3, 3};
+    problem.params.stride = {1, 2, 2};
+    problem.params.padding = {0, 1, 1};
+    problem.type = ACL_FLOAT;
+    problem.prepare();
+    return problem;
+}
+
+// The stride-2 gather's plan ends "..., <lanes> lanes, streaming threads=1" or "... cached threads=1".
+std::string storesOf(const IndexBackwardRun &run) {
+    if (run.plan.find(" lanes, streaming ") != std::string::npos) return "streaming";
+    if (run.plan.find(" lanes, cached ") != std::string::npos) return "cached";
+    return "neither: " + run.plan;
+}
+
+TEST(StreamingStoresChoice, SetGetAndRefusals) {
+    ChoiceRestorer restore;
+    unsetenv("POOLGRAD_STREAMING_STORES");
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT), ACL_SUCCESS);
+    EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_AUTOMATIC);
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER), ACL_SUCCESS);
+    EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_NEVER);
+    for (int32_t refused : {-1, 4, 1 << 30}) {
+        EXPECT_EQ(poolgradSetStreamingStores(refused), ACL_ERROR_INVALID_PARAM);
+        const std::string message = aclGetRecentErrMsg();
+        EXPECT_NE(message.find("poolgradSetStreamingStores: choice"), std::string::npos) << message;
+        EXPECT_NE(message.find("got " + std::to_string(refused)), std::string::npos) << message;
+        EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_NEVER) << "a refused choice was applied";
+    }
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_ALWAYS), ACL_SUCCESS);
+    EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_ALWAYS);
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_AUTOMATIC), ACL_SUCCESS);
+    EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_AUTOMATIC);
+}
+
+TEST(StreamingStoresChoice, EnvironmentVariableIsTheDefault) {
+    ChoiceRestorer restore;
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT), ACL_SUCCESS);
+    const std::array<std::pair<const char *, int32_t>, 4> values = {{{"never", POOLGRAD_STREAMING_STORES_NEVER},
+                                                                     {"always", POOLGRAD_STREAMING_STORES_ALWAYS},
+                                                                     {"automatic", POOLGRAD_STREAMING_STORES_AUTOMATIC},
+                                                                     {"sometimes", POOLGRAD_STREAMING_STORES_AUTOMATIC}}};
+    for (const auto &[text, choice] : values) {
+        SCOPED_TRACE(text);
+        setenv("POOLGRAD_STREAMING_STORES", text, 1);
+        EXPECT_EQ(poolgradGetStreamingStores(), choice);
+    }
+    // A choice set through the API wins over the variable.
+    setenv("POOLGRAD_STREAMING_STORES", "always", 1);
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER), ACL_SUCCESS);
+    EXPECT_EQ(poolgradGetStreamingStores(), POOLGRAD_STREAMING_STORES_NEVER);
+}
+
+TEST(StreamingStoresChoice, PlansFollowTheChoiceAndResultsDoNot) {
+    ChoiceRestorer restore;
+    ThreadSetting threads(1, 0);
+    // 4.2 MB of gradInput in rows of whole lines: streamed by the automatic choice; 64 KB: not.
+    const IndexBackwardCase large = stride2Problem({1, 1, 1, 1040, 1024});
+    const IndexBackwardCase small = stride2Problem({1, 4, 1, 64, 64});
+    // Rows of 4080 bytes: never streamed, whatever the choice (a line would take both kinds of store).
+    const IndexBackwardCase partialLines = stride2Problem({1, 1, 1, 1040, 1020});
+    struct Expectation {
+        int32_t choice;
+        const IndexBackwardCase *problem;
+        const char *label, *stores;
+    };
+    const Expectation expectations[] = {
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, &large, "automatic, large", "streaming"},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, &small, "automatic, small", "cached"},
+        {POOLGRAD_STREAMING_STORES_NEVER, &large, "never, large", "cached"},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, &small, "always, small", "streaming"},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, &partialLines, "always, rows of partial lines", "cached"},
+    };
+    for (const Expectation &expectation : expectations) {
+        SCOPED_TRACE(expectation.label);
+        ASSERT_EQ(poolgradSetStreamingStores(expectation.choice), ACL_SUCCESS);
+        const IndexBackwardRun run = test_support::runIndexBackward(*expectation.problem, kStride2Gather);
+        ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+        EXPECT_EQ(storesOf(run), expectation.stores) << run.plan;
+        test_support::expectGradInputBits(expectation.problem->expectedBits(), run, ACL_FLOAT, false);
+    }
+}
+
+}  // namespace
