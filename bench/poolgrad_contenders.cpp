@@ -356,6 +356,15 @@ void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &se
     // The headline: what the library dispatches (the first implementation of its list that accepts).
     const size_t headline = set.contenders.size();
     makeContender("poolgrad", "", true);
+    // Where the headline's plan streams its outputs past the caches, the same dispatch with ordinary stores
+    // (poolgradSetStreamingStores never): the other side of that trade, measured in the same run.
+    set.contenders[headline].run();
+    poolgradRunReport report{};
+    if (poolgradGetLastRunReport(&report) == ACL_SUCCESS && std::strstr(report.plan, "streaming") != nullptr) {
+        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER);
+        makeContender("poolgrad:streaming-never", "", false);
+        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+    }
     bool first = true;
     for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
         const std::string name = poolgradImplementationName(i);

@@ -184,6 +184,32 @@ def cache_resident_section(cases, run, cache_dir):
     return L
 
 
+def streaming_section(cases):
+    """The cases whose headline streams its output past the caches, beside the same dispatch with ordinary
+    stores (the bench's `poolgrad:streaming-never` row): the trade poolgradSetStreamingStores lets users make."""
+    rows = [(case, headline(case), case["contenders"].get("poolgrad:streaming-never")) for case in cases]
+    rows = [(case, head, never) for case, head, never in rows if head is not None and never is not None]
+    if not rows:
+        return []
+    L = ["### Streaming stores or ordinary stores", "",
+         "Where poolgrad's headline writes its output with streaming stores (automatic: outputs over 4 MiB), the "
+         "same dispatch ran with ordinary stores too (`poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER)`"
+         ", `POOLGRAD_STREAMING_STORES=never`; row `poolgrad:streaming-never`). Warm, the operands are in the "
+         "last-level cache and ordinary stores leave the output there; cold, every output line is first read "
+         "from memory and evicts dirty lines. Times in ms, warm / cold medians; ratios as in the summary.", "",
+         "| case | automatic (headline) | never | never / automatic | oneDNN best | vs oneDNN: automatic | "
+         "vs oneDNN: never | PyTorch | vs PyTorch: automatic | vs PyTorch: never |",
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for case, head, never in rows:
+        best = best_of(case, "onednn", "cold") or best_of(case, "onednn", "warm")
+        torch = best_of(case, "torch", "cold") or best_of(case, "torch", "warm")
+        L.append(f"| {case['name']} | {ms_pair(head)} | {ms_pair(never)} | {ratio_pair(never, head)} | "
+                 f"{ms_pair(best)} | {ratio_pair(best, head)} | {ratio_pair(best, never)} | {ms_pair(torch)} | "
+                 f"{ratio_pair(torch, head)} | {ratio_pair(torch, never)} |")
+    L.append("")
+    return L
+
+
 def dispatched(contender):
     """The implementation poolgrad's headline dispatched, from its note ('dispatched: NAME')."""
     if contender is None:
@@ -446,6 +472,7 @@ def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one
         L.append("*(chart not generated: matplotlib was not available)*")
     L.append("")
     L.extend(traffic_section(cases, dram))
+    L.extend(streaming_section(cases))
     L.extend(demote(cache_resident_section(cases, run, cache_dir)))
     L.extend(thread_scaling_section(cases, run, one_thread_dir))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
@@ -567,7 +594,9 @@ def write_markdown(sections, md_path):
              "(f32: 1e-5 relative; f16 2e-3, bf16 1.6e-2); 16-bit inputs have ties, where libraries may pick "
              "different elements.")
     L.append("- poolgrad's **headline** is what the library dispatches; `poolgrad:<name>` rows force each other "
-             "implementation of its list that accepts the case (`poolgradForceImplementation`).")
+             "implementation of its list that accepts the case (`poolgradForceImplementation`), and "
+             "`poolgrad:streaming-never` is the headline's dispatch with ordinary stores where the headline streams "
+             "its output (`poolgradSetStreamingStores`).")
     L.append("- The peers run at their own best: PyTorch is the current release from PyPI (its `libtorch_cpu`, "
              "its default CPU capability), oneDNN its default ISA; all three use the same threads of one OpenMP "
              "runtime (bench/README.md, \"What each peer runs with\").")
