@@ -21,6 +21,7 @@
 #include "support/max_pool_v3_run.h"
 #include "support/max_pool_v3_validation.h"
 #include "support/phase_one_check.h"
+#include "support/pool_differential_helpers.h"
 #include "support/test_tensor.h"
 #include "support/validation_cases.h"
 
@@ -296,6 +297,36 @@ TEST(V3ForwardValidation, EmptyXIsANoOp) {
     TestTensor emptyX({0, 2, 4, 4}, ACL_FLOAT), emptyY({0, 2, 2, 2}, ACL_FLOAT);
     expectSuccess(max_pool_v3_test::runMaxPoolV3WithAttrs(
         emptyX, {{1, 1, 2, 2}, {1, 1, 2, 2}, nullptr, std::nullopt, nullptr, false, false}, emptyY));
+}
+
+// A channels-last forward without indices streams its values when they exceed 4 MiB, as one with indices
+// does (it used to ask whether its absent indices were large enough, and never streamed), and gives the
+// reference's values bit for bit.
+TEST(V3WithAttrsStreaming, LargeNhwcValuesStreamWithoutIndices) {
+    pool_diff::LibraryControlsGuard reset;
+    poolgradSetNumThreads(1);
+    std::mt19937 rng(53);
+    std::vector<double> x(static_cast<size_t>(260 * 258 * 64));
+    for (double &value : x) value = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
+    const TestTensor input = filled({1, 260, 258, 64}, ACL_FLOAT, x);
+    const V3Attributes attributes{{1, 3, 3, 1}, {1, 2, 2, 1}, "VALID", std::nullopt, "NHWC", false, false};
+    std::vector<uint64_t> expected;
+    for (const char *name : {"cpu_argmax_forward_reference", "cpu_argmax_forward_channels_last"}) {
+        SCOPED_TRACE(name);
+        ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+        TestTensor y({1, 129, 128, 64}, ACL_FLOAT);  // poisoned; 4 MiB + 32 KiB
+        expectSuccess(max_pool_v3_test::runMaxPoolV3WithAttrs(input, attributes, y));
+        EXPECT_EQ(y.bytesOutsideViewChanged(), 0);
+        poolgradRunReport report{};
+        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        EXPECT_STREQ(report.implementation, name);
+        if (expected.empty()) {
+            expected = pool_diff::snapshot(y);
+        } else {
+            EXPECT_NE(std::string(report.plan).find("streaming stores"), std::string::npos) << report.plan;
+            EXPECT_EQ(pool_diff::snapshot(y), expected);
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------- differential tests

@@ -192,9 +192,10 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     plan.largestWindow = *positions;
     plan.largestRows = rows;
     plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
-    // Position by position: the channels of one position are a piece of both outputs.
-    plan.streaming =
-        streamingStoresPay(problem.output, geometry.channels) && streamingStoresPay(problem.indices, geometry.channels);
+    // Position by position: the channels of one position are a piece of both outputs (values only for
+    // MaxPoolV3WithAttrs, which has no indices).
+    plan.streaming = streamingStoresPay(problem.output, geometry.channels) &&
+                     (!problem.indices.present() || streamingStoresPay(problem.indices, geometry.channels));
     if (plan.wholeRows) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);
         if (plan.congruentRun.count == 0) plan.congruentRun = CongruentRun{};

@@ -423,6 +423,7 @@ struct LibraryControlsGuard {
         poolgradForceImplementation(nullptr);
         poolgradSetNumThreads(0);
         poolgradSetParallelThreshold(0);
+        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
     }
 };
 
