@@ -4,7 +4,7 @@
 // first and evicting the operands, but when the operands are already in the last-level cache (the same
 // buffers run again and again) they push the output out to DRAM where ordinary stores would leave it in
 // the cache. Measured both ways on the Zen 4 host (bench/analysis.md): automatic is 1.2-2.0x faster cold
-// and 1.2-2.3x slower warm than never, on outputs of 8-16 MiB.
+// and 1.1-2.3x slower warm than never, on outputs of 8-16 MiB (two sessions, several runs).
 #pragma once
 
 #include <cstdint>
