@@ -32,9 +32,8 @@ def set_streaming_stores(choice) -> None:
     """Whether large outputs bypass the caches: "automatic" (outputs over 4 MiB), "never" (loops over the
     same cache-resident buffers), "always", or "default" (POOLGRAD_STREAMING_STORES, else automatic).
     Results are the same for every choice; phase 1 of each call reads it."""
-    code = _STREAMING_CHOICES.get(choice, choice) if isinstance(choice, str) else int(choice)
-    if isinstance(code, str):  # an unknown name: the library's own refusal names the rule
-        code = -1
+    # An unknown name goes to the library as -1, so that its own refusal names the rule.
+    code = _STREAMING_CHOICES.get(choice, -1) if isinstance(choice, str) else int(choice)
     status = library.poolgradSetStreamingStores(code)
     if status != 0:
         raise PoolgradError(status, _recent_message() + f" (choice {choice!r}; names: "

@@ -70,13 +70,6 @@ OperatorCall indexBackwardCall(const std::string &problem, Operand &gradOutput, 
     return call;
 }
 
-DifferentialDriver::~DifferentialDriver() {
-    poolgradForceImplementation(nullptr);
-    poolgradSetNumThreads(0);
-    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
-    poolgradSetParallelThreshold(0);
-}
-
 bool DifferentialDriver::run(OperatorCall &call, const std::vector<int32_t> &threadCounts) {
     SCOPED_TRACE(call.trace);
     ++cases_;

@@ -64,8 +64,6 @@ struct Acceptance {
 class DifferentialDriver {
 public:
     explicit DifferentialDriver(std::string suite) : suite_(std::move(suite)) {}
-    // Forced implementation, thread count and parallel threshold go back to the defaults however a test ends.
-    ~DifferentialDriver();
     DifferentialDriver(const DifferentialDriver &) = delete;
     DifferentialDriver &operator=(const DifferentialDriver &) = delete;
 
@@ -83,6 +81,9 @@ public:
     int cases() const { return cases_; }
 
 private:
+    // Forced implementation, thread count, parallel threshold and streaming choice go back to the defaults
+    // however a test ends.
+    LibraryControlsGuard controls_;
     std::string suite_;
     std::map<std::string, Acceptance> acceptance_;
     int cases_ = 0;
