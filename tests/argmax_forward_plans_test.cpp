@@ -70,8 +70,32 @@ TEST(ArgmaxForwardPlans, RowSearchPlanNamesItsWindowsLoadsAndThreads) {
         std::make_pair(std::string("cpu_argmax_forward_dense_rows"),
                        std::string("row vectors: 4 windows k3 s2 d1 from column -1, pairs loads, up to 3 padded rows; "
                                    "8 output rows on 2 threads")));
-    // The default choice for dense float32 planes is the row search.
-    EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_dense_rows");
+    // Rows wider than a vector go to the row search by default (windows 2 wide: not the stride-2 forward's).
+    const Forward wide{{1, 2, 1, 4, 40}, {1, 2, 1, 2, 20}, {{1, 2, 2}, {1, 2, 2}, {0}}};
+    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_dense_rows");
+}
+
+// Rows of 4 columns fit in a vector on every x86-64 target (4 to 16 lanes).
+TEST(ArgmaxForwardPlans, NarrowRowsPlanNamesItsColumnsTapsAndThreads) {
+    const Setting setting(2);
+    // 2 planes of 6x4, k3 s2 p1: 3x2 outputs; W windows {0,1} and {1,2,3} (clipped to the row): up to 3 taps;
+    // 3 rows per window; 2 planes x 3 output rows = 6 work items on the 2 threads.
+    const Forward narrow{{1, 2, 1, 6, 4}, {1, 2, 1, 3, 2}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
+    const auto [implementation, plan] = planOf(narrow, nullptr);
+    EXPECT_EQ(implementation, "cpu_argmax_forward_narrow_rows");
+    EXPECT_EQ(plan.rfind("column vectors: rows of 4 in ", 0), 0u) << plan;
+    EXPECT_NE(plan.find(" lanes, 2 windows of up to 3 columns, up to 3 rows; 6 output rows on 2 threads"),
+              std::string::npos)
+        << plan;
+    // Forced onto rows wider than any vector, it declines and says why.
+    TestTensor self({1, 1, 1, 2, 40}, ACL_FLOAT), out({1, 1, 1, 1, 20}, ACL_FLOAT), indices({1, 1, 1, 1, 20}, ACL_INT32);
+    ASSERT_EQ(poolgradForceImplementation("cpu_argmax_forward_narrow_rows"), ACL_SUCCESS);
+    const test_support::TwoPhaseStatus status =
+        test_support::runMaxPool3dWithArgmax(self, {{1, 2, 2}, {1, 2, 2}, {0}}, out, indices);
+    EXPECT_EQ(status.phaseOne, 561003);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("rows of 40 columns and 20 windows do not fit in one vector of"),
+              std::string::npos)
+        << aclGetRecentErrMsg();
 }
 
 TEST(ArgmaxForwardPlans, RowSearchLoadsFollowTheStride) {
@@ -158,8 +182,8 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB (the row search is faster from DRAM).
     declines(Forward{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
              "an input of 4259840 bytes, over 4194304: the row search is faster from DRAM");
-    // Unforced, the row search takes the narrow rows.
-    EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_dense_rows");
+    // Unforced, rows that fit in a vector go to the narrow-rows search.
+    EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_narrow_rows");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// The vector searches of the argmax forwards (cpu_argmax_forward_dense_rows, cpu_argmax_forward_channels_last),
+// The vector searches of the argmax forwards (cpu_argmax_forward_dense_rows, cpu_argmax_forward_narrow_rows,
+// cpu_argmax_forward_channels_last),
 // each forced and checked through poolgradGetLastRunReport that it ran, against the naive reference of
 // tests/reference: exact small cases, and random problems whose data puts ties, NaNs (in every lane position
 // and at vector edges), -inf, -0/+0 where the fast search (one compare, one blend, NaN detected afterwards)
@@ -32,6 +33,10 @@ using test_support::TestTensor;
 
 constexpr const char *kDenseRows = "cpu_argmax_forward_dense_rows";
 constexpr const char *kChannelsLast = "cpu_argmax_forward_channels_last";
+constexpr const char *kNarrowRows = "cpu_argmax_forward_narrow_rows";
+// Rows and output rows of at most 8 columns fit in one vector on every target the suite runs on (AVX2: 8
+// float lanes; AVX-512: 16).
+constexpr int64_t kNarrowestVector = 8;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -131,8 +136,13 @@ void checkCase(const Case &c, const char *implementation, int threads) {
 
 std::vector<const char *> implementationsFor(const Case &c) {
     if (c.channelsLast) return {kChannelsLast};
-    if (c.type == ACL_FLOAT) return {kDenseRows, "cpu_argmax_forward_dense"};
-    return {"cpu_argmax_forward_dense"};
+    if (c.type != ACL_FLOAT) return {"cpu_argmax_forward_dense"};
+    const reference::Pool3dParams &p = c.params;
+    const int64_t outputWidth =
+        reference::pooledSize(c.input[4], p.kernel[2], p.stride[2], p.padding[2], p.dilation[2], p.ceilMode);
+    if (c.input[4] <= kNarrowestVector && outputWidth <= kNarrowestVector)
+        return {kNarrowRows, kDenseRows, "cpu_argmax_forward_dense"};
+    return {kDenseRows, "cpu_argmax_forward_dense"};
 }
 
 // Data drawn from a few values (ties everywhere), with NaN, +-inf and -0 sprinkled.
@@ -196,6 +206,87 @@ TEST(ArgmaxForwardVectorSearch, LastNaNWinsAcrossRows) {
     EXPECT_TRUE(std::isnan(out.at(0)) && std::isnan(out.at(1)));
 }
 
+TEST(ArgmaxForwardVectorSearch, NarrowRowsExactWindowsAcrossRowsAndColumns) {
+    // Two rows of 8 columns, windows 2 rows high and 3 wide at stride 2, padding 1 along W: 4 windows, columns
+    // {0,1}, {1,2,3}, {3,4,5}, {5,6,7}. Row 0 is at positions 0-7, row 1 at 8-15. The rows' pass keeps each
+    // column's first maximum (last NaN); the taps then pick the larger value, the smaller position among ties.
+    const ThreadSetting setting(1);
+    TestTensor self({1, 1, 1, 2, 8}, ACL_FLOAT);
+    self.setValues({4, 2, 5, 1, -0.0, 0.0, -kInf, kNaN,  //
+                    4, 4, 5, 6, 0.0, -0.0, -kInf, 3});
+    TestTensor out({1, 1, 1, 1, 4}, ACL_FLOAT), indices({1, 1, 1, 1, 4}, ACL_INT64);
+    out.poison();
+    indices.poison();
+    ASSERT_EQ(poolgradForceImplementation(kNarrowRows), ACL_SUCCESS);
+    ASSERT_EQ(
+        test_support::runMaxPool3dWithArgmax(self, {{1, 2, 3}, {1, 1, 2}, {0, 0, 1}}, out, indices).phaseTwo, 0)
+        << aclGetRecentErrMsg();
+    poolgradRunReport report{};
+    ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    ASSERT_STREQ(report.implementation, kNarrowRows);
+    // ow0 {0,1} x 2 rows: 4 at 0, 8 and 9 -> first (0). ow1 {1,2,3}: 5 at 2 and 10 -> 2 (6 at 11 is larger:
+    // 11). ow2 {3,4,5}: 6 at 11. ow3 {5,6,7}: the NaN at 7 wins over 3 at 15.
+    const std::vector<int64_t> expectedIndices = {0, 11, 11, 7};
+    for (int64_t q = 0; q < 4; ++q) {
+        EXPECT_EQ(indices.at(q), expectedIndices[static_cast<size_t>(q)]) << "output " << q;
+        EXPECT_EQ(out.bitsAt(q), self.bitsAt(expectedIndices[static_cast<size_t>(q)])) << "output " << q;
+    }
+    // Signed zeros and -inf: windows {4,5} over both rows hold -0 (4), +0 (5), +0 (12), -0 (13): equal, so the
+    // first, -0 at 4; {6} is -inf in both rows: the first (6).
+    TestTensor zeros({1, 1, 1, 2, 8}, ACL_FLOAT);
+    zeros.setValues({1, 1, 1, 1, -0.0, 0.0, -kInf, 1,  //
+                     1, 1, 1, 1, 0.0, -0.0, -kInf, 1});
+    TestTensor zeroOut({1, 1, 1, 1, 4}, ACL_FLOAT), zeroIndices({1, 1, 1, 1, 4}, ACL_INT32);
+    zeroOut.poison();
+    zeroIndices.poison();
+    // k(2,2) s(2,2): windows {0,1}, {2,3}, {4,5}, {6,7}.
+    ASSERT_EQ(test_support::runMaxPool3dWithArgmax(zeros, {{1, 2, 2}, {1, 2, 2}, {0}}, zeroOut, zeroIndices).phaseTwo,
+              0);
+    EXPECT_EQ(zeroIndices.at(2), 4);
+    EXPECT_EQ(zeroOut.bitsAt(2), zeros.bitsAt(4));
+    EXPECT_EQ(zeroIndices.at(3), 7);  // 1 at 7 beats -inf at 6
+    zeros.set(7, -kInf);
+    zeros.set(15, -kInf);
+    ASSERT_EQ(test_support::runMaxPool3dWithArgmax(zeros, {{1, 2, 2}, {1, 2, 2}, {0}}, zeroOut, zeroIndices).phaseTwo,
+              0);
+    EXPECT_EQ(zeroIndices.at(3), 6);  // all -inf: the first element
+    EXPECT_EQ(zeroOut.bitsAt(3), zeros.bitsAt(6));
+    poolgradForceImplementation(nullptr);
+}
+
+TEST(ArgmaxForwardVectorSearch, NarrowRowsNaNInEveryColumnAndRow) {
+    // Planes of 5 rows of 7 columns (a partial vector on every target), windows 3x3 at stride 2 with padding 1
+    // (clipped at every edge) and 2x3 at stride 1 with dilation 2 along W: one NaN, then two, moved over
+    // every position, on tie-heavy data; and +inf next to -inf, which the rows' NaN detector also flags.
+    std::mt19937_64 rng(13);
+    Case c;
+    c.input = {1, 1, 1, 5, 7};
+    for (int shape = 0; shape < 2; ++shape) {
+        c.params = reference::Pool3dParams{};
+        if (shape == 0) {
+            c.params.kernel = {1, 3, 3};
+            c.params.stride = {1, 2, 2};
+            c.params.padding = {0, 1, 1};
+        } else {
+            c.params.kernel = {1, 2, 3};
+            c.params.stride = {1, 1, 1};
+            c.params.dilation = {1, 1, 2};
+        }
+        const std::vector<double> base = tieHeavyData(rng, 35, 0);
+        for (int64_t position = 0; position < 35; ++position) {
+            c.values = base;
+            c.values[static_cast<size_t>(position)] = kNaN;
+            if (position % 3 == 0) c.values[static_cast<size_t>((position * 11 + 4) % 35)] = kNaN;
+            checkCase(c, kNarrowRows, 1);
+            c.values = base;
+            c.values[static_cast<size_t>(position)] = kInf;
+            c.values[static_cast<size_t>((position + 7) % 35)] = -kInf;
+            checkCase(c, kNarrowRows, 1);
+            if (HasFailure()) return;
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------------------------ NaN placement
 
 TEST(ArgmaxForwardVectorSearch, NaNInEveryLanePositionAndVectorEdge) {
@@ -251,6 +342,15 @@ TEST(ArgmaxForwardVectorSearch, NegativeInfinityEverywhere) {
         c.values.assign(19 * 5 * 23, -kInf);
         checkCase(c, channelsLast ? kChannelsLast : kDenseRows, 2);
     }
+    // Narrow rows, with windows clipped at both edges of both axes.
+    Case narrow;
+    narrow.input = {1, 3, 1, 4, 6};
+    narrow.params.kernel = {1, 3, 3};
+    narrow.params.stride = {1, 2, 2};
+    narrow.params.padding = {0, 1, 1};
+    narrow.params.ceilMode = true;
+    narrow.values.assign(3 * 4 * 6, -kInf);
+    checkCase(narrow, kNarrowRows, 2);
 }
 
 // ------------------------------------------------------------------------------------------------ random problems

@@ -278,7 +278,9 @@ struct OnnxCase {
 
 // wideStride2: rows of 34 to 60 columns under windows three wide at stride 2 along W, left padding 0 or 1
 // (what the stride-2 forward takes).
-OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false) {
+// wideStride2: rows of 34-60 columns with windows 3 wide at stride 2 (the stride-2 forward's); contiguous: every
+// operand dense and in order (the dense-plane forwards take only those).
+OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false, bool contiguous = false) {
     const Storage storages[] = {Storage::Contiguous, Storage::Permuted, Storage::Gapped, Storage::PermutedGapped};
     reference::MaxPoolV3Windows windows;
     reference::MaxPoolV3Params params;
@@ -321,9 +323,11 @@ OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = 
                     std::to_string(params.strideW) + " pads t" + std::to_string(top) + " b" + std::to_string(bottom) +
                     " l" + std::to_string(left) + " r" + std::to_string(right) + " ceil " +
                     std::to_string(params.ceilMode) + (batched ? "" : " rank 3"),
-                batched ? max_pool_v3_test::makeOperand(inShape, type, storages[uniform(rng, 0, 3)], rng)
+                batched ? max_pool_v3_test::makeOperand(
+                              inShape, type, contiguous ? Storage::Contiguous : storages[uniform(rng, 0, 3)], rng)
                         : TestTensor(inShape, type),
-                batched ? max_pool_v3_test::makeOperand(outShape, type, storages[uniform(rng, 0, 3)], rng)
+                batched ? max_pool_v3_test::makeOperand(
+                              outShape, type, contiguous ? Storage::Contiguous : storages[uniform(rng, 0, 3)], rng)
                         : TestTensor(outShape, type),
                 {{params.kernelH, params.kernelW},
                  {params.strideH, params.strideW},
@@ -425,8 +429,11 @@ TEST(MaxPoolOnnxImplementations, EveryForwardImplementationMatchesTheReference) 
         std::mt19937 rng(static_cast<uint32_t>(seed));
         for (int i = 0; i < 180; ++i) {
             SCOPED_TRACE("case " + std::to_string(i));
-            // Two of every three float32 cases have the stride-2 forward's wide rows.
-            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9], i % 9 == 0 && i / 9 % 3 != 2);
+            // Of the float32 cases, two in three have the stride-2 forward's wide rows (one of them with contiguous
+            // operands) and one in three narrow rows with contiguous operands (the narrow-rows forward's), so that
+            // each dense-plane forward sees enough cases whatever the seed.
+            const bool float32 = i % 9 == 0, wide = float32 && i / 9 % 3 != 2;
+            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9], wide, float32 && i / 9 % 3 != 1);
             pool_diff::OperatorCall call = onnxCall(oc);
             if (!driver.run(call)) return;
         }

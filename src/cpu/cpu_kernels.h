@@ -13,6 +13,10 @@ namespace poolgrad::cpu {
 // (even/odd column vectors), output rows combine them and are written once.
 PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem);
 RunResult runArgmaxForwardStride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// Dense float32 planes whose rows fit in one vector: each window row one vector of its columns, then lane
+// permutations give each window its columns' winners.
+PlanOutcome planArgmaxForwardNarrowRows(const PoolProblem &problem);
+RunResult runArgmaxForwardNarrowRows(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense float32 planes, an output row at a time by vectors across its windows (edges included).
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem);
 RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &plan);
