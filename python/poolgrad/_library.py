@@ -55,8 +55,9 @@ def _declare(name, result, *arguments):
     return function
 
 
-_declare("aclCreateTensor", _c_void_p, _c_int64_p, ctypes.c_uint64, ctypes.c_int, _c_int64_p, ctypes.c_int64,
-         ctypes.c_int, _c_int64_p, ctypes.c_uint64, _c_void_p)
+# The int64 lists as plain addresses: the Python layer passes pointers into one array (_tensors.Arguments.view).
+_declare("aclCreateTensor", _c_void_p, _c_void_p, ctypes.c_uint64, ctypes.c_int, _c_void_p, ctypes.c_int64,
+         ctypes.c_int, _c_void_p, ctypes.c_uint64, _c_void_p)
 _declare("aclDestroyTensor", _status, _c_void_p)
 _declare("aclCreateIntArray", _c_void_p, _c_int64_p, ctypes.c_uint64)
 _declare("aclDestroyIntArray", _status, _c_void_p)

@@ -7,7 +7,6 @@ for outputs, which must be written in place.
 """
 
 import ctypes
-from contextlib import ExitStack
 
 import numpy as np
 
@@ -67,10 +66,19 @@ def check_output(name: str, array: np.ndarray) -> np.ndarray:
 
 
 class Arguments:
-    """Owns the descriptors of one call and destroys them when the call is over."""
+    """Owns the descriptors of one call; run_operator destroys them (destroy()) when the call is over.
 
-    def __init__(self, stack: ExitStack):
-        self._stack = stack
+    This is the per-call cost of the Python layer (a few descriptors per operator call; on the demo's small
+    tensors it was more than the kernels' time), so each descriptor takes one ctypes array and one call.
+    """
+
+    def __init__(self):
+        self._owned = []  # (destroy function, handle), in creation order
+
+    def destroy(self) -> None:
+        owned, self._owned = self._owned, []
+        for destroy, handle in reversed(owned):
+            destroy(handle)
 
     def tensor(self, array: np.ndarray, tensor_format: int = FORMAT_ND):
         return self.view(array.shape, _element_strides(array), acl_data_type(array.dtype), array.ctypes.data,
@@ -79,17 +87,18 @@ class Arguments:
     def view(self, sizes, element_strides, data_type: int, address: int, tensor_format: int = FORMAT_ND):
         """A descriptor of the view at `address` (its first element) with these sizes and element strides
         (non-negative), whatever owns the memory: a numpy array, a torch tensor."""
-        shape, _ = _int64_array(sizes)
-        strides, _ = _int64_array(element_strides)
+        rank = len(sizes)
         # The storage is the span the view reaches, from its first element.
-        empty = any(d == 0 for d in sizes)
-        extent = 0 if empty else 1 + sum((d - 1) * s for d, s in zip(sizes, element_strides))
-        storage, _ = _int64_array([extent])
-        handle = library.aclCreateTensor(shape, len(sizes), data_type, strides, 0, tensor_format, storage, 1,
-                                         ctypes.c_void_p(address))
+        extent = 0 if 0 in sizes else 1 + sum((d - 1) * s for d, s in zip(sizes, element_strides))
+        # Sizes, strides and the storage extent in one array; the strides and the extent are passed as
+        # pointers into it.
+        data = (ctypes.c_int64 * (2 * rank + 1))(*sizes, *element_strides, extent)
+        base = ctypes.addressof(data)
+        handle = library.aclCreateTensor(base, rank, data_type, base + 8 * rank, 0, tensor_format, base + 16 * rank, 1,
+                                         address)
         if not handle:
             raise PoolgradError(161001, _recent_message(), "aclCreateTensor")
-        self._stack.callback(library.aclDestroyTensor, handle)
+        self._owned.append((_destroy_tensor, handle))
         return handle
 
     def int64_scalar(self, value):
@@ -100,7 +109,7 @@ class Arguments:
         handle = library.aclCreateScalar(ctypes.cast(ctypes.pointer(data), ctypes.c_void_p), ACL_INT64)
         if not handle:
             raise PoolgradError(161001, _recent_message(), "aclCreateScalar")
-        self._stack.callback(library.aclDestroyScalar, handle)
+        self._owned.append((library.aclDestroyScalar, handle))
         return handle
 
     def int_array(self, values):
@@ -113,8 +122,21 @@ class Arguments:
         handle = library.aclCreateIntArray(data, count)
         if not handle:
             raise PoolgradError(161001, _recent_message(), "aclCreateIntArray")
-        self._stack.callback(library.aclDestroyIntArray, handle)
+        self._owned.append((library.aclDestroyIntArray, handle))
         return handle
+
+
+_destroy_tensor = library.aclDestroyTensor
+_synchronize = library.aclrtSynchronizeStream
+_entry_point_cache = {}
+
+
+def _entry_points(name: str):
+    """(phase one, phase two) of an operator, looked up once."""
+    functions = _entry_point_cache.get(name)
+    if functions is None:
+        functions = _entry_point_cache[name] = (getattr(library, name + "GetWorkspaceSize"), getattr(library, name))
+    return functions
 
 
 def _recent_message() -> str:
@@ -124,19 +146,22 @@ def _recent_message() -> str:
 
 def run_operator(name: str, build_arguments) -> None:
     """Phase 1 (``<name>GetWorkspaceSize``) with the descriptors build_arguments makes, then phase 2."""
-    with ExitStack() as stack:
-        phase_one_arguments = build_arguments(Arguments(stack))
+    arguments = Arguments()
+    try:
+        phase_one_arguments = build_arguments(arguments)
         workspace_size = ctypes.c_uint64(0)
         executor = ctypes.c_void_p(None)
-        status = getattr(library, name + "GetWorkspaceSize")(*phase_one_arguments, ctypes.byref(workspace_size),
-                                                               ctypes.byref(executor))
+        phase_one, phase_two = _entry_points(name)
+        status = phase_one(*phase_one_arguments, ctypes.byref(workspace_size), ctypes.byref(executor))
         if status != 0:
             raise PoolgradError(status, _recent_message(), name + "GetWorkspaceSize")
         workspace = np.empty(max(workspace_size.value, 1), dtype=np.uint8) if workspace_size.value else None
         workspace_pointer = ctypes.c_void_p(workspace.ctypes.data) if workspace is not None else None
-        status = getattr(library, name)(workspace_pointer, workspace_size.value, executor, None)
+        status = phase_two(workspace_pointer, workspace_size.value, executor, None)
         if status != 0:
             raise PoolgradError(status, _recent_message(), name)
-        status = library.aclrtSynchronizeStream(None)
+        status = _synchronize(None)
         if status != 0:
             raise PoolgradError(status, _recent_message(), "aclrtSynchronizeStream")
+    finally:
+        arguments.destroy()

@@ -34,8 +34,9 @@ def check_input(name: str, tensor) -> None:
 
 def describe(arguments, tensor, tensor_format: int = FORMAT_ND):
     """The descriptor of `tensor` for one call (owned by `arguments`), pointing at the tensor's memory."""
-    strides = [stride if size > 1 else 0 for size, stride in zip(tensor.shape, tensor.stride())]
-    return arguments.view(list(tensor.shape), strides, _ACL_TYPES[tensor.dtype], tensor.data_ptr(), tensor_format)
+    sizes = tensor.shape
+    strides = [stride if size > 1 else 0 for size, stride in zip(sizes, tensor.stride())]
+    return arguments.view(sizes, strides, _ACL_TYPES[tensor.dtype], tensor.data_ptr(), tensor_format)
 
 
 def empty_like_layout(like, shape, dtype=None):
