@@ -4,6 +4,7 @@
 #include "cpu/gather_rows.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -17,6 +18,25 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t GatherLaneCount() { return static_cast<int64_t>(hn::Lanes(hn::CappedTag<float, 16>())); }
+
+// The first `count` lanes of v to `to`, touching nothing past them: a masked store with AVX-512 (any lane
+// size) and AVX2 (32-bit lanes), else through a local copy (Highway's other masked stores rewrite the whole
+// vector). Never streaming: these are the few columns at a row's end.
+template <class D>
+HWY_INLINE void StoreFirstLanes(D d, hn::Vec<D> v, hn::TFromD<D> *HWY_RESTRICT to, size_t count) {
+    using T = hn::TFromD<D>;
+#if HWY_TARGET <= HWY_AVX3
+    hn::BlendedStore(v, hn::FirstN(d, count), d, to);
+#else
+    if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) == 4) {
+        hn::BlendedStore(v, hn::FirstN(d, count), d, to);
+    } else {
+        HWY_ALIGN T lanes[64 / sizeof(T)] = {};
+        hn::Store(v, d, lanes);
+        std::memcpy(to, lanes, count * sizeof(T));
+    }
+#endif
+}
 
 // kRows consecutive float32 input rows (1 or 2) from their one candidate output row (indexRow/gradientRow;
 // null: no window reaches the rows, whose sums are then +0); adds each lane's matches (as -1s) to
@@ -38,6 +58,7 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
     const int32_t *HWY_RESTRICT gradientBits = reinterpret_cast<const int32_t *>(gradientRow);
     const int64_t pairChunks = indexRow == nullptr ? 0 : tables.pairChunks, blocks = tables.blocks;
+    const int64_t pairTail = indexRow == nullptr ? 0 : tables.pairTail;
     // The lanes' columns come from the tables: Iota builds its vector through memory, and a vector load
     // right after 16 scalar stores waits for them (once per row, it made the kernel several times slower).
     const auto rowStartVector = hn::Set(di, rowStart);
@@ -51,10 +72,10 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
     };
     auto count = matchCount;
     int64_t firstBlock = 0;
-    if (pairChunks > 0) {
+    if (pairChunks > 0 || pairTail > 0) {
         // Lanes of the lower (upper) half of a chunk's 2*lanes columns take outputs i/2 (lanes/2 + i/2):
         // indices and gradients are spread to them once and compared with each row's positions.
-        const auto lowerColumns = hn::LoadU(di, columns), upperColumns = hn::LoadU(di, columns + lanes);
+        const auto lowerEvenColumns = hn::LoadU(di, columns), upperEvenColumns = hn::LoadU(di, columns + lanes);
         const auto lowerPairs = hn::SetTableIndices(di, tables.lowerPairs.data());
         const auto upperPairs = hn::SetTableIndices(di, tables.upperPairs.data());
         for (int64_t chunk = 0; chunk < pairChunks; ++chunk) {
@@ -69,15 +90,15 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
             const auto lowerSums = hn::TableLookupLanes(sums, lowerPairs);
             const auto upperSums = hn::TableLookupLanes(sums, upperPairs);
             auto chunkStart = hn::Set(di, static_cast<int32_t>(rowStart + column));
-            const auto lowerFirst = hn::Eq(lowerIndices, hn::Add(lowerColumns, chunkStart));
-            const auto upperFirst = hn::Eq(upperIndices, hn::Add(upperColumns, chunkStart));
+            const auto lowerFirst = hn::Eq(lowerIndices, hn::Add(lowerEvenColumns, chunkStart));
+            const auto upperFirst = hn::Eq(upperIndices, hn::Add(upperEvenColumns, chunkStart));
             store(hn::BitCast(df, hn::IfThenElseZero(lowerFirst, lowerSums)), destination + column);
             store(hn::BitCast(df, hn::IfThenElseZero(upperFirst, upperSums)), destination + column + lanes);
             if constexpr (kRows == 2) {
                 // A lane's output matches one position at most: in this row or the next.
                 chunkStart = hn::Add(chunkStart, nextRow);
-                const auto lowerSecond = hn::Eq(lowerIndices, hn::Add(lowerColumns, chunkStart));
-                const auto upperSecond = hn::Eq(upperIndices, hn::Add(upperColumns, chunkStart));
+                const auto lowerSecond = hn::Eq(lowerIndices, hn::Add(lowerEvenColumns, chunkStart));
+                const auto upperSecond = hn::Eq(upperIndices, hn::Add(upperEvenColumns, chunkStart));
                 store(hn::BitCast(df, hn::IfThenElseZero(lowerSecond, lowerSums)), destination + width + column);
                 store(hn::BitCast(df, hn::IfThenElseZero(upperSecond, upperSums)),
                       destination + width + column + lanes);
@@ -88,6 +109,35 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
             }
         }
         firstBlock = 2 * pairChunks;
+        if (pairTail > 0) {
+            // The last outputs, fewer than lanes: absent ones read as index -1 (matching nothing), and only the
+            // 2 * tail columns they make are stored.
+            const size_t tail = static_cast<size_t>(pairTail);
+            const int64_t firstOutput = pairChunks * lanes, column = 2 * firstOutput;
+            const auto present = hn::FirstN(di, tail);
+            const auto indices =
+                hn::IfThenElse(present, MaskedLoadUnaligned(present, di, indexRow + firstOutput), hn::Set(di, -1));
+            const auto sums = hn::BitCast(
+                di, hn::Add(zero, hn::BitCast(df, MaskedLoadUnaligned(present, di, gradientBits + firstOutput))));
+            const auto lowerIndices = hn::TableLookupLanes(indices, lowerPairs);
+            const auto upperIndices = hn::TableLookupLanes(indices, upperPairs);
+            const auto lowerSums = hn::TableLookupLanes(sums, lowerPairs);
+            const auto upperSums = hn::TableLookupLanes(sums, upperPairs);
+            const size_t lowerColumns = std::min<size_t>(2 * tail, static_cast<size_t>(lanes));
+            const size_t upperColumns = 2 * tail - lowerColumns;
+            auto chunkStart = hn::Set(di, static_cast<int32_t>(rowStart + column));
+            for (int row = 0; row < kRows; ++row, chunkStart = hn::Add(chunkStart, nextRow)) {
+                const auto lowerMatch = hn::Eq(lowerIndices, hn::Add(lowerEvenColumns, chunkStart));
+                const auto upperMatch = hn::Eq(upperIndices, hn::Add(upperEvenColumns, chunkStart));
+                float *at = destination + row * width + column;
+                StoreFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(lowerMatch, lowerSums)), at, lowerColumns);
+                if (upperColumns > 0)
+                    StoreFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(upperMatch, upperSums)), at + lanes,
+                                    upperColumns);
+                count = hn::Add(hn::Add(count, hn::VecFromMask(di, lowerMatch)), hn::VecFromMask(di, upperMatch));
+            }
+            firstBlock = blocks;
+        }
     }
     for (int64_t block = firstBlock; block < blocks; ++block) {
         const int64_t column = block * lanes;
@@ -142,13 +192,14 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
     const int32_t *HWY_RESTRICT readables = tables.readable.data();
     const int32_t *HWY_RESTRICT offsets = tables.laneOffset.data();
     const int64_t pairChunks = indexRow == nullptr ? 0 : tables.pairChunks, blocks = tables.blocks;
+    const int64_t pairTail = indexRow == nullptr ? 0 : tables.pairTail;
     const SixteenBitSum<kValue, DI> sumOf(di);
     const auto rowStartVector = hn::Set(di, rowStart);
     const auto nextRow = hn::Set(di, static_cast<int32_t>(width));
     auto count = matchCount;
     int64_t firstBlock = 0;
 #if HWY_TARGET != HWY_SCALAR  // one lane: never pairs
-    if (pairChunks > 0) {
+    if (pairChunks > 0 || pairTail > 0) {
         const hn::Repartition<uint16_t, DI> dPairs;  // twice the lanes of DI: the columns of one chunk
         const uintptr_t pairBytes = hn::Lanes(dPairs) * sizeof(uint16_t);
         const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
@@ -176,9 +227,30 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
             count = hn::Add(count, hn::VecFromMask(di, matched));
         }
         firstBlock = 2 * pairChunks;
+        if (pairTail > 0) {
+            // The last outputs, fewer than lanes (see the float32 rows).
+            const size_t tail = static_cast<size_t>(pairTail);
+            const int64_t firstOutput = pairChunks * lanes, column = 2 * firstOutput;
+            const auto present = hn::FirstN(di, tail);
+            const auto indices =
+                hn::IfThenElse(present, MaskedLoadUnaligned(present, di, indexRow + firstOutput), hn::Set(di, -1));
+            const auto prepared = sumOf.prepare(LoadSixteenBit(di, gradientRow + firstOutput, tail));
+            auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
+            auto matched = hn::FirstN(di, 0);
+            for (int row = 0; row < kRows; ++row, even = hn::Add(even, nextRow)) {
+                const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
+                matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
+                const auto pairs = hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
+                                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
+                StoreFirstLanes(dPairs, pairs, destination + row * width + column, 2 * tail);
+            }
+            count = hn::Add(count, hn::VecFromMask(di, matched));
+            firstBlock = blocks;
+        }
     }
 #else
     (void)pairChunks;
+    (void)pairTail;
 #endif
     for (int64_t block = firstBlock; block < blocks; ++block) {
         const int64_t column = block * lanes;

@@ -35,6 +35,10 @@ struct GatherWidthTables {
     // pairChunks chunks of 2*lanes columns are made from one load of `lanes` outputs each (a compare for
     // the even and one for the odd columns, then an interleave); the blocks from 2*pairChunks on as above.
     int64_t pairChunks = 0;
+    // When the windows cover the row exactly (W == 2 Wo), the outputs after the whole chunks (fewer than
+    // `lanes`: Wo of 28 or 12 with 16 lanes) make one more chunk, loaded and stored under masks, and no block
+    // remains: rows of 56 took three passes through the blocks' lane permutations before.
+    int64_t pairTail = 0;
     std::vector<int32_t> evenColumns;  // 0, 2, ..., 2*(lanes-1)
     std::vector<int32_t> lowerPairs;   // 0, 0, 1, 1, ...: lane i takes output lane i/2
     std::vector<int32_t> upperPairs;   // lanes/2 + i/2

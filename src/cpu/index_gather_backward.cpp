@@ -84,7 +84,7 @@ struct GatherPlan final : ImplementationPlan {
     std::string describe() const override {
         return joinText("gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, ", widthTables.lanes,
-                        " lanes, ", widthTables.pairChunks > 0 ? "pairs, " : "", streaming ? "streaming" : "cached",
+                        " lanes, ", widthTables.pairChunks > 0 || widthTables.pairTail > 0 ? "pairs, " : "", streaming ? "streaming" : "cached",
                         " threads=", threads);
     }
 };
@@ -131,6 +131,7 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
                 candidates.count(2 * ow + 1) == 1 && candidates.of(2 * ow + 1)[0] == ow;
     if (pairs) {
         tables.pairChunks = outputWidth / lanes;
+        if (inputWidth == 2 * outputWidth) tables.pairTail = outputWidth - tables.pairChunks * lanes;
         for (int64_t i = 0; i < lanes; ++i) {
             tables.evenColumns.push_back(static_cast<int32_t>(2 * i));
             tables.lowerPairs.push_back(static_cast<int32_t>(i / 2));
@@ -165,12 +166,21 @@ PlanOutcome planGather(const PoolProblem &problem) {
                                         : joinText("up to ", plan.mostWindows(),
                                                    " windows contain one element: the scatter adds each output once"));
     const int64_t lanes = gatherLaneCount();
-    if (geometry.axes[2].inputSize < kNarrowestRowInVectors * lanes)
+    std::optional<GatherWidthTables> widthTables =
+        widthTablesFor(plan.width, geometry.axes[2].inputSize, geometry.axes[2].outputSize, lanes);
+    // 16-bit rows made wholly of pair chunks (windows {2ow, 2ow+1} covering the row) from INT32 indices cost
+    // one chunk per `lanes` outputs: measured faster than the slab scatter (the plane chunks take no 16-bit
+    // gradients) down to rows of 14 (bfloat16, Zen 4: 0.28 against 0.36 ms; rows of 28: 0.31 against 0.52),
+    // level at rows of 8. Float32 rows that narrow go to the plane chunks; INT64 indices to the scatter
+    // (converted a row at a time they took twice its time).
+    const bool narrowPairs = widthTables && problem.gradOutput.type != ElementType::Float32 &&
+                             problem.indices.type == ElementType::Int32 &&
+                             geometry.axes[2].inputSize == 2 * geometry.axes[2].outputSize &&
+                             2 * geometry.axes[2].inputSize > lanes;
+    if (geometry.axes[2].inputSize < kNarrowestRowInVectors * lanes && !narrowPairs)
         return PlanOutcome::decline(joinText("rows of ", geometry.axes[2].inputSize, " elements (fewer than ",
                                              kNarrowestRowInVectors * lanes,
                                              "): per-row costs outweigh the scatter's per-output ones"));
-    std::optional<GatherWidthTables> widthTables =
-        widthTablesFor(plan.width, geometry.axes[2].inputSize, geometry.axes[2].outputSize, lanes);
     if (!widthTables)
         return PlanOutcome::decline(
             joinText("windows along W read outputs more than ", lanes, " apart for one block of input columns"));
@@ -178,7 +188,8 @@ PlanOutcome planGather(const PoolProblem &problem) {
     // 16-bit rows outside the pairs path go a vector of 16 columns at a time, with partial vectors through
     // local copies; on the Zen 4 host that took 1.9x the slab scatter's time (2-D 3x3 at stride 3, bfloat16,
     // rows of 111), where the pairs path takes 0.6x.
-    if (problem.gradOutput.type != ElementType::Float32 && plan.widthTables.pairChunks == 0)
+    if (problem.gradOutput.type != ElementType::Float32 && plan.widthTables.pairChunks == 0 &&
+        plan.widthTables.pairTail == 0)
         return PlanOutcome::decline(joinText(elementTypeName(problem.gradOutput.type),
                                              " gradients need windows {2ow, 2ow+1} along W: the slab scatter "
                                              "measured faster for the others"));
