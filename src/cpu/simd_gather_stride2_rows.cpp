@@ -86,6 +86,11 @@ HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t 
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     if constexpr (std::is_same_v<Out, float>) {
         if (count == lanes) return storeVector(df, sums, at, streaming);
+#if HWY_TARGET <= HWY_AVX2
+        // A masked store (AVX-512, AVX2's 32-bit lanes) touches no lane past count; the local copy it replaces
+        // cost a library memcpy call per row end.
+        return hn::BlendedStore(sums, hn::FirstN(df, static_cast<size_t>(count)), df, at);
+#endif
         HWY_ALIGN float values[16];
         hn::Store(sums, df, values);
         std::memcpy(at, values, static_cast<size_t>(count) * sizeof(float));
