@@ -132,6 +132,11 @@ TEST(IndexGatherBackward, AnIndexOutsideItsWindowHandsOverToTheScatter) {
             IndexBackwardCase problem = makeCase(geometries[0], type, ACL_INT32, 7);
             problem.indices[0] = 2 * 6 * 32 + 5;  // inside the plane, outside output 0's window
             test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
+            // Rows of 56: output 20 (of 28 per row) lies in the masked chunk after the whole ones with 16 lanes.
+            const Geometry rowsOf56{"rows of 56", {1, 2, 1, 4, 56}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}};
+            IndexBackwardCase tail = makeCase(rowsOf56, type, ACL_INT32, 8);
+            tail.indices[20] = 3 * 56 + 5;  // its window is rows 0-1, columns 40-41
+            test_support::expectStrayIndexHandover(tail, test_support::runIndexBackward(tail, kGather), kGather);
         }
 }
 
