@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -304,15 +305,6 @@ HWY_INLINE void GatherOneRow(DF df, DI di, const GatherWidthTables &tables, Gath
 
 size_t ElementBytes(GatherValue value) { return value == GatherValue::Float32 ? 4 : 2; }
 
-int64_t GatherRow(const GatherWidthTables &tables, GatherValue value, const int32_t *indexRow, const void *gradientRow,
-                  int32_t rowStart, void *HWY_RESTRICT destination, bool streaming) {
-    const hn::CappedTag<float, 16> df;
-    const hn::RebindToSigned<decltype(df)> di;
-    auto matchCount = hn::Zero(di);
-    GatherOneRow(df, di, tables, value, indexRow, gradientRow, rowStart, destination, streaming, matchCount);
-    return -static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, matchCount)));
-}
-
 template <GatherValue kValue>
 int64_t GatherPlaneRowsOf(const GatherWidthTables &tables, const GatherRowCandidates &candidates, int64_t firstRow,
                           int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
@@ -390,6 +382,25 @@ int64_t CountIndicesInUseOf(const I *HWY_RESTRICT indices, int64_t count) {
     return count - unused;
 }
 
+void ConvertIndicesToInt32(const int64_t *HWY_RESTRICT indices, int32_t *HWY_RESTRICT converted, int64_t count) {
+    int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<int64_t> d64;
+    const hn::RebindToUnsigned<decltype(d64)> du64;
+    const hn::Rebind<uint32_t, decltype(d64)> du32;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d64));
+    const auto lowest = hn::Set(d64, int64_t{std::numeric_limits<int32_t>::min()});
+    const auto highest = hn::Set(d64, int64_t{std::numeric_limits<int32_t>::max()});
+    for (; i + lanes <= count; i += lanes) {
+        const auto clamped = hn::Min(hn::Max(hn::LoadU(d64, indices + i), lowest), highest);
+        hn::StoreU(hn::TruncateTo(du32, hn::BitCast(du64, clamped)), du32, reinterpret_cast<uint32_t *>(converted + i));
+    }
+#endif
+    for (; i < count; ++i)
+        converted[i] = static_cast<int32_t>(std::clamp<int64_t>(indices[i], std::numeric_limits<int32_t>::min(),
+                                                               std::numeric_limits<int32_t>::max()));
+}
+
 int64_t CountIndicesInUse32(const int32_t *HWY_RESTRICT indices, int64_t count) {
     return CountIndicesInUseOf(indices, count);
 }
@@ -405,17 +416,12 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(GatherLaneCount);
-HWY_EXPORT(GatherRow);
+HWY_EXPORT(ConvertIndicesToInt32);
 HWY_EXPORT(GatherPlaneRows);
 HWY_EXPORT(CountIndicesInUse32);
 HWY_EXPORT(CountIndicesInUse64);
 
 int64_t gatherLaneCount() { return HWY_DYNAMIC_DISPATCH(GatherLaneCount)(); }
-
-int64_t gatherRow(const GatherWidthTables &tables, GatherValue value, const int32_t *indexRow, const void *gradientRow,
-                  int32_t rowStart, void *destination, bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherRow)(tables, value, indexRow, gradientRow, rowStart, destination, streaming);
-}
 
 int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, const GatherRowCandidates &candidates,
                         int64_t firstRow, int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
@@ -429,6 +435,10 @@ int64_t countIndicesInUse(const int32_t *indices, int64_t count) {
 }
 int64_t countIndicesInUse(const int64_t *indices, int64_t count) {
     return HWY_DYNAMIC_DISPATCH(CountIndicesInUse64)(indices, count);
+}
+
+void convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count) {
+    HWY_DYNAMIC_DISPATCH(ConvertIndicesToInt32)(indices, converted, count);
 }
 
 }  // namespace poolgrad::cpu

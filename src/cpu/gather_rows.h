@@ -59,16 +59,10 @@ struct GatherRowCandidates {
     int64_t outputWidth = 0;  // Wo
 };
 
-// One input row from its output row's indices (int32 plane positions) and gradients (`value`), Wo each (both
-// null: no window reaches the row); rowStart is the plane position of the row's first element. Writes the
-// row's W results (+0 + the gradient of the output whose index is the element's position, else +0, in the
-// gradients' type) to destination (streaming: aligned vectors bypass the caches) and returns how many
-// outputs' indices matched an element of the row.
-int64_t gatherRow(const GatherWidthTables &tables, GatherValue value, const int32_t *indexRow, const void *gradientRow,
-                  int32_t rowStart, void *destination, bool streaming);
-
-// Input rows [firstRow, endRow) of a dense plane whose indices are int32, straight from the plane's
-// operands into the gradInput plane; returns the matches as gatherRow does.
+// Input rows [firstRow, endRow) of a dense plane whose indices are int32 plane positions, straight from the
+// plane's operands into the gradInput plane. Each element gets +0 + the gradient (`value`) of the output whose
+// index is the element's position, or +0, in the gradients' type (streaming: aligned vectors bypass the
+// caches). Returns how many outputs' indices matched an element.
 int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, const GatherRowCandidates &candidates,
                         int64_t firstRow, int64_t endRow, const int32_t *indexPlane, const void *gradientPlane,
                         void *destinationPlane, bool streaming);
@@ -77,5 +71,10 @@ int64_t gatherPlaneRows(const GatherWidthTables &tables, GatherValue value, cons
 // plain loop compiled for the baseline instruction set took a tenth of case A's time.
 int64_t countIndicesInUse(const int32_t *indices, int64_t count);
 int64_t countIndicesInUse(const int64_t *indices, int64_t count);
+
+// INT64 indices as int32, saturated (an index beyond int32 is bad and then matches no position, all of which
+// are below 2^31 - 1), vectorised: the INT64 gather converts the output rows a block reads once, then runs
+// the int32 gather.
+void convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count);
 
 }  // namespace poolgrad::cpu

@@ -5,7 +5,8 @@
 // output's index is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever
 // every index lies in its own window. No zero-fill pass, no slab buffer, no float32 detour: rows of every
 // type are written straight into gradInput (streaming stores when it is larger than the cache), 16-bit ones
-// made from the gradients' bit patterns (gather_rows.h); INT64 indices are converted an output row at a time.
+// made from the gradients' bit patterns (gather_rows.h); INT64 indices are converted to int32 once per block
+// (the output rows its input rows read), then take the int32 gather.
 //
 // The plan declines overlapping windows and narrow rows, where the scatter measured faster (see
 // docs/kernels/index_backward.md).
@@ -34,10 +35,6 @@
 
 namespace poolgrad::cpu {
 namespace {
-
-// Output rows of INT64 indices kept converted to int32: the input rows of one window height share one, and
-// a window is rarely taller than two.
-constexpr int64_t kConvertedRows = 2;
 
 // Narrower rows cost the gather more per element than the scatter (case E, 14 columns: 2.5x the
 // scatter's time on the Zen 4 host).
@@ -141,10 +138,11 @@ std::optional<GatherWidthTables> widthTablesFor(const AxisCandidates &candidates
     return tables;
 }
 
-// Per thread, for INT64 indices: the cached output rows converted to int32.
+// Per thread, for INT64 indices: an output plane of indices converted to int32 (a block converts the rows its
+// input rows read).
 std::optional<int64_t> scratchBytes(const PoolProblem &problem) {
     if (problem.indices.type == ElementType::Int32) return int64_t{0};
-    return checkedProduct<int64_t>({kConvertedRows, problem.geometry.axes[2].outputSize, 4});
+    return checkedMul<int64_t>(problem.geometry.outputPlaneElements(), 4);
 }
 
 PlanOutcome planGather(const PoolProblem &problem) {
@@ -219,36 +217,11 @@ PlanOutcome planGather(const PoolProblem &problem) {
     return PlanOutcome::accept(std::move(plan));
 }
 
-// Candidate output rows of INT64 indices converted to int32, kept while consecutive input rows share them
-// (rows of a window's height).
-struct ConvertedRows {
-    struct Row {
-        int64_t plane = -1, outputRow = -1;
-        std::vector<int32_t> indices;
-    };
-    std::vector<Row> rows;
-    size_t next = 0;
-
-    const int32_t *of(int64_t plane, int64_t outputRow, const int64_t *source, int64_t count) {
-        for (const Row &row : rows)
-            if (row.plane == plane && row.outputRow == outputRow) return row.indices.data();
-        Row &row = rows[next];
-        next = (next + 1) % rows.size();
-        row.plane = plane;
-        row.outputRow = outputRow;
-        // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
-        for (int64_t i = 0; i < count; ++i)
-            row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(std::clamp<int64_t>(
-                source[i], std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-        return row.indices.data();
-    }
-};
-
 template <typename T, typename I>
-void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block, ConvertedRows &cache,
-                 GatherMatchCount &counts) {
+void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t plane, int64_t block,
+                 std::vector<int32_t> &converted, GatherMatchCount &counts) {
     const PoolGeometry &geometry = problem.geometry;
-    const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
+    const int64_t Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
     const GatherValue value = gatherValueOf(problem.gradOutput.type);
     const T *gradOut = problem.gradOutput.plane<const T>(n, c);
@@ -266,34 +239,35 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
         counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow, indices,
                                           gradOut, gradIn, plan.streaming);
     } else {
-        int64_t matched = 0;
+        // The span of output rows the block's input rows read (not monotonic: input rows run through H within
+        // each depth), converted at their own places in the scratch plane.
+        const std::vector<int64_t> &outputRow = plan.rowCandidates.outputRow;
+        int64_t firstRead = std::numeric_limits<int64_t>::max(), lastRead = -1;
         for (int64_t r = firstRow; r < endRow; ++r) {
-            const int64_t outputRow = plan.rowCandidates.outputRow[static_cast<size_t>(r)];
-            const int32_t *indexRow =
-                outputRow < 0 ? nullptr : cache.of(plane, outputRow, indices + outputRow * Wo, Wo);
-            const T *gradientRow = outputRow < 0 ? nullptr : gradOut + outputRow * Wo;
-            matched += gatherRow(plan.widthTables, value, indexRow, gradientRow, static_cast<int32_t>(r * W),
-                                 gradIn + r * W, plan.streaming);
+            const int64_t read = outputRow[static_cast<size_t>(r)];
+            if (read < 0) continue;
+            firstRead = std::min(firstRead, read);
+            lastRead = std::max(lastRead, read);
         }
-        counts.matched += matched;
+        if (lastRead >= 0)
+            convertIndicesToInt32(indices + firstRead * Wo, converted.data() + firstRead * Wo,
+                                  (lastRead - firstRead + 1) * Wo);
+        counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow,
+                                          converted.data(), gradOut, gradIn, plan.streaming);
     }
 }
 
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const GatherPlan &plan) {
-    const int64_t Wo = problem.geometry.axes[2].outputSize;
     return gatherOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, 0, plan.streaming,
                            [&](int64_t begin, int64_t end) {
-                               ConvertedRows cache;
-                               if constexpr (!std::is_same_v<I, int32_t>) {
-                                   cache.rows.resize(static_cast<size_t>(kConvertedRows));
-                                   for (ConvertedRows::Row &row : cache.rows)
-                                       row.indices.resize(static_cast<size_t>(Wo));
-                               }
+                               std::vector<int32_t> converted;
+                               if constexpr (!std::is_same_v<I, int32_t>)
+                                   converted.resize(static_cast<size_t>(problem.geometry.outputPlaneElements()));
                                GatherMatchCount counts;
                                for (int64_t item = begin; item < end; ++item)
                                    gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane,
-                                                     item % plan.blocksPerPlane, cache, counts);
+                                                     item % plan.blocksPerPlane, converted, counts);
                                return counts;
                            });
 }
