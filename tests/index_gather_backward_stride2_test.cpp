@@ -58,13 +58,14 @@ TEST(IndexGatherBackwardStride2, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 100;
     for (const Geometry &geometry : geometries)
         for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
-            for (const int threads : {1, 2, 3}) {
-                const IndexBackwardCase problem = makeCase(geometry, type, ACL_INT32, ++seed);
-                SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
-                             std::to_string(threads));
-                ThreadSetting setting(threads, 1);
-                test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
-            }
+            for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+                for (const int threads : {1, 2, 3}) {
+                    const IndexBackwardCase problem = makeCase(geometry, type, indexType, ++seed);
+                    SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                                 std::to_string(threads));
+                    ThreadSetting setting(threads, 1);
+                    test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
+                }
 }
 
 // The instruction sets below the best one take other paths (8 or 4 lanes, copies instead of masked loads at
@@ -183,7 +184,8 @@ TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {
     for (const int threads : {1, 2, 3}) {
         ThreadSetting setting(threads, 1);
         for (const size_t output : {size_t{0}, size_t{1}}) {
-            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
+            // INT64 indices take the same gather after their conversion.
+            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, output == 0 ? ACL_INT32 : ACL_INT64, 7);
             // Output 0's window covers columns 0..1 and output 1's columns 1..3 of rows 0..1: row 5, column 69
             // and row 0, column 69 are inside the plane but outside those windows.
             problem.indices[output] = output == 0 ? 5 * 70 + 69 : 70 - 1;
@@ -216,6 +218,12 @@ TEST(IndexGatherBackwardStride2, ABadIndexIs161002WithAZeroGradInput) {
     ThreadSetting setting(2, 1);
     for (const int64_t bad : {int64_t{-2}, int64_t{13 * 70}, int64_t{INT32_MAX}}) {
         IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 9);
+        problem.indices[17] = bad;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kStride2Gather), bad);
+    }
+    // INT64: beyond int32 both ways (saturated by the conversion, so they match nothing), and inside it.
+    for (const int64_t bad : {int64_t{1} << 32, -(int64_t{1} << 40), int64_t{-2}, int64_t{13 * 70}}) {
+        IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT64, 10);
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kStride2Gather), bad);
     }

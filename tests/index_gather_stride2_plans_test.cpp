@@ -102,8 +102,6 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
     dilated.prepare();
     IndexBackwardCase channelsLast = pooled({1, 4, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
     channelsLast.layout = test_support::IndexLayout::ChannelsLast;
-    IndexBackwardCase int64Indices = pooled({1, 1, 1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
-    int64Indices.indexType = ACL_INT64;
     const Declined cases[] = {
         {"2x2 at stride 2", pooled({1, 1, 2, 4, 64}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}),
          "windows along W are not three wide at stride 2 with padding 0 or 1"},
@@ -115,7 +113,6 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
         {"depth 5 at stride 2", pooled({1, 1, 9, 4, 64}, {5, 3, 3}, {2, 2, 2}, {0, 1, 1}),
          "up to 3x2 depth x height windows contain one element (at most 2x2 here)"},
         {"channels-last", channelsLast, "gradOutput planes are not dense row-major"},
-        {"INT64 indices", int64Indices, "INT64 indices: the slab scatter measured faster"},
         {"3x3x3 at stride 2", pooled({1, 1, 5, 5, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}),
          "up to 4 output rows reach one input row: the slab scatter measured faster"},
     };

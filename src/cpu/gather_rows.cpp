@@ -382,8 +382,8 @@ int64_t CountIndicesInUseOf(const I *HWY_RESTRICT indices, int64_t count) {
     return count - unused;
 }
 
-void ConvertIndicesToInt32(const int64_t *HWY_RESTRICT indices, int32_t *HWY_RESTRICT converted, int64_t count) {
-    int64_t i = 0;
+int64_t ConvertIndicesToInt32(const int64_t *HWY_RESTRICT indices, int32_t *HWY_RESTRICT converted, int64_t count) {
+    int64_t i = 0, unused = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<int64_t> d64;
     const hn::RebindToUnsigned<decltype(d64)> du64;
@@ -391,14 +391,23 @@ void ConvertIndicesToInt32(const int64_t *HWY_RESTRICT indices, int32_t *HWY_RES
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d64));
     const auto lowest = hn::Set(d64, int64_t{std::numeric_limits<int32_t>::min()});
     const auto highest = hn::Set(d64, int64_t{std::numeric_limits<int32_t>::max()});
+    const auto minusOne = hn::Set(d64, int64_t{-1});
+    // Each lane counts the -1s it sees as -1s (at most count / lanes of them).
+    auto unusedPerLane = hn::Zero(d64);
     for (; i + lanes <= count; i += lanes) {
-        const auto clamped = hn::Min(hn::Max(hn::LoadU(d64, indices + i), lowest), highest);
+        const auto index = hn::LoadU(d64, indices + i);
+        unusedPerLane = hn::Add(unusedPerLane, hn::VecFromMask(d64, hn::Eq(index, minusOne)));
+        const auto clamped = hn::Min(hn::Max(index, lowest), highest);
         hn::StoreU(hn::TruncateTo(du32, hn::BitCast(du64, clamped)), du32, reinterpret_cast<uint32_t *>(converted + i));
     }
+    unused = -hn::GetLane(hn::SumOfLanes(d64, unusedPerLane));
 #endif
-    for (; i < count; ++i)
+    for (; i < count; ++i) {
+        unused += indices[i] == -1;
         converted[i] = static_cast<int32_t>(std::clamp<int64_t>(indices[i], std::numeric_limits<int32_t>::min(),
                                                                std::numeric_limits<int32_t>::max()));
+    }
+    return count - unused;
 }
 
 int64_t CountIndicesInUse32(const int32_t *HWY_RESTRICT indices, int64_t count) {
@@ -437,8 +446,8 @@ int64_t countIndicesInUse(const int64_t *indices, int64_t count) {
     return HWY_DYNAMIC_DISPATCH(CountIndicesInUse64)(indices, count);
 }
 
-void convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count) {
-    HWY_DYNAMIC_DISPATCH(ConvertIndicesToInt32)(indices, converted, count);
+int64_t convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(ConvertIndicesToInt32)(indices, converted, count);
 }
 
 }  // namespace poolgrad::cpu

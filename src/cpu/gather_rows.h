@@ -73,8 +73,8 @@ int64_t countIndicesInUse(const int32_t *indices, int64_t count);
 int64_t countIndicesInUse(const int64_t *indices, int64_t count);
 
 // INT64 indices as int32, saturated (an index beyond int32 is bad and then matches no position, all of which
-// are below 2^31 - 1), vectorised: the INT64 gather converts the output rows a block reads once, then runs
-// the int32 gather.
-void convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count);
+// are below 2^31 - 1), vectorised: the INT64 gathers convert the output rows a block reads once, then run
+// the int32 gather. Returns how many of them are in use (not -1), as countIndicesInUse does, in the same pass.
+int64_t convertIndicesToInt32(const int64_t *indices, int32_t *converted, int64_t count);
 
 }  // namespace poolgrad::cpu

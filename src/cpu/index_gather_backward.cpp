@@ -229,15 +229,21 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
     T *gradIn = problem.gradInput.plane<T>(n, c);
 
     // The outputs this block owns: each output's index is expected to match one element, unless it is -1.
+    // (A whole plane of INT64 indices is counted while it is converted, below.)
     const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
                   lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
-    counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
+    if (std::is_same_v<I, int32_t> || plan.blocksPerPlane > 1)
+        counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
 
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
                   endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
     if constexpr (std::is_same_v<I, int32_t>) {
         counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow, indices,
                                           gradOut, gradIn, plan.streaming);
+    } else if (plan.blocksPerPlane == 1) {
+        counts.expected += convertIndicesToInt32(indices, converted.data(), plan.outputRows * Wo);
+        counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow,
+                                          converted.data(), gradOut, gradIn, plan.streaming);
     } else {
         // The span of output rows the block's input rows read (not monotonic: input rows run through H within
         // each depth), converted at their own places in the scratch plane.

@@ -7,8 +7,10 @@
 // registers, in increasing flat output order, from +0. No zero fill, no slab: float32 rows go straight
 // into gradInput (streaming stores when it is larger than the cache), 16-bit sums rounded once in
 // registers (through one row of float32 sums on targets that cannot). INT32 indices and the gradients are
-// read in place. INT64 indices are declined: copied into padded int32 rows first, the gather took 1.3x (D)
-// to 2.5x (56-wide rows) the slab scatter's time on the Zen 4 host.
+// read in place; INT64 indices are converted to int32 (saturated, vectorised) once per block, the span of
+// output rows its input rows read, into a per-thread plane. (Copied into padded int32 rows a row at a time,
+// as before 2026-12-02, they took 1.3x (D) to 2.5x (56-wide rows) the slab scatter's time on the Zen 4 host,
+// and were declined.)
 //
 // As in the gather for disjoint windows (index_gather_backward.cpp), an index outside its own window or
 // outside the plane is found by counting: each output whose index is not -1 must match exactly one
@@ -92,9 +94,12 @@ size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
 
 PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
-    if (problem.indices.type != ElementType::Int32)
-        return PlanOutcome::decline("INT64 indices: the slab scatter measured faster");
     const PoolGeometry &geometry = problem.geometry;
+    // Per thread, for INT64 indices: an output plane converted to int32.
+    if (problem.indices.type != ElementType::Int32)
+        if (const std::optional<int64_t> bytes = checkedMul<int64_t>(geometry.outputPlaneElements(), 4);
+            !bytes || *bytes > kScratchBytesPerThread)
+            return PlanOutcome::decline(scratchDeclineText("an output plane of converted INT64 indices", bytes));
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max() - kPositionHeadroom)
         return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
@@ -147,45 +152,69 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     return PlanOutcome::accept(std::move(plan));
 }
 
-template <typename T>
+template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int64_t plane, int64_t block,
-                 std::vector<float> &sumsRow, GatherMatchCount &counts) {
+                 std::vector<float> &sumsRow, std::vector<int32_t> &converted, GatherMatchCount &counts) {
     const PoolGeometry &geometry = problem.geometry;
     const int64_t W = geometry.axes[2].inputSize, Wo = geometry.axes[2].outputSize;
     const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-    const int32_t *indices = problem.indices.plane<const int32_t>(n, c);
-
+    const I *indices = problem.indices.plane<const I>(n, c);
     // The outputs this block owns: each output's index is expected to match one element, unless it is -1
     // (counted in vectors: a scalar loop took a fifth of the kernel's cache-resident time, case D-cache).
     const int64_t firstOutput = plan.outputRows * block / plan.blocksPerPlane * Wo,
                   endOutput = plan.outputRows * (block + 1) / plan.blocksPerPlane * Wo;
-    counts.expected += countIndicesNotMinusOne(indices + firstOutput, endOutput - firstOutput);
-
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
                   endRow = plan.rows * (block + 1) / plan.blocksPerPlane;
+    const int32_t *indices32 = nullptr;
+    if constexpr (std::is_same_v<I, int32_t>) {
+        counts.expected += countIndicesNotMinusOne(indices + firstOutput, endOutput - firstOutput);
+        indices32 = indices;
+    } else if (plan.blocksPerPlane == 1) {
+        // The whole plane converted and counted in one pass.
+        counts.expected += convertIndicesToInt32(indices, converted.data(), plan.outputRows * Wo);
+        indices32 = converted.data();
+    } else {
+        counts.expected += countIndicesInUse(indices + firstOutput, endOutput - firstOutput);
+        // The span of output rows the block's input rows read, converted at their own places.
+        const int64_t *outputs = plan.rowOutputs.data();
+        const int64_t first = plan.rowStart[static_cast<size_t>(firstRow)],
+                      end = plan.rowStart[static_cast<size_t>(endRow)];
+        if (end > first) {
+            const int64_t lowest = *std::min_element(outputs + first, outputs + end),
+                          highest = *std::max_element(outputs + first, outputs + end);
+            convertIndicesToInt32(indices + lowest * Wo, converted.data() + lowest * Wo, (highest - lowest + 1) * Wo);
+        }
+        indices32 = converted.data();
+    }
     const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft};
-    const Stride2PlaneOperands operands{indices, problem.gradOutput.plane<const T>(n, c),
+    const Stride2PlaneOperands operands{indices32, problem.gradOutput.plane<const T>(n, c),
                                         problem.gradInput.plane<T>(n, c), problem.gradInput.type};
     counts.matched += gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
 }
 
-template <typename T>
+template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     const int64_t W = problem.geometry.axes[2].inputSize;
     return gatherOnThreads(
         plan.threads, plan.planes * plan.blocksPerPlane, 0, plan.streaming, [&](int64_t begin, int64_t end) {
             std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
+            std::vector<int32_t> converted(
+                std::is_same_v<I, int32_t> ? 0 : static_cast<size_t>(problem.geometry.outputPlaneElements()));
             GatherMatchCount counts;
             for (int64_t item = begin; item < end; ++item)
-                gatherBlock<T>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, sumsRow, counts);
+                gatherBlock<T, I>(problem, plan, item / plan.blocksPerPlane, item % plan.blocksPerPlane, sumsRow,
+                                  converted, counts);
             return counts;
         });
 }
 
 RunResult runStride2Gather(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const Stride2GatherPlan &plan = planAs<Stride2GatherPlan>(madePlan);
-    const bool complete = withValueType(
-        problem.gradOutput.type, [&](auto value) { return gatherAll<typename decltype(value)::type>(problem, plan); });
+    const bool complete = withValueType(problem.gradOutput.type, [&](auto value) {
+        return withIndexType(problem.indices.type, [&](auto index) {
+            return gatherAll<typename decltype(value)::type, typename decltype(index)::type>(problem, plan);
+        });
+    });
     if (complete) return {};
     return handOverToScatterReference(problem, *plan.fallback);
 }
