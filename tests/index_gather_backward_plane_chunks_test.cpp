@@ -3,8 +3,8 @@
 // and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
 // whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
-// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes taken in turns. float32 gradients and
-// INT32 indices only: the plan leaves float16/bfloat16 and INT64 to the slab scatter. Each against the naive reference
+// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes taken in turns. float32 gradients
+// only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time. Each against the naive reference
 // bit for bit and against the scatter reference bit for bit including NaN payloads, the run the kernel's own (no
 // fallback), gradInput poisoned before and nothing outside it touched. Indices outside their own window hand the
 // problem to the scatter reference; a bad index gives 161002 and a zero gradInput. Plan texts:
@@ -60,12 +60,9 @@ TEST(IndexGatherBackwardPlaneChunks, MatchesTheReferencesBitForBitWithoutFallbac
                                  std::to_string(threads));
                     ThreadSetting setting(threads, 1);
                     const IndexBackwardRun run = test_support::runIndexBackward(problem, kPlaneChunks);
-                    if (type != ACL_FLOAT || indexType != ACL_INT32) {  // left to the slab scatter (measured)
+                    if (type != ACL_FLOAT) {  // left to the slab scatter (measured)
                         EXPECT_EQ(run.status.phaseOne, 561003);
-                        EXPECT_NE(
-                            run.message.find(type != ACL_FLOAT ? "gradients: the slab scatter measured faster"
-                                                               : "INT64 indices: the slab scatter measured faster"),
-                            std::string::npos)
+                        EXPECT_NE(run.message.find("gradients: the slab scatter measured faster"), std::string::npos)
                             << run.message;
                         continue;
                     }
@@ -101,10 +98,12 @@ TEST(IndexGatherBackwardPlaneChunks, ExactSmallSumsAcrossRowsAndDepths) {
 TEST(IndexGatherBackwardPlaneChunks, AnIndexOutsideItsWindowHandsOverToTheScatter) {
     for (const int threads : {1, 2}) {
         ThreadSetting setting(threads, 1);
-        IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 7);
-        problem.indices[0] = 3 * 14 * 14 - 1;  // inside the plane, outside output 0's window
-        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kPlaneChunks),
-                                               kPlaneChunks);
+        for (const aclDataType indexType : {ACL_INT32, ACL_INT64}) {
+            IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, indexType, 7);
+            problem.indices[0] = 3 * 14 * 14 - 1;  // inside the plane, outside output 0's window
+            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kPlaneChunks),
+                                                   kPlaneChunks);
+        }
     }
     // Planes taken in turns: a stray index in the last plane, taken by whichever thread comes last.
     for (const int threads : {2, 3}) {
@@ -121,6 +120,12 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
     // -2, the plane size (what lanes in no window compare with), far beyond the plane, the most negative.
     for (const int64_t bad : {int64_t{-2}, int64_t{4 * 14 * 14}, int64_t{INT32_MAX}, int64_t{INT32_MIN}}) {
         IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT32, 9);
+        problem.indices[17] = bad;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
+    }
+    // INT64: beyond int32 both ways (saturated by the conversion: outside every plane), and inside it.
+    for (const int64_t bad : {int64_t{1} << 32, -(int64_t{1} << 40), int64_t{-2}, int64_t{4 * 14 * 14}}) {
+        IndexBackwardCase problem = makeCase(geometries[0], ACL_FLOAT, ACL_INT64, 11);
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
     }

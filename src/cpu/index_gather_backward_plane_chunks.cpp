@@ -14,16 +14,19 @@
 // with the plane size). Otherwise the scatter reference reruns the problem.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
 #include "core/error_message.h"
+#include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/gather_match_count.h"
 #include "cpu/gather_plane_chunks.h"
+#include "cpu/gather_rows.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -186,9 +189,12 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (problem.gradOutput.type != ElementType::Float32)
         return PlanOutcome::decline(
             joinText(elementTypeName(problem.gradOutput.type), " gradients: the slab scatter measured faster"));
-    if (problem.indices.type != ElementType::Int32)
-        return PlanOutcome::decline("INT64 indices: the slab scatter measured faster");
     const PoolGeometry &geometry = problem.geometry;
+    // Per thread, for INT64 indices: an output plane converted to int32 (vectorised, saturating).
+    if (problem.indices.type != ElementType::Int32)
+        if (const std::optional<int64_t> bytes = checkedMul<int64_t>(geometry.outputPlaneElements(), 4);
+            !bytes || *bytes > kScratchBytesPerThread)
+            return PlanOutcome::decline(scratchDeclineText("an output plane of converted INT64 indices", bytes));
     const int64_t planeElements = geometry.inputPlaneElements();
     if (planeElements >= std::numeric_limits<int32_t>::max())
         return PlanOutcome::decline(joinText("planes of ", planeElements, " elements need 64-bit positions"));
@@ -241,12 +247,21 @@ struct Counts {
 };
 
 // Chunks of a plane's share `block`; counts the indices of its share of the plane's outputs (every output
-// counted once over the blocks) and the matches of its chunks.
-void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block, Counts &counts) {
+// counted once over the blocks) and the matches of its chunks. INT64 indices are converted first, the whole
+// output plane into `converted` (saturated: an index beyond int32 lies outside every plane).
+template <typename I>
+void gatherBlock(const PoolProblem &problem, const PlaneChunkPlan &plan, int64_t plane, int64_t block,
+                 std::vector<int32_t> &converted, Counts &counts) {
     const PlaneChunkTables &tables = plan.tables;
     const int64_t n = plane / problem.geometry.channels, c = plane % problem.geometry.channels;
     const float *gradOut = problem.gradOutput.plane<const float>(n, c);
-    const int32_t *indices = problem.indices.plane<const int32_t>(n, c);
+    const int32_t *indices = nullptr;
+    if constexpr (std::is_same_v<I, int32_t>) {
+        indices = problem.indices.plane<const int32_t>(n, c);
+    } else {
+        convertIndicesToInt32(problem.indices.plane<const int64_t>(n, c), converted.data(), tables.planeOutputs);
+        indices = converted.data();
+    }
     float *gradIn = problem.gradInput.plane<float>(n, c);
     const auto [firstChunk, endChunk] = plan.blockChunks(block);
     const int64_t firstCounted = tables.planeOutputs * block / plan.blocksPerPlane,
@@ -278,7 +293,18 @@ RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &m
     // An index outside its plane counts as expected and never matched, so that it too makes the gather
     // incomplete (matches never exceed the indices present).
     bool complete;
-    if (plan.blocksPerPlane == 1) {
+    if (problem.indices.type != ElementType::Int32) {
+        // INT64: a plane (or a block of one) at a time, through the converted plane.
+        complete = gatherOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, 0, plan.streaming,
+                                   [&](int64_t begin, int64_t end) {
+                                       std::vector<int32_t> converted(static_cast<size_t>(plan.tables.planeOutputs));
+                                       Counts counts;
+                                       for (int64_t item = begin; item < end; ++item)
+                                           gatherBlock<int64_t>(problem, plan, item / plan.blocksPerPlane,
+                                                                item % plan.blocksPerPlane, converted, counts);
+                                       return GatherMatchCount{counts.expected + counts.outsidePlane, counts.matched};
+                                   });
+    } else if (plan.blocksPerPlane == 1) {
         // Whole planes: a thread's planes in one call.
         const PlaneChunkOperands operands = operandsOf(problem);
         complete = gatherOnThreads(
@@ -290,10 +316,11 @@ RunResult runPlaneChunks(const PoolProblem &problem, const ImplementationPlan &m
     } else {
         complete = gatherOnThreads(static_cast<int>(plan.threads), plan.planes * plan.blocksPerPlane, 0, plan.streaming,
                                    [&](int64_t begin, int64_t end) {
+                                       std::vector<int32_t> unused;
                                        Counts counts;
                                        for (int64_t item = begin; item < end; ++item)
-                                           gatherBlock(problem, plan, item / plan.blocksPerPlane,
-                                                       item % plan.blocksPerPlane, counts);
+                                           gatherBlock<int32_t>(problem, plan, item / plan.blocksPerPlane,
+                                                                item % plan.blocksPerPlane, unused, counts);
                                        return GatherMatchCount{counts.expected + counts.outsidePlane, counts.matched};
                                    });
     }
