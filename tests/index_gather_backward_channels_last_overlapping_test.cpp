@@ -5,8 +5,8 @@
 // scatter reference bit for bit including NaN payloads. Each run must be the gather's own (no fallback), with gradInput
 // poisoned before and nothing outside it touched. Where four windows pick one element, their gradients are added in
 // increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that order). Indices outside their own windows hand the
-// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. The plan declines 16-bit gradients,
-// INT64 indices, other channel counts, 16 channels with more than 4 windows per element, windows that do not overlap,
+// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. INT64 indices (converted an output
+// row at a time) too. The plan declines 16-bit gradients, other channel counts, 16 channels with more than 4 windows per element, windows that do not overlap,
 // more than 8 windows per element and planar storage.
 #include <gtest/gtest.h>
 
@@ -39,20 +39,21 @@ const Geometry geometries[] = {
     {"adaptive, 3 inputs to 5 outputs along W, 16 channels", {1, 16, 2, 3, 3}, {}, {}, {}, {}, false, true, {2, 3, 5}},
 };
 
-IndexBackwardCase makeCase(const Geometry &geometry, uint64_t seed) {
-    return test_support::indexCaseOf(geometry, ACL_FLOAT, ACL_INT32, IndexLayout::ChannelsLast, seed);
+IndexBackwardCase makeCase(const Geometry &geometry, uint64_t seed, aclDataType indexType = ACL_INT32) {
+    return test_support::indexCaseOf(geometry, ACL_FLOAT, indexType, IndexLayout::ChannelsLast, seed);
 }
 
 TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWithoutFallback) {
     uint64_t seed = 1;
     for (const Geometry &geometry : geometries)
-        for (const int threads : {1, 2, 3}) {
-            const IndexBackwardCase problem = makeCase(geometry, ++seed);
-            SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
-                         std::to_string(threads));
-            ThreadSetting setting(threads, 1);
-            test_support::expectOwnRunMatchesReferences(problem, kGather);
-        }
+        for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+            for (const int threads : {1, 2, 3}) {
+                const IndexBackwardCase problem = makeCase(geometry, ++seed, indexType);
+                SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                             std::to_string(threads));
+                ThreadSetting setting(threads, 1);
+                test_support::expectOwnRunMatchesReferences(problem, kGather);
+            }
 }
 
 std::string declineOf(const IndexBackwardCase &problem);
@@ -114,9 +115,11 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, AddsTheWindowsOfOneElementInInc
 TEST(IndexGatherBackwardChannelsLastOverlapping, AnIndexOutsideItsWindowsHandsOverToTheScatter) {
     for (const int threads : {1, 2}) {
         ThreadSetting setting(threads, 1);
-        IndexBackwardCase problem = makeCase(geometries[0], 7);
-        problem.indices[0] = 4 * 7 * 9 + 8;  // inside the plane, outside output 0's window
-        test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
+        for (const aclDataType indexType : {ACL_INT32, ACL_INT64}) {
+            IndexBackwardCase problem = makeCase(geometries[0], 7, indexType);
+            problem.indices[0] = 4 * 7 * 9 + 8;  // inside the plane, outside output 0's window
+            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kGather), kGather);
+        }
     }
 }
 
@@ -124,6 +127,12 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, ABadIndexIs161002WithAZeroGradI
     ThreadSetting setting(2, 1);
     for (const int64_t bad : {int64_t{-2}, int64_t{9 * 8}, int64_t{INT32_MAX}}) {
         IndexBackwardCase problem = makeCase(geometries[2], 9);
+        problem.indices[17] = bad;
+        test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
+    }
+    // INT64: beyond int32 both ways (saturated by the conversion, so they match nothing), and inside it.
+    for (const int64_t bad : {int64_t{1} << 32, -(int64_t{1} << 40), int64_t{-2}, int64_t{9 * 8}}) {
+        IndexBackwardCase problem = makeCase(geometries[2], 10, ACL_INT64);
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kGather), bad);
     }
@@ -153,8 +162,6 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesWhatItDoesNotTake) {
     };
     expectDecline(test_support::indexCaseOf(geometries[0], ACL_BF16, ACL_INT32, IndexLayout::ChannelsLast, 1),
                   "bfloat16 gradients: the overlapping gather takes float32 only");
-    expectDecline(test_support::indexCaseOf(geometries[0], ACL_FLOAT, ACL_INT64, IndexLayout::ChannelsLast, 1),
-                  "INT64 indices: the overlapping gather reads INT32 indices only");
     expectDecline(test_support::indexCaseOf(geometries[0], ACL_FLOAT, ACL_INT32, IndexLayout::Contiguous, 1),
                   "gradOutput is not dense channels-last");
     const Geometry narrow{"24 channels", {1, 24, 4, 4, 4}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}};

@@ -122,12 +122,14 @@ TEST(IndexScatterPlans, ChannelVectorsPlanIsTheDefaultForOverlappingWindowsItPay
     ThreadSetting setting(2, 1);
     // 2x2 windows at stride 1 (4 taps) over 32 channels: 4 taps x 2 (AVX-512) or 4 (AVX2) vectors <= 32.
     IndexBackwardCase problem = channelsLastCase({2, 32, 1, 8, 8}, {1, 2, 2}, {1, 1, 1});
-    problem.indexType = ACL_INT64;  // float32 with INT32 indices is the overlapping channels-last gather's
+    problem.type = ACL_BF16;  // float32 gradients are the overlapping channels-last gather's
+    problem.prepare();
     const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
     expectMatchesReference(problem, run);
     EXPECT_EQ(run.implementation, "cpu_index_scatter_backward_channels_last_vectors");
-    // 2 samples of 8 rows of 8x32 sums, 2 slabs each so that both threads have two.
-    EXPECT_EQ(run.plan, "slabs=2x2 of <=4 rows (1024 sums) in place threads=2 channel vectors");
+    // 2 samples of 8 rows of 8x32 sums, 2 slabs each so that both threads have two; bfloat16 sums are
+    // buffered in float32 and rounded once.
+    EXPECT_EQ(run.plan, "slabs=2x2 of <=4 rows (1024 sums) buffered threads=2 channel vectors");
     EXPECT_EQ(run.fallback, "");
 }
 

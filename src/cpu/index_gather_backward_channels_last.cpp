@@ -181,13 +181,9 @@ struct RowGatherer {
         nextCached = (nextCached + 1) % cache.size();
         row.n = n;
         row.outputRow = outputRow;
-        const int64_t count = plan.outputWidth * plan.channels;
-        for (int64_t i = 0; i < count; ++i) {
-            // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
-            const int64_t value = static_cast<int64_t>(indexSource[i]);
-            row.indices[static_cast<size_t>(i)] = static_cast<int32_t>(
-                std::clamp<int64_t>(value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-        }
+        // Saturated: an index beyond int32 is bad and then matches no position (all < 2^31 - 1).
+        if constexpr (!directIndices)
+            convertIndicesToInt32(indexSource, row.indices.data(), plan.outputWidth * plan.channels);
         return row.indices.data();
     }
 
@@ -291,6 +287,7 @@ struct OverlappingGatherPlan final : ImplementationPlan {
     std::vector<int64_t> countsStart;  // input row r counts the output rows countsRows[countsStart[r] ..)
     std::vector<int64_t> countsRows;
     int64_t batch = 0, rows = 0, inputHeight = 0, outputHeight = 0, channels = 0, outputWidth = 0;
+    int64_t outputRows = 0;  // Do * Ho
     int64_t threads = 1;
     bool streaming = false;
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
@@ -307,8 +304,12 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
     if (problem.gradOutput.type != ElementType::Float32)
         return PlanOutcome::decline(joinText(elementTypeName(problem.gradOutput.type),
                                              " gradients: the overlapping gather takes float32 only"));
+    // Per thread, for INT64 indices: the output rows of a batch item converted to int32 as they are first read.
     if (problem.indices.type != ElementType::Int32)
-        return PlanOutcome::decline("INT64 indices: the overlapping gather reads INT32 indices only");
+        if (const std::optional<int64_t> bytes =
+                checkedProduct<int64_t>({problem.geometry.outputPlaneElements(), problem.geometry.channels, 4});
+            !bytes || *bytes > kScratchBytesPerThread)
+            return PlanOutcome::decline(scratchDeclineText("the converted INT64 indices of a batch item", bytes));
     // Measured on AVX-512 only, and only there bit for bit with the scatter in every build: with 8 or fewer
     // lanes the sanitizer build gave another NaN payload where two NaNs meet (not yet explained).
     if (gatherLaneCount() < 16)
@@ -347,6 +348,7 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
     plan.outputHeight = geometry.axes[1].outputSize;
     plan.outputWidth = geometry.axes[2].outputSize;
     plan.rows = geometry.axes[0].inputSize * plan.inputHeight;
+    plan.outputRows = geometry.axes[0].outputSize * plan.outputHeight;
     // Each output row is counted by the first input row of its window (every window holds one).
     std::vector<std::vector<int64_t>> counted(static_cast<size_t>(plan.rows));
     for (int64_t od = 0; od < geometry.axes[0].outputSize; ++od)
@@ -365,28 +367,46 @@ PlanOutcome planOverlappingGather(const PoolProblem &problem) {
     return PlanOutcome::accept(std::move(plan));
 }
 
-// Gathers input rows [begin, end) of all planes; returns {expected, matched}.
+// Gathers input rows [begin, end) of all planes; returns {expected, matched}. INT64 indices are converted to
+// int32 (saturated, vectorised) an output row at a time when a row first needs it, into a per-thread copy of
+// the batch item's output rows.
+template <typename I>
 GatherMatchCount gatherOverlappingRows(const PoolProblem &problem, const OverlappingGatherPlan &plan, int64_t begin,
                                        int64_t end) {
     const int64_t width = static_cast<int64_t>(plan.width.start.size()) - 1;
     const int64_t rowElements = width * plan.channels, outputRowElements = plan.outputWidth * plan.channels;
     std::array<const int32_t *, kMostOverlappingWindows> indexRows{};
     std::array<const float *, kMostOverlappingWindows> gradientRows{};
+    constexpr bool kDirect = std::is_same_v<I, int32_t>;
+    std::vector<int32_t> converted(kDirect ? 0 : static_cast<size_t>(plan.outputRows * outputRowElements));
+    std::vector<int64_t> convertedFor(kDirect ? 0 : static_cast<size_t>(plan.outputRows), -1);  // batch item
+    const auto indexRowOf = [&](int64_t n, const I *indexPlane, int64_t outputRow) -> const int32_t * {
+        if constexpr (kDirect) {
+            return indexPlane + outputRow * outputRowElements;
+        } else {
+            int32_t *row = converted.data() + outputRow * outputRowElements;
+            if (convertedFor[static_cast<size_t>(outputRow)] != n) {
+                convertIndicesToInt32(indexPlane + outputRow * outputRowElements, row, outputRowElements);
+                convertedFor[static_cast<size_t>(outputRow)] = n;
+            }
+            return row;
+        }
+    };
     int64_t expected = 0, matched = 0;
     for (int64_t item = begin; item < end; ++item) {
         const int64_t n = item / plan.rows, r = item % plan.rows;
         const int64_t d = r / plan.inputHeight, h = r % plan.inputHeight;
-        const int32_t *indexPlane = problem.indices.plane<const int32_t>(n, 0);
+        const I *indexPlane = problem.indices.plane<const I>(n, 0);
         const float *gradientPlane = problem.gradOutput.plane<const float>(n, 0);
         for (int64_t i = plan.countsStart[static_cast<size_t>(r)]; i < plan.countsStart[static_cast<size_t>(r + 1)];
              ++i)
-            expected += countIndicesInUse(indexPlane + plan.countsRows[static_cast<size_t>(i)] * outputRowElements,
+            expected += countIndicesInUse(indexRowOf(n, indexPlane, plan.countsRows[static_cast<size_t>(i)]),
                                           outputRowElements);
         int64_t rowCount = 0;
         for (int64_t i = 0; i < plan.depth.count(d); ++i)
             for (int64_t j = 0; j < plan.height.count(h); ++j) {
                 const int64_t outputRow = plan.depth.of(d)[i] * plan.outputHeight + plan.height.of(h)[j];
-                indexRows[static_cast<size_t>(rowCount)] = indexPlane + outputRow * outputRowElements;
+                indexRows[static_cast<size_t>(rowCount)] = indexRowOf(n, indexPlane, outputRow);
                 gradientRows[static_cast<size_t>(rowCount)] = gradientPlane + outputRow * outputRowElements;
                 ++rowCount;
             }
@@ -407,9 +427,13 @@ PlanOutcome planIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &pr
 RunResult runIndexGatherBackwardChannelsLastOverlapping(const PoolProblem &problem,
                                                         const ImplementationPlan &madePlan) {
     const OverlappingGatherPlan &plan = planAs<OverlappingGatherPlan>(madePlan);
-    const bool complete =
-        gatherOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, 0, plan.streaming,
-                        [&](int64_t begin, int64_t end) { return gatherOverlappingRows(problem, plan, begin, end); });
+    const bool complete = withIndexType(problem.indices.type, [&](auto index) {
+        return gatherOnThreads(static_cast<int>(plan.threads), plan.batch * plan.rows, 0, plan.streaming,
+                               [&](int64_t begin, int64_t end) {
+                                   return gatherOverlappingRows<typename decltype(index)::type>(problem, plan, begin,
+                                                                                                 end);
+                               });
+    });
     if (complete) return {};
     return handOverToScatterReference(problem, *plan.fallback);
 }
