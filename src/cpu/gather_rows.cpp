@@ -39,6 +39,13 @@ HWY_INLINE void StoreFirstLanes(D d, hn::Vec<D> v, hn::TFromD<D> *HWY_RESTRICT t
 #endif
 }
 
+// The first `count` (fewer than all) indices at `row`; the lanes past them -1, which matches no position.
+template <class DI>
+HWY_INLINE hn::Vec<DI> LoadTailIndices(DI di, const int32_t *HWY_RESTRICT row, size_t count) {
+    const auto present = hn::FirstN(di, count);
+    return hn::IfThenElse(present, MaskedLoadUnaligned(present, di, row), hn::Set(di, -1));
+}
+
 // kRows consecutive float32 input rows (1 or 2) from their one candidate output row (indexRow/gradientRow;
 // null: no window reaches the rows, whose sums are then +0); adds each lane's matches (as -1s) to
 // matchCount. Two rows of one window height share the loads and lane permutations of their output row.
@@ -116,8 +123,7 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
             const size_t tail = static_cast<size_t>(pairTail);
             const int64_t firstOutput = pairChunks * lanes, column = 2 * firstOutput;
             const auto present = hn::FirstN(di, tail);
-            const auto indices =
-                hn::IfThenElse(present, MaskedLoadUnaligned(present, di, indexRow + firstOutput), hn::Set(di, -1));
+            const auto indices = LoadTailIndices(di, indexRow + firstOutput, tail);
             const auto sums = hn::BitCast(
                 di, hn::Add(zero, hn::BitCast(df, MaskedLoadUnaligned(present, di, gradientBits + firstOutput))));
             const auto lowerIndices = hn::TableLookupLanes(indices, lowerPairs);
@@ -232,9 +238,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
             // The last outputs, fewer than lanes (see the float32 rows).
             const size_t tail = static_cast<size_t>(pairTail);
             const int64_t firstOutput = pairChunks * lanes, column = 2 * firstOutput;
-            const auto present = hn::FirstN(di, tail);
-            const auto indices =
-                hn::IfThenElse(present, MaskedLoadUnaligned(present, di, indexRow + firstOutput), hn::Set(di, -1));
+            const auto indices = LoadTailIndices(di, indexRow + firstOutput, tail);
             const auto prepared = sumOf.prepare(LoadSixteenBit(di, gradientRow + firstOutput, tail));
             auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
             auto matched = hn::FirstN(di, 0);
