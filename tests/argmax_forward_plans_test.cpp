@@ -88,7 +88,8 @@ TEST(ArgmaxForwardPlans, NarrowRowsPlanNamesItsColumnsTapsAndThreads) {
               std::string::npos)
         << plan;
     // Forced onto rows wider than any vector, it declines and says why.
-    TestTensor self({1, 1, 1, 2, 40}, ACL_FLOAT), out({1, 1, 1, 1, 20}, ACL_FLOAT), indices({1, 1, 1, 1, 20}, ACL_INT32);
+    TestTensor self({1, 1, 1, 2, 40}, ACL_FLOAT), out({1, 1, 1, 1, 20}, ACL_FLOAT);
+    TestTensor indices({1, 1, 1, 1, 20}, ACL_INT32);
     ASSERT_EQ(poolgradForceImplementation("cpu_argmax_forward_narrow_rows"), ACL_SUCCESS);
     const test_support::TwoPhaseStatus status =
         test_support::runMaxPool3dWithArgmax(self, {{1, 2, 2}, {1, 2, 2}, {0}}, out, indices);

@@ -6,8 +6,8 @@
 // poisoned before and nothing outside it touched. Where four windows pick one element, their gradients are added in
 // increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that order). Indices outside their own windows hand the
 // problem to the scatter reference; a bad index gives 161002 and a zero gradInput. INT64 indices (converted an output
-// row at a time) too. The plan declines 16-bit gradients, other channel counts, 16 channels with more than 4 windows per element, windows that do not overlap,
-// more than 8 windows per element and planar storage.
+// row at a time) too. The plan declines 16-bit gradients, other channel counts, 16 channels with more than 4 windows
+// per element, windows that do not overlap, more than 8 windows per element and planar storage.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -4,11 +4,11 @@
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
 // whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
 // Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes taken in turns. float32 gradients
-// only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time. Each against the naive reference
-// bit for bit and against the scatter reference bit for bit including NaN payloads, the run the kernel's own (no
-// fallback), gradInput poisoned before and nothing outside it touched. Indices outside their own window hand the
-// problem to the scatter reference; a bad index gives 161002 and a zero gradInput. Plan texts:
-// index_gather_plane_chunks_plans_test.
+// only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time. Each
+// against the naive reference bit for bit and against the scatter reference bit for bit including NaN payloads,
+// the run the kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices
+// outside their own window hand the problem to the scatter reference; a bad index gives 161002 and a zero
+// gradInput. Plan texts: index_gather_plane_chunks_plans_test.
 #include <gtest/gtest.h>
 
 #include <cstring>

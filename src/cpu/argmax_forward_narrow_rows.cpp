@@ -62,15 +62,15 @@ PlanOutcome planArgmaxForwardNarrowRows(const PoolProblem &problem) {
     const WindowTables windows = WindowTables::of(geometry);
     plan.rowsPerPlane = geometry.axes[0].outputSize * geometry.axes[1].outputSize;  // about D * H < 2^31
     if (plan.rowsPerPlane > kMostRowOffsets)
-        return PlanOutcome::decline(joinText(plan.rowsPerPlane, " output rows per plane, more than ", kMostRowOffsets,
-                                             " to plan"));
+        return PlanOutcome::decline(
+            joinText(plan.rowsPerPlane, " output rows per plane, more than ", kMostRowOffsets, " to plan"));
     std::optional<int64_t> offsetCount = int64_t{0};
     for (int64_t od = 0; od < geometry.axes[0].outputSize && offsetCount && *offsetCount <= kMostRowOffsets; ++od)
         for (int64_t oh = 0; oh < geometry.axes[1].outputSize && offsetCount && *offsetCount <= kMostRowOffsets; ++oh)
             offsetCount = checkedAdd(*offsetCount, windows.depth(od).count * windows.height(oh).count);
     if (!offsetCount || *offsetCount > kMostRowOffsets)
-        return PlanOutcome::decline(joinText("the input rows of all output rows make more than ", kMostRowOffsets,
-                                             " offsets to plan"));
+        return PlanOutcome::decline(
+            joinText("the input rows of all output rows make more than ", kMostRowOffsets, " offsets to plan"));
     plan.windows.start.reserve(static_cast<size_t>(plan.rowsPerPlane + 1));
     plan.windows.offsets.reserve(static_cast<size_t>(*offsetCount));
     plan.windows.start.push_back(0);
@@ -94,7 +94,8 @@ PlanOutcome planArgmaxForwardNarrowRows(const PoolProblem &problem) {
     for (int64_t ow = 0; ow < outputs; ++ow) {
         const AxisWindow &window = windows.width(ow);
         for (int64_t tap = 0; tap < window.count; ++tap) {
-            row.tapColumns[static_cast<size_t>(tap * lanes + ow)] = static_cast<int32_t>(window.first + tap * window.step);
+            row.tapColumns[static_cast<size_t>(tap * lanes + ow)] =
+                static_cast<int32_t>(window.first + tap * window.step);
             row.tapLanes[static_cast<size_t>(tap)] |= uint64_t{1} << ow;
         }
     }

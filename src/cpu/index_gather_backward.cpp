@@ -81,8 +81,8 @@ struct GatherPlan final : ImplementationPlan {
     std::string describe() const override {
         return joinText("gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, ", widthTables.lanes,
-                        " lanes, ", widthTables.pairChunks > 0 || widthTables.pairTail > 0 ? "pairs, " : "", streaming ? "streaming" : "cached",
-                        " threads=", threads);
+                        " lanes, ", widthTables.pairChunks > 0 || widthTables.pairTail > 0 ? "pairs, " : "",
+                        streaming ? "streaming" : "cached", " threads=", threads);
     }
 };
 
@@ -170,7 +170,7 @@ PlanOutcome planGather(const PoolProblem &problem) {
     // one chunk per `lanes` outputs: measured faster than the slab scatter (the plane chunks take no 16-bit
     // gradients) down to rows of 14 (bfloat16, Zen 4: 0.28 against 0.36 ms; rows of 28: 0.31 against 0.52),
     // level at rows of 8. Float32 rows that narrow go to the plane chunks; INT64 indices to the scatter
-    // (converted a row at a time they took twice its time).
+    // (measured when they were converted a row at a time, at twice its time; not yet measured since).
     const bool narrowPairs = widthTables && problem.gradOutput.type != ElementType::Float32 &&
                              problem.indices.type == ElementType::Int32 &&
                              geometry.axes[2].inputSize == 2 * geometry.axes[2].outputSize &&

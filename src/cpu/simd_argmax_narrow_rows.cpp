@@ -78,14 +78,15 @@ HWY_INLINE void combineTaps(const NarrowRowTables &tables, const ColumnWinners &
         const auto candidate = hn::TableLookupLanes(columns.values, hn::SetTableIndices(df, from));
         const auto candidatePosition = hn::TableLookupLanes(columns.positions, hn::SetTableIndices(di, from));
         // Little-endian: the first byte holds lanes 0-7.
-        const auto present = hn::RebindMask(df, hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(tapLanes + tap)));
+        const auto present =
+            hn::RebindMask(df, hn::LoadMaskBits(di, reinterpret_cast<const uint8_t *>(tapLanes + tap)));
         const auto earlier = hn::RebindMask(df, hn::Lt(candidatePosition, position));
         auto take = hn::Or(hn::Gt(candidate, value), hn::And(hn::Eq(candidate, value), earlier));
         if constexpr (kNaNRule) {
             const auto heldNaN = hn::IsNaN(value), candidateNaN = hn::IsNaN(candidate);
             const auto later = hn::RebindMask(df, hn::Gt(candidatePosition, position));
-            take = hn::Or(hn::And(heldNaN, hn::And(candidateNaN, later)),
-                          hn::AndNot(heldNaN, hn::Or(take, candidateNaN)));
+            take =
+                hn::Or(hn::And(heldNaN, hn::And(candidateNaN, later)), hn::AndNot(heldNaN, hn::Or(take, candidateNaN)));
         }
         take = hn::And(present, take);
         value = hn::IfThenElse(take, candidate, value);
