@@ -96,7 +96,6 @@ struct Layout {
     const char *implementation;
     IndexLayout layout;
     test_support::IndexGeometry geometry;
-    bool int32IndicesOnly = false;  // the implementation declines INT64 indices for this geometry
 };
 
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &shape) {
@@ -215,15 +214,14 @@ const Layout layouts[] = {
      IndexLayout::ChannelsLast,
      {"channels-last 2x2x2, 16 channels", {1, 16, 2, 4, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}}},
     // Rows that pairs cover exactly: whole chunks, then a masked chunk of the outputs left (12 with 16 lanes,
-    // 4 with 8); rows of 14, which only the pairs take (INT32 indices), a masked chunk alone with 8 or 16 lanes.
+    // 4 with 8); rows of 14, which only the pairs take, a masked chunk alone with 8 or 16 lanes.
     {kDenseGather,
      IndexLayout::Contiguous,
      {"planar 1x2x2, rows of 56 (pairs, then a masked pair chunk)", {2, 3, 1, 4, 56}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0},
       {1, 1, 1}}},
     {kDenseGather,
      IndexLayout::Contiguous,
-     {"planar 1x2x2, rows of 14 (a masked pair chunk)", {2, 3, 1, 6, 14}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}},
-     true},
+     {"planar 1x2x2, rows of 14 (a masked pair chunk)", {2, 3, 1, 6, 14}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}}},
 };
 
 void expectEveryPatternIsPlusZeroPlusGradient(const std::vector<int> &threadCounts, bool dense = true) {
@@ -233,7 +231,6 @@ void expectEveryPatternIsPlusZeroPlusGradient(const std::vector<int> &threadCoun
             for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
                 for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
                     for (const int threads : threadCounts) {
-                        if (indexType == ACL_INT64 && layout.int32IndicesOnly) continue;
                         IndexBackwardCase problem =
                             test_support::indexCaseOf(layout.geometry, type, indexType, layout.layout, ++seed);
                         std::mt19937_64 rng(seed);

@@ -166,13 +166,12 @@ PlanOutcome planGather(const PoolProblem &problem) {
     const int64_t lanes = gatherLaneCount();
     std::optional<GatherWidthTables> widthTables =
         widthTablesFor(plan.width, geometry.axes[2].inputSize, geometry.axes[2].outputSize, lanes);
-    // 16-bit rows made wholly of pair chunks (windows {2ow, 2ow+1} covering the row) from INT32 indices cost
-    // one chunk per `lanes` outputs: measured faster than the slab scatter (the plane chunks take no 16-bit
-    // gradients) down to rows of 14 (bfloat16, Zen 4: 0.28 against 0.36 ms; rows of 28: 0.31 against 0.52),
-    // level at rows of 8. Float32 rows that narrow go to the plane chunks; INT64 indices to the scatter
-    // (measured when they were converted a row at a time, at twice its time; not yet measured since).
+    // 16-bit rows made wholly of pair chunks (windows {2ow, 2ow+1} covering the row) cost one chunk per `lanes`
+    // outputs: measured faster than the slab scatter (the plane chunks take no 16-bit gradients) down to rows of
+    // 14 (bfloat16, Zen 4, 2 threads: INT32 0.17-0.28 against 0.36 ms, INT64 0.18-0.28 against 0.19-0.34; rows
+    // of 28: 0.31 against 0.52, INT64 0.18-0.26 against 0.29-0.45), level at rows of 8. Float32 rows that
+    // narrow go to the plane chunks.
     const bool narrowPairs = widthTables && problem.gradOutput.type != ElementType::Float32 &&
-                             problem.indices.type == ElementType::Int32 &&
                              geometry.axes[2].inputSize == 2 * geometry.axes[2].outputSize &&
                              2 * geometry.axes[2].inputSize > lanes;
     if (geometry.axes[2].inputSize < kNarrowestRowInVectors * lanes && !narrowPairs)
