@@ -13,6 +13,11 @@
 #include "cpu/gather_sixteen_bit-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 
+// The per-chunk lambdas must be inlined into the row loops (out of line their vectors go through memory).
+#ifndef POOLGRAD_LAMBDA_INLINE
+#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
@@ -211,6 +216,16 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
         const uintptr_t pairBytes = hn::Lanes(dPairs) * sizeof(uint16_t);
         const auto evenColumns = hn::LoadU(di, tables.evenColumns.data());
         const auto one = hn::Set(di, 1);
+        // One row's 2*lanes columns from `lanes` outputs whose even columns sit at `even`; marks in `matched`
+        // the outputs that matched. Lane i holds columns 2i (low half) and 2i+1 (high half): little-endian,
+        // the row's order.
+        const auto pairColumns = [&](hn::Vec<DI> indices, const auto &prepared, hn::Vec<DI> even,
+                                     hn::Mask<DI> &matched) POOLGRAD_LAMBDA_INLINE {
+            const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
+            matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
+            return hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
+                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
+        };
         for (int64_t chunk = 0; chunk < pairChunks; ++chunk) {
             const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
             const auto indices = hn::LoadU(di, indexRow + firstOutput);
@@ -220,11 +235,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
             // Each output matches at most one of the compares below (they test different positions).
             auto matched = hn::FirstN(di, 0);
             for (int row = 0; row < kRows; ++row, even = hn::Add(even, nextRow)) {
-                const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
-                matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
-                // Lane i holds columns 2i (low half) and 2i+1 (high half): little-endian, the row's order.
-                const auto pairs = hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
-                                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
+                const auto pairs = pairColumns(indices, prepared, even, matched);
                 uint16_t *at = destination + row * width + column;
                 if (streaming && reinterpret_cast<uintptr_t>(at) % pairBytes == 0)
                     hn::Stream(pairs, dPairs, at);
@@ -243,11 +254,8 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
             auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
             auto matched = hn::FirstN(di, 0);
             for (int row = 0; row < kRows; ++row, even = hn::Add(even, nextRow)) {
-                const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
-                matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
-                const auto pairs = hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
-                                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
-                StoreFirstLanes(dPairs, pairs, destination + row * width + column, 2 * tail);
+                StoreFirstLanes(dPairs, pairColumns(indices, prepared, even, matched),
+                                destination + row * width + column, 2 * tail);
             }
             count = hn::Add(count, hn::VecFromMask(di, matched));
             firstBlock = blocks;
