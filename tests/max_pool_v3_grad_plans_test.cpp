@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_max_pool_v3.h"
+#include "support/highway_target_mock.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 
@@ -447,6 +449,39 @@ TEST(MaxPoolV3GradImplementationsDifferential, ForcedImplementationsMatchTheRefe
                 expectMatchesReference(p, outcome);
                 if (testing::Test::HasFailure()) return;
             }
+        }
+    }
+}
+
+// Below AVX-512 a vector of channels is narrower than a cache line and the channels-last 3x3 stride-2 rows
+// take two vectors a walk (then one, then single channels): each instruction set this CPU has, with channel
+// counts that leave every kind of remainder, matches the reference.
+TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2OnEveryInstructionSet) {
+    const int64_t targets[] = {HWY_AVX2, HWY_SSE4, HWY_SCALAR};
+    std::mt19937 rng(20261202);
+    for (const int64_t target : targets) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        const ForcedRun forced(kChannelsLast3x3Stride2, 2);
+        for (const int64_t channels : {8, 16, 19, 24, 33, 40}) {
+            Problem p;
+            p.type = channels % 2 ? ACL_FLOAT16 : ACL_FLOAT;
+            p.nhwc = true;
+            p.n = 2;
+            p.c = channels;
+            p.h = uniform(rng, 3, 12);
+            p.w = uniform(rng, 3, 40);
+            stride2Windows(rng, p.params);
+            const auto win = p.windows();
+            if (win.outH < 1 || win.outW < 1) continue;
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
+            std::vector<double> input, output, grad;
+            randomOperands(rng, p, input, output, grad);
+            const Outcome outcome = run(p, input, output, grad);
+            ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+            ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+            EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
+            expectMatchesReference(p, outcome);
         }
     }
 }

@@ -186,7 +186,7 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
         }
         indices32 = converted.data();
     }
-    const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft};
+    const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft, plan.outputRows};
     const Stride2PlaneOperands operands{indices32, problem.gradOutput.plane<const T>(n, c),
                                         problem.gradInput.plane<T>(n, c), problem.gradInput.type};
     counts.matched += gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);

@@ -239,6 +239,33 @@ struct VectorLanes {
         return contribution;
     }
 };
+
+// Two adjacent vectors of channels as one lane group, for vectors narrower than a 64-byte line (AVX2,
+// SSE4): each walk along the row then uses whole lines of every operand, and a streamed line is filled at
+// once. With one 32-byte vector per walk, each line of gradInput was half-filled by one walk and finished
+// by the next, a row later, and the write-combining buffers flushed the halves separately (D-v3-nhwc on
+// AVX2, AMD EPYC Zen 3: 12.4 ms against 8.2 for the generic channels-last kernel, which this then beats).
+struct VectorPairLanes {
+    VectorLanes one;
+    struct V {
+        VectorLanes::V low, high;
+    };
+    int64_t lanes() const { return static_cast<int64_t>(hn::Lanes(one.d)); }
+    V zero() const { return {one.zero(), one.zero()}; }
+    V load(const float *at) const { return {one.load(at), one.load(at + lanes())}; }
+    void store(V v, float *at) const {
+        one.store(v.low, at);
+        one.store(v.high, at + lanes());
+    }
+    void storeOut(V v, float *at) const {
+        one.storeOut(v.low, at);
+        one.storeOut(v.high, at + lanes());
+    }
+    V add(V a, V b) const { return {one.add(a.low, b.low), one.add(a.high, b.high)}; }
+    V take(V value, V wanted, V &remaining) const {
+        return {one.take(value.low, wanted.low, remaining.low), one.take(value.high, wanted.high, remaining.high)};
+    }
+};
 #endif
 
 void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
@@ -249,6 +276,12 @@ void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const flo
     VectorLanes vector;
     vector.streaming = streaming;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(vector.d));
+    if (lanes * static_cast<int64_t>(sizeof(float)) < 64) {
+        const VectorPairLanes pair{vector};
+        for (; c + 2 * lanes <= channels; c += 2 * lanes)
+            sumRowAcrossChannels(pair, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c,
+                                 partial, topSums, middleSums);
+    }
     for (; c + lanes <= channels; c += lanes)
         sumRowAcrossChannels(vector, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
                              topSums, middleSums);

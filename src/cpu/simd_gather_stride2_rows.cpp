@@ -444,11 +444,14 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     const StoreMode store{streaming, !kHalf && !std::is_same_v<G, float> && bfloat16HardwareRounding()};
     const int32_t *indexRows[4];
     const G *gradientRows[4];
+    [[maybe_unused]] int64_t rowOffsets[4];  // of the candidate output rows in the plane
+    [[maybe_unused]] const int64_t planeOutputs = tables.outputRows * outputWidth;
     for (int64_t r = firstRow; r < endRow; ++r) {
         const int64_t first = rowStart[r], candidates = rowStart[r + 1] - first;
         for (int64_t c = 0; c < candidates; ++c) {
-            indexRows[c] = indexPlane + rowOutputs[first + c] * outputWidth;
-            gradientRows[c] = gradientPlane + rowOutputs[first + c] * outputWidth;
+            rowOffsets[c] = rowOutputs[first + c] * outputWidth;
+            indexRows[c] = indexPlane + rowOffsets[c];
+            gradientRows[c] = gradientPlane + rowOffsets[c];
         }
         const auto load = [&](int64_t c, int64_t firstWindow) POOLGRAD_LAMBDA_INLINE {
             const int32_t *indices = indexRows[c];
@@ -462,8 +465,11 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
             const G *gradients = gradientRows[c];
             // A row's first or last block: windows before 0 or from outputWidth on read as index -1.
             CandidateVectors v;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-            // Masked lanes are not read (AVX-512 suppresses their faults), so `from` may be -1.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+            // Masked lanes are not read (AVX-512's and AVX2's 32-bit masked loads suppress their faults), so
+            // `from` may be -1. Filling every lane through memory, as the targets below do, costs a stalled
+            // load per vector (the lane stores cannot be forwarded to it): on AVX2 (AMD EPYC Zen 3) W56 ran at
+            // half the scatter's speed that way.
             const auto windowsFrom = [&](int64_t from, hn::Vec<IndexTag> &windowIndices,
                                          hn::Vec<FloatTag> &windowGradients) {
                 const auto exists = hn::And(hn::Gt(laneIndex, hn::Set(di, static_cast<int32_t>(-from - 1))),
@@ -474,9 +480,22 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                 if constexpr (std::is_same_v<G, float>) {
                     windowGradients = MaskedLoadUnaligned(hn::RebindMask(df, exists), df, gradients + from);
                 } else {
+#if HWY_TARGET == HWY_AVX2
+                    // No 16-bit masked loads: a whole load where the vector stays inside the plane (lanes of
+                    // other rows are never used), through a buffer only at the plane's two ends.
+                    const int64_t at = rowOffsets[c] + from;
+                    if (at >= 0 && at + lanes <= planeOutputs) {
+                        windowGradients = loadGradients<G, kHalf>(gradients + from);
+                    } else {
+                        HWY_ALIGN G partialGradients[16];
+                        partialRow(gradients, from, outputWidth, G{}, partialGradients, lanes);
+                        windowGradients = loadGradients<G, kHalf>(partialGradients);
+                    }
+#else
                     const hn::Rebind<uint16_t, FloatTag> du16;
                     const auto bits = MaskedLoadUnaligned(hn::Mask<decltype(du16)>{exists.raw}, du16, gradients + from);
                     windowGradients = widenGradients<kHalf>(bits);
+#endif
                 }
             };
             windowsFrom(firstWindow, v.indexA, v.gradientA);

@@ -25,6 +25,7 @@ struct Stride2RowTables {
     const int64_t *rowStart = nullptr;
     const int64_t *rowOutputs = nullptr;
     int64_t width = 0, outputWidth = 0, padLeft = 0;
+    int64_t outputRows = 0;  // of the plane: its indices and gradients hold outputRows * outputWidth elements
 };
 
 // One plane's operands read in place: int32 indices and gradients (float32, or float16 / bfloat16 bits,
