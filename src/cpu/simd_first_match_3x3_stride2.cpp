@@ -279,8 +279,8 @@ void SumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const flo
     if (lanes * static_cast<int64_t>(sizeof(float)) < 64) {
         const VectorPairLanes pair{vector};
         for (; c + 2 * lanes <= channels; c += 2 * lanes)
-            sumRowAcrossChannels(pair, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c,
-                                 partial, topSums, middleSums);
+            sumRowAcrossChannels(pair, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
+                                 topSums, middleSums);
     }
     for (; c + lanes <= channels; c += lanes)
         sumRowAcrossChannels(vector, rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, c, partial,
