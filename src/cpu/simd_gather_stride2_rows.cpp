@@ -38,7 +38,9 @@ HWY_INLINE hn::Vec<FloatTag> addMatched(hn::Vec<FloatTag> sum, hn::Mask<IndexTag
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     return hn::Vec<FloatTag>{_mm512_mask_add_ps(sum.raw, match.raw, sum.raw, gradient.raw)};
 #else
-    return hn::Add(sum, hn::IfThenElseZero(hn::RebindMask(FloatTag(), match), gradient));
+    // The sum first (AddInOrder): with two NaNs the result carries the sum's payload, as in the scalar
+    // kernels; a plain Add let the compiler swap the operands, and AVX2 hosts gave other NaN payloads.
+    return AddInOrder(sum, hn::IfThenElseZero(hn::RebindMask(FloatTag(), match), gradient));
 #endif
 }
 
@@ -525,8 +527,9 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                 const int64_t nextFirst = rowStart[r + 1], nextCandidates = rowStart[r + 2] - nextFirst;
                 if (nextCandidates >= 1 && nextCandidates <= 2 && rowOutputs[nextFirst] == rowOutputs[first]) {
                     if (nextCandidates == 2) {
-                        indexRows[1] = indexPlane + rowOutputs[nextFirst + 1] * outputWidth;
-                        gradientRows[1] = gradientPlane + rowOutputs[nextFirst + 1] * outputWidth;
+                        rowOffsets[1] = rowOutputs[nextFirst + 1] * outputWidth;
+                        indexRows[1] = indexPlane + rowOffsets[1];
+                        gradientRows[1] = gradientPlane + rowOffsets[1];
                         gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, destination, store, load, edgeLoad,
                                                    counts);
                     } else {
