@@ -209,6 +209,17 @@ void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
     // their loads skip between columns and the prefetchers fall behind). A single vector of channels: blocks
     // of 8 outputs (1.3x faster than one at a time on A-fwd-cl-cache).
     int64_t c = 0;
+    // Channels of several groups of 4 vectors (64 channels with AVX2): output by output, every group of its
+    // channels before the next output, so that the row is read once, in order. A walk along the row per
+    // group read a part of every C * 4 bytes and the next walk the rest, from memory at a fraction of the
+    // bandwidth (D-fwd-cl on AVX2, AMD EPYC Zen 3: 1.5-2x PyTorch's time, which walks pixel by pixel).
+    if (const int64_t groups = row.channels / (4 * lanes); groups >= 2) {
+        for (int64_t ow = 0; ow < row.outputs; ++ow) {
+            if (row.windows[ow].count == 0) continue;  // wholly in padding: written above
+            for (int64_t g = 0; g < groups; ++g) searchBlock<1, 4, false>(d, di, row, out, ow, 0, g * 4 * lanes, 0);
+        }
+        c = groups * 4 * lanes;
+    }
     for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<1, 4, false>(d, di, row, out, c, 0);
     for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<1, 2, false>(d, di, row, out, c, 0);
     for (; c + lanes <= row.channels; c += lanes) searchChannels<8, 1, false>(d, di, row, out, c, 0);
