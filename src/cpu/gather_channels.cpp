@@ -179,8 +179,8 @@ HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RES
             if constexpr (kFull) {
                 const auto match = hn::Eq(hn::LoadU(di, indexRow + offset), position);
                 count = hn::Add(count, hn::VecFromMask(di, match));
-                sums =
-                    hn::Add(sums, hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
+                sums = AddInOrder(sums,
+                                  hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
             } else {
                 const auto match =
                     hn::And(hn::Eq(MaskedLoadUnaligned(present, di, indexRow + offset), position), present);
@@ -247,9 +247,8 @@ int64_t GatherOverlappingChannelsRow(const int64_t *HWY_RESTRICT columnStart, co
     if (channels == 2 * lanes) return wholeVectors(std::integral_constant<int, 2>{});
     if (channels == 3 * lanes) return wholeVectors(std::integral_constant<int, 3>{});
     if (channels == 4 * lanes) return wholeVectors(std::integral_constant<int, 4>{});
-    // No 8-vector case: with AVX2 (64 channels, 16 registers) it gave another NaN payload than the scatter
-    // where two NaNs meet (the compiler is free to swap the operands of an add; which one it swapped is not
-    // examined), so those positions take the general path below.
+    if (channels == 6 * lanes) return wholeVectors(std::integral_constant<int, 6>{});
+    if (channels == 8 * lanes) return wholeVectors(std::integral_constant<int, 8>{});
     for (int64_t w = 0; w < width; ++w) {
         float *at = destination + w * channels;
         const int64_t *columns = columnOutputs + columnStart[w];
