@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/checked_arithmetic.h"
+#include "core/prefetch.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
@@ -120,8 +121,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, const PlanarArgmaxPlan &pla
                         // would otherwise wait on memory a cache line at a time.
                         if (oh + 2 < geometry.axes[1].outputSize)
                             forEachWindowRow(wd, windows.height(oh + 2), [&](int64_t d, int64_t h) {
-                                for (int64_t w = 0; w < inW; w += 16)
-                                    __builtin_prefetch(inPlane + (d * inH + h) * inW + w);
+                                prefetchLines(inPlane + (d * inH + h) * inW, inW * static_cast<int64_t>(sizeof(float)));
                             });
                         rowIndices.clear();
                         forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) { rowIndices.push_back(d * inH + h); });

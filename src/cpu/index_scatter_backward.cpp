@@ -26,6 +26,7 @@
 #include "core/checked_arithmetic.h"
 #include "core/error_message.h"
 #include "core/gradient_sum.h"
+#include "core/prefetch.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
@@ -425,13 +426,11 @@ SlabCounts scatterSlab(const PoolProblem &problem, const ScatterSlabsPlan &plan,
 template <typename T, typename I>
 void prefetchOutputs(const PoolProblem &problem, int64_t group) {
     const int64_t channels = problem.geometry.channels;
-    const char *gradOut =
-        reinterpret_cast<const char *>(problem.gradOutput.plane<const T>(group / channels, group % channels));
-    const char *indices =
-        reinterpret_cast<const char *>(problem.indices.plane<const I>(group / channels, group % channels));
     const int64_t outputs = problem.geometry.outputPlaneElements();
-    for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(gradOut + b);
-    for (int64_t b = 0; b < outputs * static_cast<int64_t>(sizeof(I)); b += 64) __builtin_prefetch(indices + b);
+    prefetchLines(problem.gradOutput.plane<const T>(group / channels, group % channels),
+                  outputs * static_cast<int64_t>(sizeof(T)));
+    prefetchLines(problem.indices.plane<const I>(group / channels, group % channels),
+                  outputs * static_cast<int64_t>(sizeof(I)));
 }
 
 // Sparse problems (few outputs per input element): the thread's planes of gradInput are zero-filled first

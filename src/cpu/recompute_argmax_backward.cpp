@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/gradient_sum.h"
+#include "core/prefetch.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
@@ -253,7 +254,7 @@ private:
     static constexpr int64_t kPrefetchRows = 2;
     void prefetchRows(const float *inPlane, const AxisWindow &wh) const {
         forEachWindowRow(AxisWindow{0, 1, 1}, wh, [&](int64_t, int64_t h) {
-            for (int64_t w = 0; w < inW_; w += 16) __builtin_prefetch(inPlane + h * inW_ + w);
+            prefetchLines(inPlane + h * inW_, inW_ * static_cast<int64_t>(sizeof(float)));
         });
     }
 

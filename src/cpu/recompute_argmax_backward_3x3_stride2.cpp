@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/checked_arithmetic.h"
+#include "core/prefetch.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
@@ -74,12 +75,6 @@ void splitIntoBands(int64_t units, int64_t outH, int64_t workPerUnit, int64_t &b
                            : std::clamp<int64_t>((2 * available + units - 1) / std::max<int64_t>(units, 1), 1,
                                                  std::max<int64_t>(outH, 1));
     threads = plannedThreadCount(saturatingMul(units, bands), workPerUnit / bands);
-}
-
-template <typename T>
-void prefetchRow(const T *row, int64_t count) {
-    const char *bytes = reinterpret_cast<const char *>(row);
-    for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
 }
 
 template <typename T>
@@ -143,9 +138,11 @@ public:
                 if (oh + kPrefetchOutputRows < outH_) {
                     const int64_t ahead = top + 2 * kPrefetchOutputRows;
                     for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
-                        prefetchRow(inPlane + h * inW_, inW_);
-                    prefetchRow(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
-                    prefetchRow(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+                        prefetchLines(inPlane + h * inW_, inW_ * static_cast<int64_t>(sizeof(T)));
+                    prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_,
+                                  outW_ * static_cast<int64_t>(sizeof(T)));
+                    prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_,
+                                  outW_ * static_cast<int64_t>(sizeof(T)));
                 }
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
@@ -305,9 +302,7 @@ private:
     void prefetchRowsOf(int64_t n, int64_t oh) const {
         if (oh >= outH_) return;
         const auto prefetch = [](const T *row, int64_t elements) {
-            const char *bytes = reinterpret_cast<const char *>(row);
-            for (int64_t b = 0; b < elements * static_cast<int64_t>(sizeof(T)); b += 64)
-                __builtin_prefetch(bytes + b, 0, 2);
+            prefetchLines<PrefetchInto::SecondLevel>(row, elements * static_cast<int64_t>(sizeof(T)));
         };
         const int64_t top = 2 * oh - plan_.padTop;
         for (int64_t h = std::max<int64_t>(top + 1, 0); h <= std::min(top + 2, inH_ - 1); ++h)

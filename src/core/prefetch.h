@@ -1,0 +1,27 @@
+// Software prefetch of a byte range, one request per cache line: for data a kernel reads soon in an order
+// the hardware prefetcher does not follow (the next output row's input rows, a plane read after another, a
+// row walked once per group of channels with a stride of lines).
+#pragma once
+
+#include <cstdint>
+
+namespace poolgrad {
+
+inline constexpr int64_t kCacheLineBytes = 64;
+
+// Where the lines should stay: every cache level, or the L2 and beyond (not the L1, for data first read
+// after enough other loads that it would be evicted from the L1 by then).
+enum class PrefetchInto { EveryLevel, SecondLevel };
+
+template <PrefetchInto kInto = PrefetchInto::EveryLevel>
+inline void prefetchLines(const void *start, int64_t bytes) {
+    const char *at = static_cast<const char *>(start);
+    for (int64_t b = 0; b < bytes; b += kCacheLineBytes) {
+        if constexpr (kInto == PrefetchInto::EveryLevel)
+            __builtin_prefetch(at + b, 0, 3);
+        else
+            __builtin_prefetch(at + b, 0, 2);
+    }
+}
+
+}  // namespace poolgrad
