@@ -2,12 +2,17 @@
 // planes' rows into blocks, the most output rows an input row reads, the W padding, the lanes of the
 // dispatched instruction set, streaming or cached stores and the threads. It declines (phase one 561003
 // when forced, naming the reason) what it does not take; the library then chooses another implementation.
+// Rows narrower than 112 columns with vectors of fewer than 16 lanes it can run but passes to the slab
+// scatter, measured faster there: the dispatch takes the scatter, a forced run the gather.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
 
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
+#include "support/host_vectors.h"
 #include "support/index_backward_case.h"
 
 namespace {
@@ -125,6 +130,32 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
         EXPECT_NE(chosen.implementation, kStride2Gather);
         test_support::expectGradInputBits(declined.problem.expectedBits(), chosen, declined.problem.type, false);
     }
+}
+
+// With 8 lanes (AVX2; mocked on an AVX-512 CPU) rows of 56 columns go to the slab scatter unless the gather is
+// forced, and rows of 112 to the gather; with 16 lanes rows of 56 go to the gather.
+TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced) {
+    ThreadSetting setting(1, 0);
+    const IndexBackwardCase narrow = pooled({1, 3, 1, 12, 56}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    const IndexBackwardCase wide = pooled({1, 3, 1, 12, 112}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    if (test_support::hostFloatLanes() == 16) {
+        const IndexBackwardRun chosen = test_support::runIndexBackward(narrow, "");
+        EXPECT_EQ(chosen.implementation, kStride2Gather);
+        test_support::expectGradInputBits(narrow.expectedBits(), chosen, narrow.type, false);
+    }
+    if ((hwy::SupportedTargets() & HWY_AVX2) == 0) GTEST_SKIP() << "no AVX2 on this CPU";
+    test_support::HighwayTargetMock mock(HWY_AVX2);
+    const IndexBackwardRun chosen = test_support::runIndexBackward(narrow, "");
+    EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_dense");
+    test_support::expectGradInputBits(narrow.expectedBits(), chosen, narrow.type, false);
+    const IndexBackwardRun forced = test_support::runIndexBackward(narrow, kStride2Gather);
+    ASSERT_EQ(forced.status.phaseOne, 0) << forced.message;
+    EXPECT_EQ(forced.implementation, kStride2Gather);
+    EXPECT_NE(forced.plan.find(" 8 lanes"), std::string::npos) << forced.plan;
+    test_support::expectGradInputBits(narrow.expectedBits(), forced, narrow.type, false);
+    const IndexBackwardRun wideChosen = test_support::runIndexBackward(wide, "");
+    EXPECT_EQ(wideChosen.implementation, kStride2Gather);
+    test_support::expectGradInputBits(wide.expectedBits(), wideChosen, wide.type, false);
 }
 
 }  // namespace

@@ -27,16 +27,26 @@ const Plan &planAs(const ImplementationPlan &plan) {
     return static_cast<const Plan &>(plan);
 }
 
-// An implementation's answer to a problem: a plan (accepted) or the reason it declines.
+// An implementation's answer to a problem: a plan (accepted) or the reason it declines. A third answer,
+// slowerThanLater, is a plan with a reason: the entry can run the problem but was measured slower there than
+// an entry after it (on this instruction set, say). The dispatch passes it by with that reason, shown with
+// the declines; a forced run (poolgradForceImplementation: the tests, the bench) takes the plan, so the
+// code stays exercised on every host.
 struct PlanOutcome {
     std::shared_ptr<const ImplementationPlan> plan;
     std::string declined;
 
-    bool accepted() const { return plan != nullptr; }
+    bool accepted() const { return plan != nullptr && declined.empty(); }
+    // accepted, or slowerThanLater: what a forced run takes.
+    bool runnable() const { return plan != nullptr; }
     static PlanOutcome decline(std::string reason) { return {nullptr, std::move(reason)}; }
     template <typename Plan>
     static PlanOutcome accept(Plan plan) {
         return {std::make_shared<const Plan>(std::move(plan)), {}};
+    }
+    template <typename Plan>
+    static PlanOutcome slowerThanLater(Plan plan, std::string reason) {
+        return {std::make_shared<const Plan>(std::move(plan)), std::move(reason)};
     }
 };
 

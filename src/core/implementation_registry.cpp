@@ -35,7 +35,7 @@ Selection selectImplementation(const PoolProblem &problem) {
             reason = "not the forced implementation";
         } else {
             PlanOutcome outcome = candidate.plan(problem);
-            if (outcome.accepted()) {
+            if (outcome.accepted() || (forced && outcome.runnable())) {
                 selection.chosen = &candidate;
                 selection.plan = std::move(outcome.plan);
                 return selection;

@@ -92,6 +92,9 @@ size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
     return most;
 }
 
+// Below 16 lanes the gather takes rows of at least this many columns (the measurements are in the plan).
+constexpr int64_t kNarrowVectorRowColumns = 112;
+
 PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
@@ -149,6 +152,18 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     // Row by row; 16-bit rows stream each aligned half line (simd_gather_stride2_rows.cpp).
     plan.streaming = streamingStoresPay(problem.gradInput, width, elementSize(problem.gradInput.type) == 2 ? 32 : 64);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
+    // A block makes 2 x lanes columns whatever the row's width, and with 8 lanes (AVX2: 16 registers, the
+    // block's operands spill) the slab scatter, whose cost does not depend on the vector, measured faster on
+    // rows narrower than 7 blocks. AVX2 EPYC (32 MiB L3), 3x3 stride 2 padded, 16 channels, 12.5 MB, one
+    // thread, ms warm / cold: W = 28 4.9 / 4.8 against 2.5 / 2.9; 56 3.2 / 4.0 against 1.8 / 2.8; 84
+    // 3.9 / 3.9 against 2.6 / 2.9; 112 2.4 / 2.5 against 2.5 / 2.7; 224 2.2 / 1.9 against 2.2 / 2.3. With
+    // 16 lanes (Zen 4) the gather is the faster one from W = 56 on. Narrower targets are not measured and
+    // follow AVX2.
+    if (plan.lanes < 16 && width < kNarrowVectorRowColumns)
+        return PlanOutcome::slowerThanLater(
+            std::move(plan),
+            joinText("rows of ", width, " columns with vectors of ", gatherStride2LaneCount(), " lanes (fewer than ",
+                     kNarrowVectorRowColumns, " columns and 16 lanes): the slab scatter measured faster"));
     return PlanOutcome::accept(std::move(plan));
 }
 
