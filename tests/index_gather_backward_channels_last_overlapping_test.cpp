@@ -70,8 +70,8 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWi
     expectEveryGeometryMatchesTheReferences();
 }
 
-// On an AVX-512 CPU the AVX2 code too: 8 lanes make 2 to 8 vectors of the same channels, and the positions of
-// 48 and 64 channels take the general path (no whole-vector case of 6 or 8 vectors).
+// On an AVX-512 CPU the AVX2 code too: 8 lanes make 2 to 8 vectors of the same channels (48 and 64 channels:
+// the whole-vector cases of 6 and 8 vectors, which 16 lanes never take).
 TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesWithAvx2Vectors) {
     if ((hwy::SupportedTargets() & HWY_AVX2) == 0 || test_support::hostFloatLanes() == 8)
         GTEST_SKIP() << "AVX2 is the CPU's own target (the test above) or missing";

@@ -1,4 +1,4 @@
-// Software prefetch of a byte range, one request per cache line: for data a kernel reads soon in an order
+// Software prefetch of a run of elements, one request per cache line: for data a kernel reads soon in an order
 // the hardware prefetcher does not follow (the next output row's input rows, a plane read after another, a
 // row walked once per group of channels with a stride of lines).
 #pragma once
@@ -13,9 +13,11 @@ inline constexpr int64_t kCacheLineBytes = 64;
 // after enough other loads that it would be evicted from the L1 by then).
 enum class PrefetchInto { EveryLevel, SecondLevel };
 
-template <PrefetchInto kInto = PrefetchInto::EveryLevel>
-inline void prefetchLines(const void *start, int64_t bytes) {
-    const char *at = static_cast<const char *>(start);
+// The lines of elements [start, start + count).
+template <PrefetchInto kInto = PrefetchInto::EveryLevel, typename T>
+inline void prefetchLines(const T *start, int64_t count) {
+    const char *at = reinterpret_cast<const char *>(start);
+    const int64_t bytes = count * static_cast<int64_t>(sizeof(T));
     for (int64_t b = 0; b < bytes; b += kCacheLineBytes) {
         if constexpr (kInto == PrefetchInto::EveryLevel)
             __builtin_prefetch(at + b, 0, 3);

@@ -121,7 +121,7 @@ void argmaxForwardPlanes(const PoolProblem &problem, const PlanarArgmaxPlan &pla
                         // would otherwise wait on memory a cache line at a time.
                         if (oh + 2 < geometry.axes[1].outputSize)
                             forEachWindowRow(wd, windows.height(oh + 2), [&](int64_t d, int64_t h) {
-                                prefetchLines(inPlane + (d * inH + h) * inW, inW * static_cast<int64_t>(sizeof(float)));
+                                prefetchLines(inPlane + (d * inH + h) * inW, inW);
                             });
                         rowIndices.clear();
                         forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) { rowIndices.push_back(d * inH + h); });

@@ -159,11 +159,12 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     // 3.9 / 3.9 against 2.6 / 2.9; 112 2.4 / 2.5 against 2.5 / 2.7; 224 2.2 / 1.9 against 2.2 / 2.3. With
     // 16 lanes (Zen 4) the gather is the faster one from W = 56 on. Narrower targets are not measured and
     // follow AVX2.
-    if (plan.lanes < 16 && width < kNarrowVectorRowColumns)
-        return PlanOutcome::slowerThanLater(
-            std::move(plan),
-            joinText("rows of ", width, " columns with vectors of ", gatherStride2LaneCount(), " lanes (fewer than ",
-                     kNarrowVectorRowColumns, " columns and 16 lanes): the slab scatter measured faster"));
+    if (plan.lanes < 16 && width < kNarrowVectorRowColumns) {
+        std::string reason =
+            joinText("rows of ", width, " columns with vectors of ", plan.lanes, " lanes (fewer than ",
+                     kNarrowVectorRowColumns, " columns and 16 lanes): the slab scatter measured faster");
+        return PlanOutcome::slowerThanLater(std::move(plan), std::move(reason));
+    }
     return PlanOutcome::accept(std::move(plan));
 }
 

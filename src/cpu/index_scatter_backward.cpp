@@ -427,10 +427,8 @@ template <typename T, typename I>
 void prefetchOutputs(const PoolProblem &problem, int64_t group) {
     const int64_t channels = problem.geometry.channels;
     const int64_t outputs = problem.geometry.outputPlaneElements();
-    prefetchLines(problem.gradOutput.plane<const T>(group / channels, group % channels),
-                  outputs * static_cast<int64_t>(sizeof(T)));
-    prefetchLines(problem.indices.plane<const I>(group / channels, group % channels),
-                  outputs * static_cast<int64_t>(sizeof(I)));
+    prefetchLines(problem.gradOutput.plane<const T>(group / channels, group % channels), outputs);
+    prefetchLines(problem.indices.plane<const I>(group / channels, group % channels), outputs);
 }
 
 // Sparse problems (few outputs per input element): the thread's planes of gradInput are zero-filled first

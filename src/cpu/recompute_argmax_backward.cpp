@@ -253,9 +253,7 @@ private:
     // memory one cache line at a time.
     static constexpr int64_t kPrefetchRows = 2;
     void prefetchRows(const float *inPlane, const AxisWindow &wh) const {
-        forEachWindowRow(AxisWindow{0, 1, 1}, wh, [&](int64_t, int64_t h) {
-            prefetchLines(inPlane + h * inW_, inW_ * static_cast<int64_t>(sizeof(float)));
-        });
+        forEachWindowRow(AxisWindow{0, 1, 1}, wh, [&](int64_t, int64_t h) { prefetchLines(inPlane + h * inW_, inW_); });
     }
 
     // Overlapping windows (or several depth planes): float32 sums over the plane, rounded once. Dense

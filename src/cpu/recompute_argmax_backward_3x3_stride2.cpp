@@ -138,11 +138,9 @@ public:
                 if (oh + kPrefetchOutputRows < outH_) {
                     const int64_t ahead = top + 2 * kPrefetchOutputRows;
                     for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
-                        prefetchLines(inPlane + h * inW_, inW_ * static_cast<int64_t>(sizeof(T)));
-                    prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_,
-                                  outW_ * static_cast<int64_t>(sizeof(T)));
-                    prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_,
-                                  outW_ * static_cast<int64_t>(sizeof(T)));
+                        prefetchLines(inPlane + h * inW_, inW_);
+                    prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+                    prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
                 }
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
@@ -301,14 +299,12 @@ private:
     // this; the rows of a search stay in the L2 between walks).
     void prefetchRowsOf(int64_t n, int64_t oh) const {
         if (oh >= outH_) return;
-        const auto prefetch = [](const T *row, int64_t elements) {
-            prefetchLines<PrefetchInto::SecondLevel>(row, elements * static_cast<int64_t>(sizeof(T)));
-        };
+        constexpr PrefetchInto kL2 = PrefetchInto::SecondLevel;
         const int64_t top = 2 * oh - plan_.padTop;
         for (int64_t h = std::max<int64_t>(top + 1, 0); h <= std::min(top + 2, inH_ - 1); ++h)
-            prefetch(problem_.input.at<const T>(n, 0, 0, h, 0), rowElements_);
-        prefetch(problem_.output.at<const T>(n, 0, 0, oh, 0), outRowElements_);
-        prefetch(problem_.gradOutput.at<const T>(n, 0, 0, oh, 0), outRowElements_);
+            prefetchLines<kL2>(problem_.input.at<const T>(n, 0, 0, h, 0), rowElements_);
+        prefetchLines<kL2>(problem_.output.at<const T>(n, 0, 0, oh, 0), outRowElements_);
+        prefetchLines<kL2>(problem_.gradOutput.at<const T>(n, 0, 0, oh, 0), outRowElements_);
     }
 
     void storeRow(const float *rowSums, int64_t n, int64_t h) const {
