@@ -486,4 +486,38 @@ TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2OnEveryInst
     }
 }
 
+// The channels-last 3x3 stride-2 rows walk a row in blocks of windows (about 4 KiB of every operand's
+// columns), each group of channels in turn, and carry the last window's third column to the next block: few
+// channels make blocks of many windows, so wide rows cross several blocks, the last one partial. Each
+// instruction set this CPU has, the widest included, matches the reference.
+TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2RowsCrossWindowBlocks) {
+    const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
+    std::mt19937 rng(20261206);
+    for (const int64_t target : targets) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        const ForcedRun forced(kChannelsLast3x3Stride2, 2);
+        for (const int64_t channels : {1, 2, 5, 17}) {
+            Problem p;
+            p.type = channels % 2 ? ACL_FLOAT16 : ACL_FLOAT;
+            p.nhwc = true;
+            p.n = 1;
+            p.c = channels;
+            p.h = uniform(rng, 3, 7);
+            p.w = uniform(rng, 150, 330);  // 74 to 165 windows: blocks of 73 windows at one channel
+            stride2Windows(rng, p.params);
+            const auto win = p.windows();
+            if (win.outH < 1 || win.outW < 1) continue;
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
+            std::vector<double> input, output, grad;
+            randomOperands(rng, p, input, output, grad);
+            const Outcome outcome = run(p, input, output, grad);
+            ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+            ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+            EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
+            expectMatchesReference(p, outcome);
+        }
+    }
+}
+
 }  // namespace

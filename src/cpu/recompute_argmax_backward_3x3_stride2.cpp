@@ -216,10 +216,11 @@ public:
     void run(int64_t begin, int64_t end) const {
         // The sums of three rows and a row of zeros; 16-bit values are widened into a ring of three rows
         // and one row each of targets and gradients.
-        std::vector<float> sums(static_cast<size_t>(4 * rowElements_), 0.0f);
+        std::vector<float> sums(static_cast<size_t>(4 * rowElements_ + 3 * channels_), 0.0f);
         std::vector<float> widened(widen ? static_cast<size_t>(3 * rowElements_ + 2 * outRowElements_) : 0);
         float *partial = sums.data(), *topSums = partial + rowElements_, *middleSums = topSums + rowElements_;
         const float *zeros = middleSums + rowElements_;
+        float *carries = middleSums + 2 * rowElements_;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t n = item / plan_.bands;
             const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
@@ -257,7 +258,7 @@ public:
                 if constexpr (!widen) prefetchRowsOf(n, oh + 1);
                 sumFirstMatches3x3Stride2AcrossChannels(
                     rows, outputRow(problem_.output, oh, 0), outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
-                    plan_.padLeft, channels_, partial, topOut, middleOut, plan_.streaming && !widen);
+                    plan_.padLeft, channels_, partial, topOut, middleOut, carries, plan_.streaming && !widen);
             };
             int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
             // Whether the band writes row h; the rows between the last written and h are zeros.
@@ -382,13 +383,18 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem 
             return PlanOutcome::decline(std::string(role) + " is not dense channels-last");
     const PoolGeometry &geometry = problem.geometry;
     if (std::optional<std::string> reason = windowsDecline(geometry)) return PlanOutcome::decline(*reason);
-    // Four rows of sums, and for 16-bit values three widened input rows and two output rows (W*C each).
-    const std::optional<int64_t> row = checkedMul(geometry.axes[2].inputSize, geometry.channels);
-    const std::optional<int64_t> outRow = checkedMul(geometry.axes[2].outputSize, geometry.channels);
-    const std::optional<int64_t> floats = row && outRow
-                                              ? checkedAdd(checkedMul<int64_t>(7, *row).value_or(kScratchFloats + 1),
-                                                           checkedMul<int64_t>(2, *outRow).value_or(kScratchFloats + 1))
-                                              : std::nullopt;
+    // Four rows of sums, three carried columns (C each), and for 16-bit values three widened input rows
+    // and two output rows (W*C each).
+    const int64_t channels = geometry.channels;
+    const std::optional<int64_t> row = checkedMul(geometry.axes[2].inputSize, channels);
+    const std::optional<int64_t> outRow = checkedMul(geometry.axes[2].outputSize, channels);
+    std::optional<int64_t> floats;
+    if (row && outRow) {
+        const std::optional<int64_t> sumRows = checkedMul<int64_t>(7, *row), outRows = checkedMul<int64_t>(2, *outRow);
+        if (sumRows && outRows)
+            if (const std::optional<int64_t> rows = checkedAdd(*sumRows, *outRows))
+                floats = checkedAdd(*rows, 3 * channels);  // channels <= *row, so 3 * channels fits
+    }
     if (!floats || *floats > kScratchFloats)
         return PlanOutcome::decline(
             scratchDeclineText("the rows of sums", floats ? checkedMul<int64_t>(*floats, 4) : std::nullopt));

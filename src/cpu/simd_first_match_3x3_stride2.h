@@ -32,8 +32,10 @@ void sumFirstMatches3x3Stride2(const float *top, const float *middle, const floa
 // the first), [out]: this bottom row's; topSums and middleSums [out]: the finished rows. Every column of
 // the three rows is written once (rows of inputWidth * channels floats), so topSums and middleSums may
 // be float32 gradInput rows themselves; with streaming their aligned vectors bypass the caches.
+// carries: 3 * channels floats of scratch (a block's last column, handed to the next block of windows).
 void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
                                              int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,
-                                             float *partial, float *topSums, float *middleSums, bool streaming);
+                                             float *partial, float *topSums, float *middleSums, float *carries,
+                                             bool streaming);
 
 }  // namespace poolgrad::cpu
