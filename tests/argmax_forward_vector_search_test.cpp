@@ -6,6 +6,7 @@
 // and its NaN-rule search must agree with the selection rule. Outputs are poisoned; values are compared bit
 // for bit with the input element the index names.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_pooling.h"
+#include "support/highway_target_mock.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
@@ -218,8 +220,7 @@ TEST(ArgmaxForwardVectorSearch, NarrowRowsExactWindowsAcrossRowsAndColumns) {
     out.poison();
     indices.poison();
     ASSERT_EQ(poolgradForceImplementation(kNarrowRows), ACL_SUCCESS);
-    ASSERT_EQ(
-        test_support::runMaxPool3dWithArgmax(self, {{1, 2, 3}, {1, 1, 2}, {0, 0, 1}}, out, indices).phaseTwo, 0)
+    ASSERT_EQ(test_support::runMaxPool3dWithArgmax(self, {{1, 2, 3}, {1, 1, 2}, {0, 0, 1}}, out, indices).phaseTwo, 0)
         << aclGetRecentErrMsg();
     poolgradRunReport report{};
     ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
@@ -421,6 +422,70 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyForwardMatchesTheReference) {
                 EXPECT_TRUE(std::isnan(got)) << "output " << q;
             else
                 EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
+        }
+    }
+}
+
+// Values only with windows 3 wide at stride 2: the column maxima, which take rows without NaN, -0 or both
+// infinities and leave the others to the search. Each plane is one kind of data: ties among +0 and
+// integers (-inf included), random floats, zeros of both signs, or ties or floats with one -0, NaN or +inf
+// planted in a random row, so that both paths run in one thread's work. Every instruction set this CPU
+// has; rows from one vector wide up.
+TEST(ArgmaxForwardVectorSearch, ValueOnlyColumnMaximaMatchTheReference) {
+    std::mt19937_64 rng(20261202);
+    const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
+    const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    for (const int64_t target : targets) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const test_support::HighwayTargetMock mock(target);
+        for (int trial = 0; trial < 12; ++trial) {
+            const ThreadSetting setting(1 + trial % 2);
+            const int64_t n = 1, ch = 6, h = draw(3, 9), w = draw(16, 120), pad = draw(0, 1);
+            const bool ceil = draw(0, 1) == 1;
+            std::vector<double> values(static_cast<size_t>(n * ch * h * w));
+            // Planes: clean ties, clean floats, ties with one +inf, only -1, -0 and +0 (zero maxima whose
+            // first zero decides the sign), floats with one NaN, ties with one -0.
+            const double ties[] = {-kInf, -2, -1, 0.0, 1, 2, 3}, zeros[] = {-1, -0.0, 0.0};
+            for (int64_t plane = 0; plane < ch; ++plane) {
+                double *at = values.data() + plane * h * w;
+                for (int64_t i = 0; i < h * w; ++i)
+                    at[i] = plane == 3       ? zeros[draw(0, 2)]
+                            : plane % 3 == 1 ? std::uniform_real_distribution<double>(-4, 4)(rng)
+                                             : ties[draw(0, 6)];
+                const double planted[] = {0, 0, kInf, 0, kNaN, -0.0};
+                if (planted[plane] != 0 || std::signbit(planted[plane])) at[draw(0, h * w - 1)] = planted[plane];
+            }
+            TestTensor x({n, ch, h, w}, ACL_FLOAT);
+            x.setValues(values);
+            std::vector<float> rounded(values.begin(), values.end());
+            reference::Pool3dParams params;
+            params.kernel = {1, 3, 3};
+            params.stride = {1, 2, 2};
+            params.padding = {0, pad, pad};
+            params.ceilMode = ceil;
+            const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + std::to_string(h) + "x" + std::to_string(w) +
+                         " p" + std::to_string(pad) + (ceil ? " ceil" : ""));
+            TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+            y.poison();
+            ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
+            const max_pool_v3_test::V3Attributes attributes{
+                {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{pad, pad, pad, pad},
+                "NCHW",       false,        ceil};
+            const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+            ASSERT_EQ(status.phaseTwo, 0) << status.message;
+            poolgradRunReport report{};
+            ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+            ASSERT_STREQ(report.implementation, kDenseRows);
+            EXPECT_NE(std::string(report.plan).find("column maxima"), std::string::npos) << report.plan;
+            for (int64_t q = 0; q < y.elementCount(); ++q) {
+                const float want = expected.values[static_cast<size_t>(q)];
+                if (std::isnan(want))
+                    EXPECT_TRUE(std::isnan(static_cast<float>(y.at(q)))) << "output " << q;
+                else
+                    EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
+            }
+            if (HasFailure()) return;
         }
     }
 }

@@ -33,6 +33,9 @@ struct DenseRowsPlan final : ImplementationPlan {
     int64_t clippedBefore = 0, clippedAfter = 0;
     int64_t outputRows = 0;  // work items
     int threads = 1;
+    // Values only, windows 3 wide at stride 2: column maxima first (maxRowOfThreeWideStride2), the search
+    // for rows it leaves.
+    bool columnMaxima = false;
 
     bool padded() const { return padBefore > 0 || padAfter > 0; }
 
@@ -41,8 +44,9 @@ struct DenseRowsPlan final : ImplementationPlan {
         return "row vectors: " + std::to_string(row.outputs) + " windows k" + std::to_string(row.kernelWidth) + " s" +
                std::to_string(row.stride) + " d" + std::to_string(row.dilation) + " from column " +
                std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
-               (padded() ? " padded rows; " : " rows in place; ") + std::to_string(outputRows) + " output rows on " +
-               std::to_string(threads) + " threads";
+               (padded() ? " padded rows; " : " rows in place; ") +
+               (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
+               std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads";
     }
 };
 
@@ -121,6 +125,7 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     plan.clippedAfter = row.outputs;
     while (plan.clippedAfter > plan.clippedBefore && windowsW[plan.clippedAfter - 1].count < row.kernelWidth)
         --plan.clippedAfter;
+    plan.columnMaxima = !problem.indices.present() && row.stride == 2 && row.kernelWidth == 3 && row.dilation == 1;
     plan.outputRows =
         saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
     const int64_t workPerRow =
@@ -167,6 +172,8 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
         // Padding columns are written once; each output row copies only the row's own columns.
         std::vector<float> paddedRows(plan.padded() ? largest * static_cast<size_t>(paddedWidth) : 0,
                                       -std::numeric_limits<float>::infinity());
+        std::vector<float> columnMax(plan.columnMaxima ? static_cast<size_t>(paddedWidth) : 0,
+                                     -std::numeric_limits<float>::infinity());
         int64_t plane = begin / (outD * outH), od = begin / outH % outD, oh = begin % outH;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -182,7 +189,10 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
             float *values = out.plane<float>(n, c) + q;
             int32_t *indices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
             int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
-            if (rowCount > 0)
+            const bool byColumns =
+                plan.columnMaxima && maxRowOfThreeWideStride2(plan.row, rowStarts.data(), rowCount,
+                                                              columnMax.data() + plan.padBefore, values);
+            if (rowCount > 0 && !byColumns)
                 argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
                                 plan.padded() ? paddedRows.data() + plan.padBefore : nullptr, paddedWidth, values,
                                 indices32, indices64);

@@ -255,6 +255,53 @@ void ArgmaxWindowRow(const WindowRow &row, const float **HWY_RESTRICT rowStarts,
         argmaxRowNans<NanKnowledge::None>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
+// Values only, windows 3 wide at stride 2: the max of each column over the window's rows first (one Max
+// per row and column), then of three adjacent column maxima per window (even and odd columns split out of
+// two vectors); about half the vector work of the search, which blends every tap of every window. Max does
+// not keep the first of equal values, so bits may differ only where equal values differ in bits: -0 and +0,
+// and NaNs. Rows holding either (a NaN shows in the sum of the values, as does +inf meeting -inf; -0 is the
+// lowest bit pattern as a signed integer) return false and are left to the search.
+bool MaxRowOfThreeWideStride2(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts, int64_t rowCount,
+                              float *HWY_RESTRICT columnMax, float *HWY_RESTRICT values) {
+#if HWY_TARGET == HWY_SCALAR
+    (void)row, (void)rowStarts, (void)rowCount, (void)columnMax, (void)values;
+    return false;
+#else
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    if (rowCount < 1 || row.width < lanes || row.outputs < lanes) return false;
+    auto detector = hn::Zero(d);
+    auto lowestBits = hn::Set(di, std::numeric_limits<int32_t>::max());
+    for (int64_t x = 0;; x += lanes) {
+        x = std::min(x, row.width - lanes);  // the last vector moves back to end at the row's end
+        auto column = hn::LoadU(d, rowStarts[0] + x);
+        detector = hn::Add(detector, column);
+        lowestBits = hn::Min(lowestBits, hn::BitCast(di, column));
+        for (int64_t r = 1; r < rowCount; ++r) {
+            const auto value = hn::LoadU(d, rowStarts[r] + x);
+            detector = hn::Add(detector, value);
+            lowestBits = hn::Min(lowestBits, hn::BitCast(di, value));
+            column = hn::Max(column, value);
+        }
+        hn::StoreU(column, d, columnMax + x);
+        if (x == row.width - lanes) break;
+    }
+    if (!hn::AllFalse(d, hn::IsNaN(detector)) ||
+        !hn::AllFalse(di, hn::Eq(lowestBits, hn::Set(di, std::numeric_limits<int32_t>::min()))))
+        return false;
+    for (int64_t start = 0;; start += lanes) {
+        start = std::min(start, row.outputs - lanes);
+        const float *at = columnMax + row.origin + 2 * start;
+        const auto low = hn::LoadU(d, at), high = hn::LoadU(d, at + lanes);
+        const auto third = hn::ConcatEven(d, hn::LoadU(d, at + 2 + lanes), hn::LoadU(d, at + 2));
+        hn::StoreU(hn::Max(hn::Max(hn::ConcatEven(d, high, low), hn::ConcatOdd(d, high, low)), third), d,
+                   values + start);
+        if (start == row.outputs - lanes) return true;
+    }
+#endif
+}
+
 int64_t ArgmaxRowLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 // ------------------------------------------------------------------------------------------ channels-last
@@ -338,9 +385,15 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace poolgrad::cpu {
 
+HWY_EXPORT(MaxRowOfThreeWideStride2);
 HWY_EXPORT(ArgmaxWindowRow);
 HWY_EXPORT(ArgmaxRowLanes);
 HWY_EXPORT(ArgmaxAcrossChannels);
+
+bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
+                              float *values) {
+    return HWY_DYNAMIC_DISPATCH(MaxRowOfThreeWideStride2)(row, rowStarts, rowCount, columnMax, values);
+}
 
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64) {

@@ -32,6 +32,14 @@ struct WindowRow {
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64);
 
+// Values only (no indices) of windows 3 wide at stride 2 without dilation: values[ow] gets the max of
+// window ow over the rows, bit for bit as the search gives it, or the call returns false and writes no
+// value: for rows holding a NaN, a -0 or both infinities, for rows narrower than a vector and for fewer
+// outputs than a vector. columnMax is a row of scratch whose columns [-padBefore, 0) and [width, width +
+// padAfter) hold -inf, padded as the search's paddedRows are (argmaxRowReach past each chunk).
+bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
+                              float *values);
+
 // Windows per chunk (the vector length the running CPU's dispatch takes), and the columns a chunk's loads
 // reach past its first window's first tap.
 int64_t argmaxRowLanes();
