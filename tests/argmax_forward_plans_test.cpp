@@ -180,9 +180,11 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     // 33 columns, padding 1: 17 windows, the first and the last clipped: 15 whole.
     declines(Forward{{1, 1, 1, 3, 33}, {1, 1, 1, 2, 17}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
              "rows of 15 whole windows, fewer than 16");
-    // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB (the row search is faster from DRAM).
-    declines(Forward{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
-             "an input of 4259840 bytes, over 4194304: the row search is faster from DRAM");
+    // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB: the row search was measured faster from DRAM, so
+    // the dispatch passes this entry by, naming why; forced, it runs.
+    const Forward large{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
+    EXPECT_EQ(planOf(large, nullptr).first, "cpu_argmax_forward_dense_rows");
+    EXPECT_EQ(planOf(large, "cpu_argmax_forward_stride2").first, "cpu_argmax_forward_stride2");
     // Unforced, rows that fit in a vector go to the narrow-rows search.
     EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_narrow_rows");
 }
