@@ -353,40 +353,34 @@ void addPoolgradContenders(const Case &c, const CaseData &data, ContenderSet &se
         return true;
     };
 
-    // The headline: what the library dispatches (the first implementation of its list that accepts).
+    // The headline: what the library dispatches (the first implementation of its list that accepts; one
+    // that can run the problem but was measured slower there than a later one is passed by).
     const size_t headline = set.contenders.size();
     makeContender("poolgrad", "", true);
-    // Where the headline's plan streams its outputs past the caches, the same dispatch with ordinary stores
-    // (poolgradSetStreamingStores never): the other side of that trade, measured in the same run.
     set.contenders[headline].run();
     poolgradRunReport report{};
-    if (poolgradGetLastRunReport(&report) == ACL_SUCCESS && std::strstr(report.plan, "streaming") != nullptr) {
+    if (poolgradGetLastRunReport(&report) != ACL_SUCCESS) apiFail("poolgradGetLastRunReport", 1);
+    const std::string dispatched = report.implementation;
+    set.contenders[headline].note = "dispatched: " + dispatched;
+    // Where the headline's plan streams its outputs past the caches, the same dispatch with ordinary stores
+    // (poolgradSetStreamingStores never): the other side of that trade, measured in the same run.
+    if (std::strstr(report.plan, "streaming") != nullptr) {
         poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER);
         makeContender("poolgrad:streaming-never", "", false);
         poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
     }
-    bool first = true;
+    // Every other implementation that serves the task, forced; those listed before the dispatched one that
+    // still run were passed by as measured slower on such problems.
+    bool beforeDispatched = true;
     for (int32_t i = 0; i < poolgradImplementationCount(); ++i) {
         const std::string name = poolgradImplementationName(i);
-        if (!servesTask(i, c)) continue;
-        if (first) {
-            // Is this the dispatched one? The list is ordered; the first that accepts is the dispatched one.
-            poolgradForceImplementation(name.c_str());
-            uint64_t ws = 0;
-            aclOpExecutor *ex = nullptr;
-            const aclnnStatus st = state->measuredPhaseOne(&ws, &ex);
-            poolgradForceImplementation("");
-            if (st == ACLNN_SUCCESS) {
-                aclDestroyAclOpExecutor(ex);
-                set.contenders[headline].note = "dispatched: " + name;
-                first = false;
-                continue;
-            }
-            const std::string reason = declineReason(aclGetRecentErrMsg(), name);
-            if (!reason.empty()) set.skipped.push_back({"poolgrad:" + name, "declines: " + reason});
+        if (name == dispatched) {
+            beforeDispatched = false;
             continue;
         }
-        makeContender("poolgrad:" + name, name, false);
+        if (!servesTask(i, c)) continue;
+        if (makeContender("poolgrad:" + name, name, false) && beforeDispatched)
+            set.contenders.back().note = "passed by: the plan measured it slower on such problems (forced here)";
     }
 }
 
