@@ -390,6 +390,40 @@ TEST(ArgmaxForwardVectorSearch, RandomProblemsAgreeWithTheReference) {
 
 // ------------------------------------------------------------------------------------------------ values only
 
+// aclnnMaxPoolV3WithAttrs (NCHW, 3x3 windows at stride 2, padding `pad` on every side) on `values`, forced
+// onto the dense rows, against the reference: each value bit for bit (a NaN only as NaN). With
+// planContains, the plan must name it.
+void expectValueOnlyK3S2MatchesReference(const std::vector<double> &values, int64_t n, int64_t ch, int64_t h, int64_t w,
+                                         int64_t pad, bool ceil, const char *planContains) {
+    TestTensor x({n, ch, h, w}, ACL_FLOAT);
+    x.setValues(values);
+    std::vector<float> rounded(values.begin(), values.end());
+    reference::Pool3dParams params;
+    params.kernel = {1, 3, 3};
+    params.stride = {1, 2, 2};
+    params.padding = {0, pad, pad};
+    params.ceilMode = ceil;
+    const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
+    TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+    y.poison();
+    ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
+    const max_pool_v3_test::V3Attributes attributes{
+        {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{pad, pad, pad, pad}, "NCHW", false, ceil};
+    const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+    ASSERT_EQ(status.phaseTwo, 0) << status.message;
+    poolgradRunReport report{};
+    ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+    ASSERT_STREQ(report.implementation, kDenseRows);
+    if (planContains) EXPECT_NE(std::string(report.plan).find(planContains), std::string::npos) << report.plan;
+    for (int64_t q = 0; q < y.elementCount(); ++q) {
+        const float want = expected.values[static_cast<size_t>(q)];
+        if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(static_cast<float>(y.at(q)))) << "output " << q;
+        else
+            EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
+    }
+}
+
 TEST(ArgmaxForwardVectorSearch, ValueOnlyForwardMatchesTheReference) {
     // aclnnMaxPoolV3WithAttrs writes no indices: the dense rows search without its index blends.
     std::mt19937_64 rng(5);
@@ -397,32 +431,7 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyForwardMatchesTheReference) {
         const ThreadSetting setting(threads);
         const int64_t n = 2, ch = 3, h = 9, w = 41;
         const std::vector<double> values = tieHeavyData(rng, n * ch * h * w, 0.02);
-        TestTensor x({n, ch, h, w}, ACL_FLOAT);
-        x.setValues(values);
-        std::vector<float> rounded(values.begin(), values.end());
-        reference::Pool3dParams params;
-        params.kernel = {1, 3, 3};
-        params.stride = {1, 2, 2};
-        params.padding = {0, 1, 1};
-        const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
-        TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
-        y.poison();
-        ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
-        const max_pool_v3_test::V3Attributes attributes{
-            {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW", false, false};
-        const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-        ASSERT_EQ(status.phaseTwo, 0) << status.message;
-        poolgradRunReport report{};
-        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
-        ASSERT_STREQ(report.implementation, kDenseRows);
-        for (int64_t q = 0; q < y.elementCount(); ++q) {
-            const float want = expected.values[static_cast<size_t>(q)];
-            const float got = static_cast<float>(y.at(q));
-            if (std::isnan(want))
-                EXPECT_TRUE(std::isnan(got)) << "output " << q;
-            else
-                EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
-        }
+        expectValueOnlyK3S2MatchesReference(values, n, ch, h, w, 1, false, nullptr);
     }
 }
 
@@ -455,36 +464,9 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyColumnMaximaMatchTheReference) {
                 const double planted[] = {0, 0, kInf, 0, kNaN, -0.0};
                 if (planted[plane] != 0 || std::signbit(planted[plane])) at[draw(0, h * w - 1)] = planted[plane];
             }
-            TestTensor x({n, ch, h, w}, ACL_FLOAT);
-            x.setValues(values);
-            std::vector<float> rounded(values.begin(), values.end());
-            reference::Pool3dParams params;
-            params.kernel = {1, 3, 3};
-            params.stride = {1, 2, 2};
-            params.padding = {0, pad, pad};
-            params.ceilMode = ceil;
-            const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
             SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + std::to_string(h) + "x" + std::to_string(w) +
                          " p" + std::to_string(pad) + (ceil ? " ceil" : ""));
-            TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
-            y.poison();
-            ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
-            const max_pool_v3_test::V3Attributes attributes{
-                {1, 1, 3, 3}, {1, 1, 2, 2}, "CALCULATED", std::vector<int64_t>{pad, pad, pad, pad},
-                "NCHW",       false,        ceil};
-            const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-            ASSERT_EQ(status.phaseTwo, 0) << status.message;
-            poolgradRunReport report{};
-            ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
-            ASSERT_STREQ(report.implementation, kDenseRows);
-            EXPECT_NE(std::string(report.plan).find("column maxima"), std::string::npos) << report.plan;
-            for (int64_t q = 0; q < y.elementCount(); ++q) {
-                const float want = expected.values[static_cast<size_t>(q)];
-                if (std::isnan(want))
-                    EXPECT_TRUE(std::isnan(static_cast<float>(y.at(q)))) << "output " << q;
-                else
-                    EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
-            }
+            expectValueOnlyK3S2MatchesReference(values, n, ch, h, w, pad, ceil, "column maxima");
             if (HasFailure()) return;
         }
     }

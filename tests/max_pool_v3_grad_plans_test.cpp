@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -453,24 +454,27 @@ TEST(MaxPoolV3GradImplementationsDifferential, ForcedImplementationsMatchTheRefe
     }
 }
 
-// Below AVX-512 a vector of channels is narrower than a cache line and the channels-last 3x3 stride-2 rows
-// take two vectors a walk (then one, then single channels): each instruction set this CPU has, with channel
-// counts that leave every kind of remainder, matches the reference.
-TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2OnEveryInstructionSet) {
-    const int64_t targets[] = {HWY_AVX2, HWY_SSE4, HWY_SCALAR};
-    std::mt19937 rng(20261202);
+// Random channels-last 3x3 stride-2 problems of each channel count (float16 for odd counts), H and W drawn
+// from the ranges, forced onto the channels-last 3x3 stride-2 rows on each of `targets` this CPU has: each
+// matches the reference.
+struct ChannelsLastSizes {
+    int64_t batch, heightLow, heightHigh, widthLow, widthHigh;
+};
+void expectChannelsLast3x3Stride2OnTargets(std::initializer_list<int64_t> targets,
+                                           std::initializer_list<int64_t> channelCounts, const ChannelsLastSizes &sizes,
+                                           std::mt19937 &rng) {
     for (const int64_t target : targets) {
         if ((hwy::SupportedTargets() & target) == 0) continue;
         test_support::HighwayTargetMock mock(target);
         const ForcedRun forced(kChannelsLast3x3Stride2, 2);
-        for (const int64_t channels : {8, 16, 19, 24, 33, 40}) {
+        for (const int64_t channels : channelCounts) {
             Problem p;
             p.type = channels % 2 ? ACL_FLOAT16 : ACL_FLOAT;
             p.nhwc = true;
-            p.n = 2;
+            p.n = sizes.batch;
             p.c = channels;
-            p.h = uniform(rng, 3, 12);
-            p.w = uniform(rng, 3, 40);
+            p.h = uniform(rng, sizes.heightLow, sizes.heightHigh);
+            p.w = uniform(rng, sizes.widthLow, sizes.widthHigh);
             stride2Windows(rng, p.params);
             const auto win = p.windows();
             if (win.outH < 1 || win.outW < 1) continue;
@@ -486,38 +490,24 @@ TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2OnEveryInst
     }
 }
 
+// Below AVX-512 a vector of channels is narrower than a cache line and the channels-last 3x3 stride-2 rows
+// take two vectors a walk (then one, then single channels): each instruction set this CPU has, with channel
+// counts that leave every kind of remainder, matches the reference.
+TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2OnEveryInstructionSet) {
+    std::mt19937 rng(20261202);
+    expectChannelsLast3x3Stride2OnTargets({HWY_AVX2, HWY_SSE4, HWY_SCALAR}, {8, 16, 19, 24, 33, 40}, {2, 3, 12, 3, 40},
+                                          rng);
+}
+
 // The channels-last 3x3 stride-2 rows walk a row in blocks of windows (about 4 KiB of every operand's
 // columns), each group of channels in turn, and carry the last window's third column to the next block: few
-// channels make blocks of many windows, so wide rows cross several blocks, the last one partial. Each
-// instruction set this CPU has, the widest included, matches the reference.
+// channels make blocks of many windows, so wide rows cross several blocks, the last one partial (W 150 to
+// 330: 74 to 165 windows, blocks of 73 windows at one channel). Each instruction set this CPU has, the
+// widest included, matches the reference.
 TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2RowsCrossWindowBlocks) {
-    const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
     std::mt19937 rng(20261206);
-    for (const int64_t target : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
-        test_support::HighwayTargetMock mock(target);
-        const ForcedRun forced(kChannelsLast3x3Stride2, 2);
-        for (const int64_t channels : {1, 2, 5, 17}) {
-            Problem p;
-            p.type = channels % 2 ? ACL_FLOAT16 : ACL_FLOAT;
-            p.nhwc = true;
-            p.n = 1;
-            p.c = channels;
-            p.h = uniform(rng, 3, 7);
-            p.w = uniform(rng, 150, 330);  // 74 to 165 windows: blocks of 73 windows at one channel
-            stride2Windows(rng, p.params);
-            const auto win = p.windows();
-            if (win.outH < 1 || win.outW < 1) continue;
-            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
-            std::vector<double> input, output, grad;
-            randomOperands(rng, p, input, output, grad);
-            const Outcome outcome = run(p, input, output, grad);
-            ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
-            ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
-            EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
-            expectMatchesReference(p, outcome);
-        }
-    }
+    expectChannelsLast3x3Stride2OnTargets({HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR}, {1, 2, 5, 17},
+                                          {1, 3, 7, 150, 330}, rng);
 }
 
 }  // namespace
