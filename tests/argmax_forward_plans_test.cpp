@@ -156,7 +156,11 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
               std::make_pair(std::string("cpu_argmax_forward_stride2"),
                              std::string("stride-2 vectors: 20 windows k3 s2 from column -1, whole 1..19, row winners "
                                          "carried down 2 blocks of output rows per plane; 8 items on 2 threads")));
-    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_stride2");
+    // Unforced, a 2-D problem passes to the row search (measured as fast or faster there), a 3-D one of
+    // 3x3x3 windows runs here: 3 planes of depth, windows 3 deep at stride 2 give one output plane.
+    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_dense_rows");
+    const Forward deep{{1, 4, 3, 5, 40}, {1, 4, 1, 3, 20}, {{3, 3, 3}, {2, 2, 2}, {0, 1, 1}}};
+    EXPECT_EQ(planOf(deep, nullptr).first, "cpu_argmax_forward_stride2");
     const auto declines = [](const Forward &forward, const char *reason) {
         TestTensor self = tensorFor(forward.input, forward.type, forward.channelsLast);
         TestTensor out = tensorFor(forward.output, forward.type, forward.channelsLast);
@@ -180,9 +184,9 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     // 33 columns, padding 1: 17 windows, the first and the last clipped: 15 whole.
     declines(Forward{{1, 1, 1, 3, 33}, {1, 1, 1, 2, 17}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
              "rows of 15 whole windows, fewer than 16");
-    // 5 x 1024 x 208 floats: 4,259,840 bytes, over 4 MiB: the row search was measured faster from DRAM, so
-    // the dispatch passes this entry by, naming why; forced, it runs.
-    const Forward large{{1, 5, 1, 1024, 208}, {1, 5, 1, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
+    // 2 x 3 x 1024 x 208 floats: 5,111,808 bytes, over 4 MiB: the row search was measured faster from DRAM,
+    // so the dispatch passes this entry by, naming why; forced, it runs.
+    const Forward large{{1, 2, 3, 1024, 208}, {1, 2, 1, 512, 104}, {{3, 3, 3}, {2, 2, 2}, {0, 1, 1}}};
     EXPECT_EQ(planOf(large, nullptr).first, "cpu_argmax_forward_dense_rows");
     EXPECT_EQ(planOf(large, "cpu_argmax_forward_stride2").first, "cpu_argmax_forward_stride2");
     // Unforced, rows that fit in a vector go to the narrow-rows search.

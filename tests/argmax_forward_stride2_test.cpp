@@ -4,8 +4,8 @@
 // a NaN moved over every column of every row (both passes' NaN detectors), random 2-D and 3-D problems on
 // tie-heavy data with NaN payloads (quiet, signalling, negative) and huge values (the detectors' overflow
 // false alarms), INT32 and INT64 indices, 1-3 threads, and the values-only aclnnMaxPoolV3WithAttrs (forced, and
-// unforced: passed to the row search), all against the naive reference of tests/reference. Outputs are poisoned; values
-// are compared bit for bit with the input element the reference names.
+// unforced: passed to the row search as a 2-D problem), all against the naive reference of tests/reference. Outputs are
+// poisoned; values are compared bit for bit with the input element the reference names.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -333,8 +333,8 @@ TEST(ArgmaxForwardStride2, ValueOnlyForwardMatchesTheReference) {
 }
 
 TEST(ArgmaxForwardStride2, ValueOnlyForwardIsPassedToTheRowSearch) {
-    // Without indices the row search's column maxima measured faster at every size: the dispatch passes this
-    // entry by even for a small input, and the row search gives the same bits.
+    // 2-D problems (every values-only forward is one) go to the row search, whose column maxima measured
+    // faster: the dispatch passes this entry by even for a small input, and the row search gives the same bits.
     std::mt19937_64 rng(7);
     for (const int threads : {1, 2})
         EXPECT_EQ(checkValueOnlyForward(rng, threads, nullptr), "cpu_argmax_forward_dense_rows");

@@ -1,10 +1,10 @@
 // Argmax forward of dense float32 planes whose windows are three wide at stride 2 along W (padding 0 or 1,
-// no dilation; any windows along D and H; inputs up to 4 MiB, with indices): a block of output rows in order, a vector
-// of whole windows at a time (simd_argmax_stride2: argmaxStride2Rows), each input row's winners found from its even and
-// odd columns and carried to the next output row that shares the row; values and INT32/INT64 indices written once,
-// straight from the vectors. The clipped edge windows (the first with padding 1, the last when the row ends inside it)
-// are searched one by one. Work items are blocks of output rows of a plane, enough blocks that a few planes still fill
-// every thread.
+// no dilation; any windows along D and H; dispatched for 3-D inputs up to 4 MiB, with indices): a block of output rows
+// in order, a vector of whole windows at a time (simd_argmax_stride2: argmaxStride2Rows), each input row's winners
+// found from its even and odd columns and carried to the next output row that shares the row; values and INT32/INT64
+// indices written once, straight from the vectors. The clipped edge windows (the first with padding 1, the last when
+// the row ends inside it) are searched one by one. Work items are blocks of output rows of a plane, enough blocks that
+// a few planes still fill every thread.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -94,13 +94,16 @@ PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
     // 3x3x3 about a fifth faster, 2-D 3x3 the same), from DRAM a quarter to a third slower (D-fwd 7.7 vs
     // 5.8 ms, B-fwd 2.5 vs 2.3 ms). Inputs over 4 MiB pass to the row search unless this entry is forced,
     // so that the bench keeps measuring both there (Intel Xeon AVX-512 host, D-fwd: the same within noise).
-    // Values only (MaxPoolV3WithAttrs): the row search takes column maxima (maxRowOfThreeWideStride2), half
-    // this entry's vector work. Intel Xeon AVX-512 host (Sapphire Rapids class, L2 2 MiB, L3 105 MiB), 3x3
-    // stride 2 pad 1, ms warm, one / two threads: 32 planes of 112x112 0.17 / 0.085 against 0.32 / 0.16, 64
-    // planes of 56x56 0.13 / 0.061 against 0.20 / 0.098; with indices the two were even there.
-    if (!problem.indices.present())
-        return PlanOutcome::slowerThanLater(
-            std::move(plan), "values only: the row search's column maxima measured faster at every size");
+    // 2-D problems (windows one plane deep; every values-only forward is one) pass to the row search, as fast
+    // on the Zen 4 host (D-fwd-cache 0.092 against 0.089 ms) and faster on the Intel Xeon AVX-512 host
+    // (Sapphire Rapids class, L2 2 MiB, L3 105 MiB), ms warm median, one / two threads: with indices
+    // D-fwd-cache 0.096-0.161 / 0.058-0.091 against 0.116-0.189 / 0.076-0.111 (1.16-1.31x); values only,
+    // where it takes column maxima (half this entry's vector work), D-v3-fwd-cache 0.085-0.092 /
+    // 0.049-0.054 against 0.187-0.214 / 0.104-0.109, 32 planes of 112x112 0.17 / 0.085 against 0.32 / 0.16.
+    // 3-D 3x3x3 windows stay here: a fifth faster on Zen 4 (B-fwd-cache), even on the Xeon.
+    if (largestWindowCount(plan.windows.axes[0]) <= 1)
+        return PlanOutcome::slowerThanLater(std::move(plan),
+                                            "windows one plane deep (2-D): the row search measured as fast or faster");
     const int64_t inputBytes =
         saturatingMul<int64_t>(saturatingMul(geometry.planes(), geometry.inputPlaneElements()), 4);
     if (inputBytes > kLargestInputBytes) {
