@@ -140,10 +140,14 @@ TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
 // where the CPU has it, reads and writes subnormals as zero, so a vector holding one must take the integer
 // rounding. Planes with many subnormal gradients (and the smallest normals of either sign, whose sums land
 // among the subnormals), with a few, and with none (rounding, NaN payloads, Inf, large values), so that
-// vectors take both roundings; each run bit for bit equal to both references.
+// vectors take both roundings; each run bit for bit equal to both references. Planes with no subnormal
+// gradient skip the look for subnormal sums when every gradient is zero or has an exponent field of 8 or
+// more (bfloat16SumsStayNormal): planes of exponent field 7 only (near-equal values of either sign, whose
+// sums are multiples of 2^-127, many of them subnormal) must still take the look, planes of exponent field 8
+// (sums zero or at least 2^-126) may skip it.
 TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
     uint64_t seed = 500;
-    int64_t subnormalResults = 0, otherResults = 0;
+    int64_t subnormalResults = 0, otherResults = 0, subnormalFromExponentSeven = 0;
     for (const Geometry &geometry : {geometries[0], geometries[1], geometries[3]})
         for (const int threads : {1, 2}) {
             IndexBackwardCase problem = makeCase(geometry, ACL_BF16, ACL_INT32, ++seed);
@@ -157,10 +161,15 @@ TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
                 return value;
             };
             for (size_t q = 0; q < problem.gradOutput.size(); ++q) {
-                const double tinyShare = std::array<double, 3>{0.6, 0.03, 0.0}[q / outputPlane % 3];
+                const size_t kind = q / outputPlane % 5;
                 const double roll = std::uniform_real_distribution<double>(0, 1)(rng);
                 const uint32_t sign = (rng() & 1) << 15, low = static_cast<uint32_t>(rng() & 0x7f);
                 float &value = problem.gradOutput[q];
+                if (kind >= 3) {  // exponent field 7 or 8, mantissas 0..3: near-equal values of either sign
+                    value = bfloat16(sign | (kind == 3 ? 7u : 8u) << 7 | (low & 3));
+                    continue;
+                }
+                const double tinyShare = std::array<double, 3>{0.6, 0.03, 0.0}[kind];
                 if (roll < tinyShare * 0.6)
                     value = bfloat16(sign | std::max<uint32_t>(low, 1));  // subnormal
                 else if (roll < tinyShare)
@@ -173,11 +182,18 @@ TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
             SCOPED_TRACE(std::string(geometry.label) + ", threads " + std::to_string(threads));
             ThreadSetting setting(threads, 1);
             test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
-            for (const uint64_t bits : problem.expectedBits())
-                ++((bits & 0x7f80) == 0 && (bits & 0x7f) != 0 ? subnormalResults : otherResults);
+            const std::vector<uint64_t> expected = problem.expectedBits();
+            const auto inputPlane =
+                static_cast<size_t>(problem.inputShape[2] * problem.inputShape[3] * problem.inputShape[4]);
+            for (size_t i = 0; i < expected.size(); ++i) {
+                const bool subnormal = (expected[i] & 0x7f80) == 0 && (expected[i] & 0x7f) != 0;
+                ++(subnormal ? subnormalResults : otherResults);
+                subnormalFromExponentSeven += subnormal && i / inputPlane % 5 == 3;
+            }
         }
     EXPECT_GT(subnormalResults, 100);
     EXPECT_GT(otherResults, 100);
+    EXPECT_GT(subnormalFromExponentSeven, 20);
 }
 
 TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {

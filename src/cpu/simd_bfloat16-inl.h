@@ -35,11 +35,13 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::RebindToUnsigned<DF>> BFl
 #define POOLGRAD_BFLOAT16_INSTRUCTION 1
 // AVX512_BF16's vcvtne2ps2bf16: the bfloat16 bits of `low`'s lanes, then of `high`'s, rounded as CANN
 // rounds, in one instruction in place of about fifteen integer operations. It reads subnormals as zero,
-// so it declines (false) a pair that holds one. Emitted as assembly: the target attributes Highway gives
-// these functions do not name AVX512_BF16, and only bfloat16HardwareRounding() says whether it may run.
-HWY_INLINE bool HardwareBFloat16Pair(__m512 low, __m512 high, __m512i &packed) {
+// so it declines (false) a pair that holds one; a caller that knows its values hold none (subnormalsPossible
+// false) skips the look. Emitted as assembly: the target attributes Highway gives these functions do not
+// name AVX512_BF16, and only bfloat16HardwareRounding() says whether it may run.
+HWY_INLINE bool HardwareBFloat16Pair(__m512 low, __m512 high, __m512i &packed, bool subnormalsPossible = true) {
     constexpr int kSubnormal = 0x20;  // vfpclassps category
-    if ((_mm512_fpclass_ps_mask(low, kSubnormal) | _mm512_fpclass_ps_mask(high, kSubnormal)) != 0) return false;
+    if (subnormalsPossible && (_mm512_fpclass_ps_mask(low, kSubnormal) | _mm512_fpclass_ps_mask(high, kSubnormal)) != 0)
+        return false;
     __asm__("vcvtne2ps2bf16 %2, %1, %0" : "=v"(packed) : "v"(high), "v"(low));  // AT&T: last source, lower half
     return true;
 }
@@ -68,17 +70,18 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>
 
 // The bfloat16 bits of `even`'s and `odd`'s lanes interleaved: even[0], odd[0], even[1], ... (a row whose
 // even and odd columns were summed apart). The integer rounding needs no permute for it: lane i's upper
-// half takes odd[i]'s bits, its lower half even[i]'s.
+// half takes odd[i]'s bits, its lower half even[i]'s. subnormalsPossible: as for HardwareBFloat16Pair.
 template <class DF>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>> BFloat16Interleaved(
-    DF df, hwy::HWY_NAMESPACE::Vec<DF> even, hwy::HWY_NAMESPACE::Vec<DF> odd, bool hardware) {
+    DF df, hwy::HWY_NAMESPACE::Vec<DF> even, hwy::HWY_NAMESPACE::Vec<DF> odd, bool hardware,
+    bool subnormalsPossible = true) {
     namespace hn = hwy::HWY_NAMESPACE;
     const hn::RebindToUnsigned<DF> du;
     const hn::Repartition<uint16_t, DF> d16;
 #if POOLGRAD_BFLOAT16_INSTRUCTION
     if constexpr (hn::MaxLanes(DF()) == 16) {
         __m512i packed;
-        if (hardware && HardwareBFloat16Pair(even.raw, odd.raw, packed)) {
+        if (hardware && HardwareBFloat16Pair(even.raw, odd.raw, packed, subnormalsPossible)) {
             alignas(64) static constexpr uint16_t kInterleave[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
                                                                      21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
                                                                      11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
@@ -86,7 +89,7 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>
         }
     }
 #endif
-    (void)hardware;
+    (void)hardware, (void)subnormalsPossible;
     return hn::BitCast(d16, hn::Or(hn::ShiftRight<16>(BFloat16InUpperHalves(df, even)),
                                    hn::And(BFloat16InUpperHalves(df, odd), hn::Set(du, 0xffff0000u))));
 }

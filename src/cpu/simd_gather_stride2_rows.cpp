@@ -183,6 +183,7 @@ HWY_INLINE void addCandidate(const CandidateVectors &v, const BlockColumns &colu
 struct StoreMode {
     bool streaming = false;
     bool bfloat16Instruction = false;
+    bool bfloat16SubnormalsPossible = true;  // false: the plane's sums cannot be subnormal
 };
 
 #if HWY_TARGET != HWY_SCALAR
@@ -229,7 +230,9 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
 #if HWY_TARGET != HWY_SCALAR  // one lane: bfloat16 rows go through a row of sums (planeRows)
         // Rounding works per lane, so the even and odd sums are rounded before they meet.
         const hn::Repartition<uint16_t, FloatTag> d16;
-        storeSixteenBitBlock(d16, BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction),
+        storeSixteenBitBlock(d16,
+                             BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction,
+                                                 store.bfloat16SubnormalsPossible),
                              &at->bits, left, store.streaming);
 #else
         static_assert(!std::is_same_v<Out, BFloat16Bits>, "one lane rounds bfloat16 through a row of sums");
@@ -356,6 +359,27 @@ HWY_INLINE void gatherRowOf(int64_t candidates, int64_t width, int64_t outputWid
         gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
 }
 
+bool BFloat16SumsStayNormal(const uint16_t *HWY_RESTRICT gradients, int64_t count) {
+    const hn::ScalableTag<int16_t> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto magnitudeBits = hn::Set(d, 0x7fff), zero = hn::Zero(d), smallestKept = hn::Set(d, 8 << 7);
+    // Nonzero with an exponent field below 8: the magnitude bits (sign cleared, so non-negative as int16)
+    // lie in [1, 8 << 7).
+    auto tiny = hn::Zero(d);
+    int64_t i = 0;
+    for (; i + lanes <= count; i += lanes) {
+        const auto magnitude =
+            hn::And(hn::BitCast(d, hn::LoadU(hn::RebindToUnsigned<decltype(d)>(), gradients + i)), magnitudeBits);
+        tiny = hn::Or(tiny, hn::VecFromMask(d, hn::And(hn::Gt(magnitude, zero), hn::Lt(magnitude, smallestKept))));
+    }
+    bool any = !hn::AllTrue(d, hn::Eq(tiny, zero));
+    for (; i < count; ++i) {
+        const int magnitude = gradients[i] & 0x7fff;
+        any |= magnitude > 0 && magnitude < (8 << 7);
+    }
+    return !any;
+}
+
 int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t count) {
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
@@ -443,7 +467,8 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     constexpr bool kConvertInRegisters =
         std::is_same_v<G, float> || (HWY_TARGET != HWY_SCALAR && (!kHalf || kHardwareFloat16));
     MatchCounts counts = zeroCounts();
-    const StoreMode store{streaming, !kHalf && !std::is_same_v<G, float> && bfloat16HardwareRounding()};
+    const StoreMode store{streaming, !kHalf && !std::is_same_v<G, float> && bfloat16HardwareRounding(),
+                          !plane.bfloat16SumsStayNormal};
     const int32_t *indexRows[4];
     const G *gradientRows[4];
     [[maybe_unused]] int64_t rowOffsets[4];  // of the candidate output rows in the plane
@@ -580,6 +605,11 @@ namespace poolgrad::cpu {
 HWY_EXPORT(GatherStride2LaneCount);
 HWY_EXPORT(GatherStride2PlaneRows);
 HWY_EXPORT(CountIndicesNotMinusOne);
+HWY_EXPORT(BFloat16SumsStayNormal);
+
+bool bfloat16SumsStayNormal(const uint16_t *gradients, int64_t count) {
+    return HWY_DYNAMIC_DISPATCH(BFloat16SumsStayNormal)(gradients, count);
+}
 
 int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count) {
     return HWY_DYNAMIC_DISPATCH(CountIndicesNotMinusOne)(indices, count);

@@ -35,7 +35,16 @@ struct Stride2PlaneOperands {
     const void *gradients = nullptr;
     void *gradInput = nullptr;
     ElementType type = ElementType::Float32;
+    // bfloat16: no sum of the plane's gradients can be subnormal (bfloat16SumsStayNormal), so the rounding
+    // instruction needs no look for subnormals.
+    bool bfloat16SumsStayNormal = false;
 };
+
+// Whether every one of `count` bfloat16 gradients (bit patterns) is zero or has an exponent field of at
+// least 8 (Inf and NaN included). Such values are whole multiples of 2^-126, and so is every float32 sum
+// of them (a sum that rounds is at least 2^-102, where float32's spacing is 2^-125 or coarser): a sum is
+// zero or at least 2^-126, never subnormal.
+bool bfloat16SumsStayNormal(const uint16_t *gradients, int64_t count);
 
 // Input rows [firstRow, endRow) of a plane, windows 2*ow - padLeft + {0, 1, 2} along W (padLeft 0 or 1):
 // element w of row r gets +0 + the gradients, in the order of the row's output rows and within one in
