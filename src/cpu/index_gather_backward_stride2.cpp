@@ -26,6 +26,7 @@
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
+#include "cpu/bfloat16_hardware_rounding.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
@@ -168,6 +169,19 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     return PlanOutcome::accept(std::move(plan));
 }
 
+// The output rows that input rows [firstRow, endRow) read: [first, end), empty when they read none.
+struct OutputRowSpan {
+    int64_t first = 0, end = 0;
+};
+
+OutputRowSpan outputRowsRead(const Stride2GatherPlan &plan, int64_t firstRow, int64_t endRow) {
+    const int64_t *outputs = plan.rowOutputs.data();
+    const int64_t first = plan.rowStart[static_cast<size_t>(firstRow)],
+                  end = plan.rowStart[static_cast<size_t>(endRow)];
+    if (end <= first) return {};
+    return {*std::min_element(outputs + first, outputs + end), *std::max_element(outputs + first, outputs + end) + 1};
+}
+
 template <typename T, typename I>
 void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int64_t plane, int64_t block,
                  std::vector<float> &sumsRow, std::vector<int32_t> &converted, GatherMatchCount &counts) {
@@ -192,25 +206,24 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
     } else {
         counts.expected += countIndicesInUse(indices + firstOutput, endOutput - firstOutput);
         // The span of output rows the block's input rows read, converted at their own places.
-        const int64_t *outputs = plan.rowOutputs.data();
-        const int64_t first = plan.rowStart[static_cast<size_t>(firstRow)],
-                      end = plan.rowStart[static_cast<size_t>(endRow)];
-        if (end > first) {
-            const int64_t lowest = *std::min_element(outputs + first, outputs + end),
-                          highest = *std::max_element(outputs + first, outputs + end);
-            convertIndicesToInt32(indices + lowest * Wo, converted.data() + lowest * Wo, (highest - lowest + 1) * Wo);
-        }
+        const OutputRowSpan read = outputRowsRead(plan, firstRow, endRow);
+        convertIndicesToInt32(indices + read.first * Wo, converted.data() + read.first * Wo,
+                              (read.end - read.first) * Wo);
         indices32 = converted.data();
     }
     const Stride2RowTables tables{plan.rowStart.data(), plan.rowOutputs.data(), W, Wo, plan.padLeft, plan.outputRows};
     Stride2PlaneOperands operands{indices32, problem.gradOutput.plane<const T>(n, c), problem.gradInput.plane<T>(n, c),
                                   problem.gradInput.type};
-    // Planes whose gradients cannot sum to a subnormal (almost all) round with no look for one (Intel Xeon
-    // AVX-512 host, D-bf16 one thread: 5.8 against 6.9 ms warm, docs/kernels/index_backward.md). The whole
-    // plane is asked: a block may read any of its rows.
-    if constexpr (std::is_same_v<T, BFloat16>)
-        operands.bfloat16SumsStayNormal = bfloat16SumsStayNormal(
-            reinterpret_cast<const uint16_t *>(problem.gradOutput.plane<const T>(n, c)), plan.outputRows * Wo);
+    // Where the rounding instruction runs, blocks whose gradients cannot sum to a subnormal (almost all) round
+    // with no look for one (Intel Xeon AVX-512 host, D-bf16 one thread: 5.8 against 6.9 ms warm,
+    // docs/kernels/index_backward.md). Asked of the output rows the block's input rows read.
+    if constexpr (std::is_same_v<T, BFloat16>) {
+        if (bfloat16HardwareRounding()) {
+            const OutputRowSpan read = outputRowsRead(plan, firstRow, endRow);
+            operands.bfloat16SumsStayNormal = bfloat16SumsStayNormal(
+                static_cast<const uint16_t *>(operands.gradients) + read.first * Wo, (read.end - read.first) * Wo);
+        }
+    }
     counts.matched += gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
 }
 

@@ -359,12 +359,16 @@ HWY_INLINE void gatherRowOf(int64_t candidates, int64_t width, int64_t outputWid
         gatherRow<kPadLeft, 0>(width, outputWidth, rowStart, destination, store, load, edgeLoad, counts);
 }
 
+// Magnitude bits (sign cleared) of the smallest bfloat16 whose sums stay normal: exponent field 8.
+constexpr int16_t kSmallestNormalSumMagnitude = 8 << 7;
+
 bool BFloat16SumsStayNormal(const uint16_t *HWY_RESTRICT gradients, int64_t count) {
     const hn::ScalableTag<int16_t> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const auto magnitudeBits = hn::Set(d, 0x7fff), zero = hn::Zero(d), smallestKept = hn::Set(d, 8 << 7);
-    // Nonzero with an exponent field below 8: the magnitude bits (sign cleared, so non-negative as int16)
-    // lie in [1, 8 << 7).
+    const auto magnitudeBits = hn::Set(d, 0x7fff), zero = hn::Zero(d),
+               smallestKept = hn::Set(d, kSmallestNormalSumMagnitude);
+    // Nonzero with an exponent field below 8: the magnitude bits (non-negative as int16) lie in
+    // [1, kSmallestNormalSumMagnitude).
     auto tiny = hn::Zero(d);
     int64_t i = 0;
     for (; i + lanes <= count; i += lanes) {
@@ -375,7 +379,7 @@ bool BFloat16SumsStayNormal(const uint16_t *HWY_RESTRICT gradients, int64_t coun
     bool any = !hn::AllTrue(d, hn::Eq(tiny, zero));
     for (; i < count; ++i) {
         const int magnitude = gradients[i] & 0x7fff;
-        any |= magnitude > 0 && magnitude < (8 << 7);
+        any |= magnitude > 0 && magnitude < kSmallestNormalSumMagnitude;
     }
     return !any;
 }
