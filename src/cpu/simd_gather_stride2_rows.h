@@ -35,8 +35,8 @@ struct Stride2PlaneOperands {
     const void *gradients = nullptr;
     void *gradInput = nullptr;
     ElementType type = ElementType::Float32;
-    // bfloat16: no sum of the plane's gradients can be subnormal (bfloat16SumsStayNormal), so the rounding
-    // instruction needs no look for subnormals.
+    // bfloat16: no sum of the gradients the rows read can be subnormal (bfloat16SumsStayNormal), so the
+    // rounding instruction needs no look for subnormals.
     bool bfloat16SumsStayNormal = false;
 };
 
