@@ -269,6 +269,44 @@ def test_inputs_are_passed_without_a_copy(monkeypatch):
     assert addresses[1][2] == out.data_ptr() and addresses[1][1] == tuple(out.stride())
 
 
+@pytest.mark.parametrize("op", ["max_pool3d", "max_pool2d", "adaptive_max_pool3d", "max_pool2d_tf"])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_an_expanded_gradient_reaches_a_fast_kernel(op, channels_last):
+    """The gradient of sum() comes as an expanded view (every stride 0); the backward lays it out like the
+    indices first, so the dispatch takes a fast kernel instead of the reference, and the result is torch's."""
+    torch.manual_seed(7)
+    if op == "max_pool2d_tf":
+        x = torch.randint(-4, 5, (2, 8, 15, 17)).float()
+        if channels_last:
+            x = x.permute(0, 2, 3, 1).contiguous()  # NHWC
+        ours = lambda t: pt.max_pool2d_tf(t, 3, 2, "SAME", "NHWC" if channels_last else "NCHW")
+        reference = None
+    else:
+        axes = 3 if op.endswith("3d") else 2
+        x = torch.randint(-4, 5, [2, 16] + [8, 18, 20][-axes:]).float()
+        if channels_last:
+            x = x.contiguous(memory_format=torch.channels_last_3d if axes == 3 else torch.channels_last)
+        if op.startswith("adaptive"):
+            ours, reference = (lambda t: pt.adaptive_max_pool3d(t, (4, 9, 10))), (
+                lambda t: F.adaptive_max_pool3d(t, (4, 9, 10)))
+        else:
+            ours = lambda t: getattr(pt, op)(t, 3, 2, 1)
+            reference = lambda t: getattr(F, op)(t, 3, 2, 1)
+    leaf = x.clone().requires_grad_()
+    ours(leaf).sum().backward()
+    report = poolgrad.last_run_report()
+    assert not report["implementation"].endswith("_reference") and report["fallback"] == "", report
+    if reference is not None:
+        expected = x.clone().requires_grad_()
+        reference(expected).sum().backward()
+        assert_bit_equal(leaf.grad, expected.grad, f"{op} channels_last={channels_last}: gradient of sum()")
+    else:
+        dense = x.clone().requires_grad_()
+        out = ours(dense)
+        out.backward(torch.ones_like(out))
+        assert_bit_equal(leaf.grad, dense.grad, f"{op} channels_last={channels_last}: gradient of sum()")
+
+
 @pytest.mark.parametrize("axes", [3, 2])
 def test_outputs_and_gradients_keep_channels_last(axes):
     fmt = torch.channels_last_3d if axes == 3 else torch.channels_last

@@ -11,7 +11,7 @@ import torch
 from .. import _shapes
 from .._tensors import FORMAT_NCHW, FORMAT_NHWC, run_operator
 from ..operators import _split
-from ._views import check_input, describe, empty_like_layout
+from ._views import check_input, dense_like, describe, empty_like_layout
 
 _REGULAR = {2: ("aclnnMaxPool2dWithIndices", "aclnnMaxPool2dWithIndicesBackward"),
             3: ("aclnnMaxPool3dWithArgmax", "aclnnMaxPool3dWithArgmaxBackward")}
@@ -40,6 +40,8 @@ def max_pool_with_indices(axes, self, kernel_size, stride, padding, dilation, ce
 def max_pool_with_indices_backward(axes, grad_output, self, indices, kernel_size, stride, padding, dilation,
                                    ceil_mode):
     _check(grad_output=grad_output, self=self, indices=indices)
+    indices = dense_like(indices, indices)
+    grad_output = dense_like(grad_output, indices)
     grad_input = empty_like_layout(self, self.shape)
     run_operator(_REGULAR[axes][1], lambda a: (describe(a, grad_output), describe(a, self), describe(a, indices),
                                                a.int_array(kernel_size), a.int_array(stride), a.int_array(padding),
@@ -60,6 +62,8 @@ def adaptive_max_pool(axes, self, output_size):
 
 def adaptive_max_pool_backward(axes, grad_output, self, indices):
     _check(grad_output=grad_output, self=self, indices=indices)
+    indices = dense_like(indices, indices)
+    grad_output = dense_like(grad_output, indices)
     grad_input = empty_like_layout(self, self.shape)
     run_operator(_ADAPTIVE[axes][1], lambda a: (describe(a, grad_output), describe(a, self), describe(a, indices),
                                                 describe(a, grad_input)))
@@ -94,6 +98,7 @@ def max_pool2d_tf(self, kernel_size, stride, padding, data_format):
 def max_pool2d_tf_backward(grad_output, self, output, kernel_size, stride, padding, data_format):
     """aclnnMaxPoolV3Grad: each gradient to the first window element equal to `output`."""
     _check(grad_output=grad_output, self=self, output=output)
+    grad_output = dense_like(grad_output, output)
     ksize, strides, tensor_format, _ = _tf_attributes(kernel_size, stride, data_format)
     grad_input = empty_like_layout(self, self.shape)
     run_operator("aclnnMaxPoolV3Grad",
