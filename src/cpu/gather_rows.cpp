@@ -12,6 +12,7 @@
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
 
 // The per-chunk lambdas must be inlined into the row loops (out of line their vectors go through memory).
 #ifndef POOLGRAD_LAMBDA_INLINE
@@ -24,25 +25,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t GatherLaneCount() { return static_cast<int64_t>(hn::Lanes(hn::CappedTag<float, 16>())); }
-
-// The first `count` lanes of v to `to`, touching nothing past them: a masked store with AVX-512 (any lane
-// size) and AVX2 (32-bit lanes), else through a local copy (Highway's other masked stores rewrite the whole
-// vector). Never streaming: these are the few columns at a row's end.
-template <class D>
-HWY_INLINE void StoreFirstLanes(D d, hn::Vec<D> v, hn::TFromD<D> *HWY_RESTRICT to, size_t count) {
-    using T = hn::TFromD<D>;
-#if HWY_TARGET <= HWY_AVX3
-    hn::BlendedStore(v, hn::FirstN(d, count), d, to);
-#else
-    if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) == 4) {
-        hn::BlendedStore(v, hn::FirstN(d, count), d, to);
-    } else {
-        HWY_ALIGN T lanes[64 / sizeof(T)] = {};
-        hn::Store(v, d, lanes);
-        std::memcpy(to, lanes, count * sizeof(T));
-    }
-#endif
-}
 
 // The first `count` (fewer than all) indices at `row`; the lanes past them -1, which matches no position.
 template <class DI>
@@ -142,9 +124,9 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
                 const auto lowerMatch = hn::Eq(lowerIndices, hn::Add(lowerEvenColumns, chunkStart));
                 const auto upperMatch = hn::Eq(upperIndices, hn::Add(upperEvenColumns, chunkStart));
                 float *at = destination + row * width + column;
-                StoreFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(lowerMatch, lowerSums)), at, lowerColumns);
+                storeFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(lowerMatch, lowerSums)), at, lowerColumns);
                 if (upperColumns > 0)
-                    StoreFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(upperMatch, upperSums)), at + lanes,
+                    storeFirstLanes(df, hn::BitCast(df, hn::IfThenElseZero(upperMatch, upperSums)), at + lanes,
                                     upperColumns);
                 count = hn::Add(hn::Add(count, hn::VecFromMask(di, lowerMatch)), hn::VecFromMask(di, upperMatch));
             }
@@ -254,7 +236,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
             auto even = hn::Add(evenColumns, hn::Set(di, static_cast<int32_t>(rowStart + column)));
             auto matched = hn::FirstN(di, 0);
             for (int row = 0; row < kRows; ++row, even = hn::Add(even, nextRow)) {
-                StoreFirstLanes(dPairs, pairColumns(indices, prepared, even, matched),
+                storeFirstLanes(dPairs, pairColumns(indices, prepared, even, matched),
                                 destination + row * width + column, 2 * tail);
             }
             count = hn::Add(count, hn::VecFromMask(di, matched));

@@ -15,6 +15,7 @@
 
 #include "cpu/gather_rows.h"
 #include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -73,8 +74,7 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<DI> LoadSixteenBit(DI di, const uint16_t *HWY
 }
 
 // Stores the low 16 bits of the first `count` lanes of `bits` at destination (all lanes: streaming when asked
-// and aligned). A partial vector: under a mask with AVX-512, else through a local copy (below AVX-512,
-// Highway's masked 16-bit store rewrites the whole vector).
+// and aligned). A partial vector: storeFirstLanes.
 template <class DI>
 HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_t *HWY_RESTRICT destination,
                                 size_t count, bool streaming) {
@@ -89,13 +89,7 @@ HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_
             hn::StoreU(narrow, d16, destination);
         return;
     }
-#if HWY_TARGET <= HWY_AVX3
-    hn::BlendedStore(narrow, hn::FirstN(d16, count), d16, destination);
-    return;
-#endif
-    alignas(64) uint16_t part[hn::MaxLanes(d16)];
-    hn::Store(narrow, d16, part);
-    for (size_t i = 0; i < count; ++i) destination[i] = part[i];
+    storeFirstLanes(d16, narrow, destination, count);
 }
 
 #if HWY_TARGET != HWY_SCALAR

@@ -10,6 +10,7 @@
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
 #include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -95,20 +96,6 @@ HWY_INLINE void combineTaps(const NarrowRowTables &tables, const ColumnWinners &
     position = hn::IfThenElse(hn::Eq(position, hn::Set(di, kNoPosition)), hn::Set(di, -1), position);
 }
 
-// The first `count` lanes of v to `to`, touching nothing past them (a row's outputs may end the tensor, or
-// belong to another thread): a masked store where the target has one for 32- and 64-bit lanes, else through
-// a local copy.
-template <class D>
-HWY_INLINE void storeFirst(D d, hn::Vec<D> v, hn::TFromD<D> *HWY_RESTRICT to, size_t count) {
-#if HWY_TARGET <= HWY_AVX2
-    hn::BlendedStore(v, hn::FirstN(d, count), d, to);
-    return;
-#endif
-    HWY_ALIGN hn::TFromD<D> lanes[16] = {};
-    hn::Store(v, d, lanes);
-    std::memcpy(to, lanes, count * sizeof(hn::TFromD<D>));
-}
-
 void ArgmaxNarrowRows(const NarrowRowTables &tables, const NarrowRowWindows &windows, const float *plane,
                       int64_t firstRow, int64_t endRow, float *values, int32_t *indices32, int64_t *indices64) {
     const FloatTag df;
@@ -138,8 +125,8 @@ void ArgmaxNarrowRows(const NarrowRowTables &tables, const NarrowRowWindows &win
             hn::StoreU(value, df, values + first);
             if (indices32 != nullptr) hn::StoreU(position, di, indices32 + first);
         } else {
-            storeFirst(df, value, values + first, static_cast<size_t>(outputs));
-            if (indices32 != nullptr) storeFirst(di, position, indices32 + first, static_cast<size_t>(outputs));
+            storeFirstLanes(df, value, values + first, static_cast<size_t>(outputs));
+            if (indices32 != nullptr) storeFirstLanes(di, position, indices32 + first, static_cast<size_t>(outputs));
         }
         if (indices64 != nullptr) {
 #if HWY_TARGET == HWY_SCALAR
@@ -154,10 +141,10 @@ void ArgmaxNarrowRows(const NarrowRowTables &tables, const NarrowRowWindows &win
                 hn::StoreU(lower, d64, indices64 + first);
                 hn::StoreU(upper, d64, indices64 + first + half);
             } else if (outputs <= half) {
-                storeFirst(d64, lower, indices64 + first, static_cast<size_t>(outputs));
+                storeFirstLanes(d64, lower, indices64 + first, static_cast<size_t>(outputs));
             } else {
                 hn::StoreU(lower, d64, indices64 + first);
-                storeFirst(d64, upper, indices64 + first + half, static_cast<size_t>(outputs - half));
+                storeFirstLanes(d64, upper, indices64 + first + half, static_cast<size_t>(outputs - half));
             }
 #endif
         }

@@ -88,24 +88,15 @@ HWY_INLINE void storeSums(hn::Vec<FloatTag> sums, Out *HWY_RESTRICT at, int64_t 
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     if constexpr (std::is_same_v<Out, float>) {
         if (count == lanes) return storeVector(df, sums, at, streaming);
-#if HWY_TARGET <= HWY_AVX2
-        // A masked store (AVX-512, AVX2's 32-bit lanes) touches no lane past count; the local copy it replaces
-        // cost a library memcpy call per row end.
-        return hn::BlendedStore(sums, hn::FirstN(df, static_cast<size_t>(count)), df, at);
-#endif
-        HWY_ALIGN float values[16];
-        hn::Store(sums, df, values);
-        std::memcpy(at, values, static_cast<size_t>(count) * sizeof(float));
+        return storeFirstLanes(df, sums, at, static_cast<size_t>(count));
     } else {
         static_assert(std::is_same_v<Out, Float16Bits>);
         const hn::Rebind<uint16_t, FloatTag> d16;
         const auto bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), sums));
         uint16_t *to = &at->bits;
         if (count == lanes) return storeVector(d16, bits, to, streaming);
-#if HWY_TARGET <= HWY_AVX3
-        // As storeSixteenBitBlock: one masked store where the row is cached.
-        if (!streaming) return hn::BlendedStore(bits, hn::FirstN(d16, static_cast<size_t>(count)), d16, to);
-#endif
+        // As storeSixteenBitBlock: a cached row ends in storeFirstLanes, a streamed one through a copy.
+        if (!streaming) return storeFirstLanes(d16, bits, to, static_cast<size_t>(count));
         HWY_ALIGN uint16_t values[16];
         hn::Store(bits, d16, values);
         std::memcpy(to, values, static_cast<size_t>(count) * sizeof(uint16_t));
@@ -209,12 +200,10 @@ HWY_INLINE void storeSixteenBitBlock(D16 d16, hn::Vec<D16> bits, uint16_t *HWY_R
         }
         return hn::StoreU(bits, d16, to);
     }
-#if HWY_TARGET <= HWY_AVX3
-    // Cached rows end in one masked store (AVX-512BW writes only the first count lanes). Through a copy in
-    // memory, as below, the row end took half of a 56-wide row's time: 3x3 stride 2 bfloat16 ran at 1.8x
-    // float32's time per element instead of 1.2x (Zen 4, one thread, 16 planes of 56x56, cache-resident).
-    if (!streaming) return hn::BlendedStore(bits, hn::FirstN(d16, static_cast<size_t>(count)), d16, to);
-#endif
+    // Cached rows end in storeFirstLanes (one masked store with AVX-512BW). Through the copy in memory
+    // below, the row end took half of a 56-wide row's time: 3x3 stride 2 bfloat16 ran at 1.8x float32's time
+    // per element instead of 1.2x (Zen 4, one thread, 16 planes of 56x56, cache-resident).
+    if (!streaming) return storeFirstLanes(d16, bits, to, static_cast<size_t>(count));
     // A whole streaming half first, the rest plainly through memory: a masked or plain store into a line
     // that streaming stores are filling took a trip to memory each (D-bf16 ran 10x slower).
     const hn::Half<D16> dh;

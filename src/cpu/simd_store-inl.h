@@ -9,6 +9,7 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/highway.h"
 
@@ -25,6 +26,28 @@ HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streamin
         hn::Stream(v, d, destination);
     else
         hn::StoreU(v, d, destination);
+}
+
+// The first `count` lanes of v to `to`, writing nothing past them (a row's end may end the tensor, or
+// its next element belong to another thread): one masked store where the target has the instruction
+// (AVX-512 for every lane size, AVX2 for 32- and 64-bit lanes), else through a local copy (Highway's
+// BlendedStore there writes lane by lane, no faster). Never streaming.
+template <class D>
+HWY_INLINE void storeFirstLanes(D d, hwy::HWY_NAMESPACE::Vec<D> v, hwy::HWY_NAMESPACE::TFromD<D> *HWY_RESTRICT to,
+                                size_t count) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    using T = hn::TFromD<D>;
+#if HWY_TARGET <= HWY_AVX3
+    hn::BlendedStore(v, hn::FirstN(d, count), d, to);
+#else
+    if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4) {
+        hn::BlendedStore(v, hn::FirstN(d, count), d, to);
+    } else {
+        HWY_ALIGN T lanes[hn::MaxLanes(d)];
+        hn::Store(v, d, lanes);
+        std::memcpy(to, lanes, count * sizeof(T));
+    }
+#endif
 }
 
 }  // namespace HWY_NAMESPACE

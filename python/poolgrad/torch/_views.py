@@ -70,6 +70,6 @@ def dense_like(tensor, like):
     wanted = _dense_strides(like, tensor.shape)
     if all(size <= 1 or stride == want for size, stride, want in zip(tensor.shape, tensor.stride(), wanted)):
         return tensor
-    dense = empty_like_layout(like, tensor.shape, tensor.dtype)
+    dense = torch.empty_strided(tuple(tensor.shape), tuple(wanted), dtype=tensor.dtype, device=tensor.device)
     dense.copy_(tensor)
     return dense
