@@ -76,6 +76,14 @@ typedef struct poolgradRunReport {
     int32_t status;
 } poolgradRunReport;
 ACL_FUNC_VISIBILITY aclError poolgradGetLastRunReport(poolgradRunReport *report);
+/**
+ * Forgets the plans phase 1 remembered on this thread. Each thread keeps the last 8 implementation choices
+ * and plans it made for problems whose planes have up to 65536 positions, and reuses one when the same
+ * problem (operator, shapes, strides, types, operand alignment) comes again under the same settings
+ * (threads, parallel threshold, streaming stores, SIMD target); forced implementations are never kept.
+ * Arguments are checked on every call all the same. For releasing the plans' memory, and for tests.
+ */
+ACL_FUNC_VISIBILITY void poolgradClearPlanCache(void);
 /** The library version, "MAJOR.MINOR.PATCH". */
 ACL_FUNC_VISIBILITY const char *poolgradVersion(void);
 

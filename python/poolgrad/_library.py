@@ -74,6 +74,7 @@ _declare("poolgradImplementationCount", ctypes.c_int32)
 _declare("poolgradImplementationName", ctypes.c_char_p, ctypes.c_int32)
 _declare("poolgradImplementationTask", ctypes.c_char_p, ctypes.c_int32)
 _declare("poolgradForceImplementation", _status, ctypes.c_char_p)
+_declare("poolgradClearPlanCache", None)
 _declare("poolgradVersion", ctypes.c_char_p)
 
 

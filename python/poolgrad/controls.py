@@ -68,6 +68,11 @@ def forced_implementation(name):
         force_implementation(None)
 
 
+def clear_plan_cache() -> None:
+    """Forgets the plans phase 1 kept on this thread for problems it saw before (poolgradClearPlanCache)."""
+    library.poolgradClearPlanCache()
+
+
 def last_run_report() -> dict:
     """What the last operator run on this thread did: {"implementation", "plan", "fallback", "status"}
     (poolgradGetLastRunReport). "fallback" is "" when the plan ran as made."""

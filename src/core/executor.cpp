@@ -10,6 +10,7 @@
 
 #include "core/error_message.h"
 #include "core/handle_registry.h"
+#include "core/plan_cache.h"
 #include "core/verbose.h"
 #include "poolgrad/poolgrad.h"
 #include "runtime/device.h"
@@ -17,10 +18,9 @@
 
 struct aclOpExecutor {
     poolgrad::PoolProblem problem;
-    const poolgrad::Implementation *implementation = nullptr;
-    std::shared_ptr<const poolgrad::ImplementationPlan> plan;  // made once in phase 1, run as is every time
-    std::string planText;
-    std::string declined;
+    // Implementation and plan, chosen once in phase 1 (or taken from the thread's plan cache) and run as
+    // they are every time.
+    std::shared_ptr<const poolgrad::PlannedSelection> selection;
     std::atomic<bool> repeatable{false};
 };
 
@@ -36,7 +36,8 @@ HandleRegistry<aclOpExecutor> &executors() {
 
 // What the last phase 2 on this thread ran (poolgradGetLastRunReport).
 struct LastRun {
-    std::string implementation, plan, fallback;
+    std::shared_ptr<const PlannedSelection> selection;  // keeps the report's plan text alive
+    std::string fallback;
     int32_t status = 0;
 };
 thread_local LastRun lastRun;
@@ -55,28 +56,25 @@ void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor) {
 aclnnStatus finishPhaseOne(PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor) {
     // The implementations considered are those of the backend of the caller's current device.
     problem.backend = deviceById(currentDeviceId()).backend();
-    Selection selection;
+    std::shared_ptr<const PlannedSelection> selection;
     try {
-        selection = selectImplementation(problem);
+        selection = plannedSelection(problem);
     } catch (const std::bad_alloc &) {
         // Plans hold window tables sized by the output extents: an absurd geometry of a broadcast input
         // may not get them. Nothing has been written yet.
         clearPhaseOneOutputs(workspaceSize, executor);
         return fail(ACLNN_ERR_INNER, problem.operatorName, ": out of memory planning ", problem.describe());
     }
-    if (selection.chosen == nullptr) {
+    if (selection->chosen == nullptr) {
         clearPhaseOneOutputs(workspaceSize, executor);
         return fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, problem.operatorName, ": no implementation accepts ",
-                    problem.describe(), " (", selection.declined, ")");
+                    problem.describe(), " (", selection->declined, ")");
     }
     aclOpExecutor *handle = nullptr;
     try {
         auto created = std::make_shared<aclOpExecutor>();
         created->problem = problem;
-        created->implementation = selection.chosen;
-        created->plan = selection.plan;
-        created->planText = selection.plan->describe();
-        created->declined = selection.declined;
+        created->selection = std::move(selection);
         handle = executors().add(std::move(created));
     } catch (const std::bad_alloc &) {
     }
@@ -99,6 +97,7 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
         executors().findAndRelease(executor, [](const aclOpExecutor &found) { return !found.repeatable; });
     if (live == nullptr) return notLive(operatorName, executor);
     const PoolProblem &problem = live->problem;
+    const PlannedSelection &selection = *live->selection;
     if (std::strcmp(problem.operatorName, operatorName) != 0)
         return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", problem.operatorName,
                     "GetWorkspaceSize");
@@ -109,21 +108,23 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
     const auto start = std::chrono::steady_clock::now();
     RunResult result;
     try {
-        result = live->implementation->run(problem, *live->plan);
+        result = selection.chosen->run(problem, *selection.plan);
     } catch (const std::bad_alloc &) {
         // Kernels allocate their tables and scratch before they write (and within the scratch bound), so
         // the outputs are untouched: e.g. a window table for an absurd padding of a broadcast input.
         result = RunResult::failure(ACLNN_ERR_INNER, "out of memory for the implementation's tables or scratch (" +
-                                                         std::string(live->implementation->name) + ")");
+                                                         std::string(selection.chosen->name) + ")");
     }
     const double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    lastRun = {live->implementation->name, live->planText, result.fallback, result.status};
+    lastRun.selection = live->selection;
+    lastRun.fallback = std::move(result.fallback);
+    lastRun.status = result.status;
     if (verboseEnabled()) {
         std::fprintf(stderr, "poolgrad: %s impl=%s plan={%s} time=%.3fms status=%d%s%s%s%s\n",
-                     problem.describe().c_str(), live->implementation->name, live->planText.c_str(), milliseconds,
-                     result.status, result.fallback.empty() ? "" : " fallback=", result.fallback.c_str(),
-                     live->declined.empty() ? "" : " declined=", live->declined.c_str());
+                     problem.describe().c_str(), selection.chosen->name, selection.planText.c_str(), milliseconds,
+                     result.status, lastRun.fallback.empty() ? "" : " fallback=", lastRun.fallback.c_str(),
+                     selection.declined.empty() ? "" : " declined=", selection.declined.c_str());
     }
     if (result.status != 0) return fail(result.status, operatorName, ": ", result.message);
     clearRecentError();
@@ -140,7 +141,11 @@ aclError poolgradGetLastRunReport(poolgradRunReport *report) {
         return ACL_ERROR_INVALID_PARAM;
     }
     const poolgrad::LastRun &last = poolgrad::lastRun;
-    *report = {last.implementation.c_str(), last.plan.c_str(), last.fallback.c_str(), last.status};
+    if (last.selection == nullptr) {
+        *report = {"", "", "", last.status};
+    } else {
+        *report = {last.selection->chosen->name, last.selection->planText.c_str(), last.fallback.c_str(), last.status};
+    }
     return ACL_SUCCESS;
 }
 

@@ -82,5 +82,7 @@ struct Selection {
 
 // Plans the problem with the first implementation that accepts it, honouring poolgradForceImplementation.
 Selection selectImplementation(const PoolProblem &problem);
+// True while poolgradForceImplementation restricts this thread's phase 1.
+bool implementationForced();
 
 }  // namespace poolgrad

@@ -19,6 +19,8 @@ bool forcedFor(const PoolProblem &problem) {
     return false;
 }
 
+bool implementationForced() { return !forcedImplementation.empty(); }
+
 const Implementation *implementationNamed(const std::string &name) {
     for (const Implementation &candidate : allImplementations())
         if (name == candidate.name) return &candidate;

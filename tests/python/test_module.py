@@ -298,6 +298,20 @@ def test_streaming_stores_control_and_results_do_not_depend_on_it():
         pg.set_streaming_stores("default")
 
 
+def test_a_kept_plan_gives_what_a_fresh_plan_gives():
+    rng = np.random.default_rng(11)
+    x = rng.integers(-8, 8, (2, 4, 8, 24, 24)).astype(np.float32)  # ties everywhere
+    args = ([3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False)
+    runs = []
+    for clear in (True, False, False, True):
+        if clear:
+            pg.clear_plan_cache()
+        out, indices = pg.max_pool3d_with_argmax(x, *args)
+        grad = pg.max_pool3d_with_argmax_backward(np.ones_like(out), x, indices, *args)
+        runs.append((out.tobytes(), indices.tobytes(), grad.tobytes(), pg.last_run_report()["plan"]))
+    assert runs[1] == runs[0] and runs[2] == runs[0] and runs[3] == runs[0]
+
+
 def test_missing_library_is_a_clear_import_error(tmp_path):
     environment = dict(os.environ, POOLGRAD_LIBRARY=str(tmp_path / "missing.so"))
     result = subprocess.run([sys.executable, "-c", "import poolgrad"], env=environment, capture_output=True,
