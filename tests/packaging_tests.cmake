@@ -69,6 +69,15 @@ if(POOLGRAD_BUILD_EXAMPLES)
     set_tests_properties(example_max_pool3d_with_argmax_backward_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1"
                                                                                     TIMEOUT 60)
   endif()
+  # Operands are shown as the 5-D (n,c,d,h,w) view the kernels see: a 2-D operand (N,C,H,W) with d = 1.
+  if(TARGET example_max_pool2d_with_indices)
+    add_test(NAME example_max_pool2d_with_indices_verbose
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_max_pool2d_with_indices>
+                     -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/max_pool2d_with_indices.txt
+                     "-DSTDERR_REGEX=poolgrad: aclnnMaxPool2dWithIndicesBackward .*gradInput=float32\\(n,c,d,h,w\\)\\[1x1x1x4x4\\]:\\[16,16,0,4,1\\] .*status=0"
+                     -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
+    set_tests_properties(example_max_pool2d_with_indices_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1" TIMEOUT 60)
+  endif()
 endif()
 
 # ---- (c) the installed package --------------------------------------------------------------------------------

@@ -20,12 +20,15 @@ const char *poolTaskName(PoolTask task) {
 
 namespace {
 
+// The 5-D view the kernels see, (N, C, D, H, W): a 2-D operand has D = 1, an unbatched one N = 1. (Printing
+// only the caller's last `rank` axes of it dropped N and kept D for every 2-D operand: [8,64,28,28] read
+// 64x1x28x28.)
 void describeOperand(std::ostringstream &out, const char *role, const StridedTensor &tensor) {
     if (tensor.rank == 0) return;
-    out << ' ' << role << '=' << elementTypeName(tensor.type) << '[';
-    for (int i = 5 - tensor.rank; i < 5; ++i) out << (i > 5 - tensor.rank ? "x" : "") << tensor.size[i];
+    out << ' ' << role << '=' << elementTypeName(tensor.type) << "(n,c,d,h,w)[";
+    for (int i = 0; i < 5; ++i) out << (i > 0 ? "x" : "") << tensor.size[i];
     out << "]:[";
-    for (int i = 5 - tensor.rank; i < 5; ++i) out << (i > 5 - tensor.rank ? "," : "") << tensor.stride[i];
+    for (int i = 0; i < 5; ++i) out << (i > 0 ? "," : "") << tensor.stride[i];
     out << ']';
 }
 
