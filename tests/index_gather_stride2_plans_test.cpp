@@ -2,8 +2,9 @@
 // planes' rows into blocks, the most output rows an input row reads, the W padding, the lanes of the
 // dispatched instruction set, streaming or cached stores and the threads. It declines (phase one 561003
 // when forced, naming the reason) what it does not take; the library then chooses another implementation.
-// Rows narrower than 112 columns with vectors of fewer than 16 lanes it can run but passes to the slab
-// scatter, measured faster there: the dispatch takes the scatter, a forced run the gather.
+// Rows narrower than 112 columns with vectors of fewer than 16 lanes, and with 16 lanes rows narrower than 28
+// in a gradInput of 4 MiB or less, it can run but passes to the slab scatter, measured faster there: the
+// dispatch takes the scatter, a forced run the gather.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -156,6 +157,30 @@ TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced
     const IndexBackwardRun wideChosen = test_support::runIndexBackward(wide, "");
     EXPECT_EQ(wideChosen.implementation, kStride2Gather);
     test_support::expectGradInputBits(wide.expectedBits(), wideChosen, wide.type, false);
+}
+
+// With 16 lanes, rows narrower than 28 columns go to the slab scatter while gradInput is 4 MiB or less (cache
+// resident, where the scatter measured faster) and to the gather beyond (from memory, where its single
+// streamed write measured faster); a forced run takes the gather either way, with the same bits.
+TEST(IndexGatherStride2Plans, NarrowRowsInTheCachesGoToTheScatterUnlessForced) {
+    if (test_support::hostFloatLanes() != 16) GTEST_SKIP() << "the rule is for 16 lanes";
+    ThreadSetting setting(2, 1);
+    const IndexBackwardCase cacheSized = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    const IndexBackwardRun chosen = test_support::runIndexBackward(cacheSized, "");
+    EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_dense");
+    test_support::expectGradInputBits(cacheSized.expectedBits(), chosen, cacheSized.type, false);
+    const IndexBackwardRun forced = test_support::runIndexBackward(cacheSized, kStride2Gather);
+    ASSERT_EQ(forced.status.phaseOne, 0) << forced.message;
+    EXPECT_EQ(forced.implementation, kStride2Gather);
+    test_support::expectGradInputBits(cacheSized.expectedBits(), forced, cacheSized.type, false);
+    // A row of 28 columns, the first the gather takes in the caches.
+    const IndexBackwardCase wider = pooled({2, 8, 1, 28, 28}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    EXPECT_EQ(test_support::runIndexBackward(wider, "").implementation, kStride2Gather);
+    // 5400 planes of 14x14: 4.2 MB of float32 gradInput, past the 4 MiB share.
+    const IndexBackwardCase large = pooled({1, 5400, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    const IndexBackwardRun largeChosen = test_support::runIndexBackward(large, "");
+    EXPECT_EQ(largeChosen.implementation, kStride2Gather);
+    test_support::expectGradInputBits(large.expectedBits(), largeChosen, large.type, false);
 }
 
 }  // namespace

@@ -95,6 +95,8 @@ size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
 
 // Below 16 lanes the gather takes rows of at least this many columns (the measurements are in the plan).
 constexpr int64_t kNarrowVectorRowColumns = 112;
+// With 16 lanes, rows of at least this many columns, or a gradInput past the cache share (see the plan).
+constexpr int64_t kNarrowRowColumns = 28;
 
 PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (std::optional<std::string> reason = indexBackwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
@@ -164,6 +166,19 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
         std::string reason =
             joinText("rows of ", width, " columns with vectors of ", plan.lanes, " lanes (fewer than ",
                      kNarrowVectorRowColumns, " columns and 16 lanes): the slab scatter measured faster");
+        return PlanOutcome::slowerThanLater(std::move(plan), std::move(reason));
+    }
+    // With 16 lanes a row pair costs about 11 ns plus 7 per block of 32 columns (Zen 4), so rows narrower
+    // than a block pay mostly for the pair. Measured there against the slab scatter, 3x3 stride 2 padding 1,
+    // float32, us (fastest of thousands): in the caches (400,000 elements), one thread, W = 13 278 against
+    // 188, 14 244 / 167, 20 180 / 131, 27 139 / 134, 28 128 / 125, 32 98 / 122, 56 96 / 109; two threads
+    // W = 14 129 / 105, 20 94 / 89, 27 92 / 87. From memory (12.8 million elements, two threads: gradInput
+    // streamed, written once, where the scatter reads its slabs back) the gather wins: W = 14 4.1 / 5.2 ms,
+    // 20 4.1 / 4.9, 27 3.7 / 4.3. So narrow rows go to the scatter while gradInput is within the share of
+    // the cache that the streaming rule keeps (4 MiB).
+    if (plan.lanes >= 16 && width < kNarrowRowColumns && !outputExceedsCacheShare(problem.gradInput)) {
+        std::string reason = joinText("rows of ", width, " columns (fewer than ", kNarrowRowColumns,
+                                      ") in a gradInput of 4 MiB or less: the slab scatter measured faster");
         return PlanOutcome::slowerThanLater(std::move(plan), std::move(reason));
     }
     return PlanOutcome::accept(std::move(plan));

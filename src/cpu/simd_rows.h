@@ -54,6 +54,11 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
 // For writers that stream whole cache lines only (storeFloatRow) and write few long runs (the slab
 // scatter's slabs); a kernel that writes row by row asks the overload below.
 // poolgradSetStreamingStores can turn the size rule off (never) or make every output qualify (always).
+inline bool outputExceedsCacheShare(const StridedTensor &output) {
+    const std::optional<int64_t> bytes = checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
+    return !bytes || *bytes > (int64_t{4} << 20);
+}
+
 inline bool streamingStoresPay(const StridedTensor &output) {
     switch (streamingStoresChoice()) {
         case StreamingStores::Never:
@@ -63,8 +68,7 @@ inline bool streamingStoresPay(const StridedTensor &output) {
         case StreamingStores::Automatic:
             break;
     }
-    const std::optional<int64_t> bytes = checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
-    return !bytes || *bytes > (int64_t{4} << 20);
+    return outputExceedsCacheShare(output);
 }
 
 // The same for a kernel that writes the output in pieces of pieceElements contiguous elements (a row, a
