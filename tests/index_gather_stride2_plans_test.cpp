@@ -159,7 +159,8 @@ TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced
     test_support::expectGradInputBits(wide.expectedBits(), wideChosen, wide.type, false);
 }
 
-// With 16 lanes, rows narrower than 28 columns go to the slab scatter while gradInput is 4 MiB or less (cache
+// With 16 lanes, float32 and bfloat16 rows narrower than 28 columns go to the slab scatter while gradInput is 4
+// MiB or less (cache
 // resident, where the scatter measured faster) and to the gather beyond (from memory, where its single
 // streamed write measured faster); a forced run takes the gather either way, with the same bits.
 TEST(IndexGatherStride2Plans, NarrowRowsInTheCachesGoToTheScatterUnlessForced) {
@@ -173,6 +174,15 @@ TEST(IndexGatherStride2Plans, NarrowRowsInTheCachesGoToTheScatterUnlessForced) {
     ASSERT_EQ(forced.status.phaseOne, 0) << forced.message;
     EXPECT_EQ(forced.implementation, kStride2Gather);
     test_support::expectGradInputBits(cacheSized.expectedBits(), forced, cacheSized.type, false);
+    // bfloat16 likewise; float16 stays with the gather (the scatter's float16 conversions measured slower).
+    const IndexBackwardCase bfloat16 = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16);
+    const IndexBackwardRun bfloat16Chosen = test_support::runIndexBackward(bfloat16, "");
+    EXPECT_EQ(bfloat16Chosen.implementation, "cpu_index_scatter_backward_dense");
+    test_support::expectGradInputBits(bfloat16.expectedBits(), bfloat16Chosen, bfloat16.type, false);
+    const IndexBackwardCase float16 = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_FLOAT16);
+    const IndexBackwardRun float16Chosen = test_support::runIndexBackward(float16, "");
+    EXPECT_EQ(float16Chosen.implementation, kStride2Gather);
+    test_support::expectGradInputBits(float16.expectedBits(), float16Chosen, float16.type, false);
     // A row of 28 columns, the first the gather takes in the caches.
     const IndexBackwardCase wider = pooled({2, 8, 1, 28, 28}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
     EXPECT_EQ(test_support::runIndexBackward(wider, "").implementation, kStride2Gather);
