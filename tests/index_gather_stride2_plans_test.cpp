@@ -159,38 +159,33 @@ TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced
     test_support::expectGradInputBits(wide.expectedBits(), wideChosen, wide.type, false);
 }
 
-// With 16 lanes, float32 and bfloat16 rows narrower than 28 columns go to the slab scatter while gradInput is 4
-// MiB or less (cache
-// resident, where the scatter measured faster) and to the gather beyond (from memory, where its single
-// streamed write measured faster); a forced run takes the gather either way, with the same bits.
+// With 16 lanes, float32 and bfloat16 rows narrower than 28 columns go to the slab scatter while gradInput is
+// 4 MiB or less (cache resident, where the scatter measured faster) and to the gather beyond (from memory,
+// where its single streamed write measured faster); a forced run takes the gather either way, with the same
+// bits.
 TEST(IndexGatherStride2Plans, NarrowRowsInTheCachesGoToTheScatterUnlessForced) {
     if (test_support::hostFloatLanes() != 16) GTEST_SKIP() << "the rule is for 16 lanes";
     ThreadSetting setting(2, 1);
-    const IndexBackwardCase cacheSized = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
-    const IndexBackwardRun chosen = test_support::runIndexBackward(cacheSized, "");
-    EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_dense");
-    test_support::expectGradInputBits(cacheSized.expectedBits(), chosen, cacheSized.type, false);
-    const IndexBackwardRun forced = test_support::runIndexBackward(cacheSized, kStride2Gather);
-    ASSERT_EQ(forced.status.phaseOne, 0) << forced.message;
-    EXPECT_EQ(forced.implementation, kStride2Gather);
-    test_support::expectGradInputBits(cacheSized.expectedBits(), forced, cacheSized.type, false);
+    // Runs the problem as dispatched (forced: "" none) and expects the implementation and the reference bits.
+    const auto expectRunBy = [](const IndexBackwardCase &problem, const char *forced, const std::string &expected) {
+        const IndexBackwardRun run = test_support::runIndexBackward(problem, forced);
+        ASSERT_EQ(run.status.phaseOne, 0) << run.message;
+        EXPECT_EQ(run.implementation, expected);
+        test_support::expectGradInputBits(problem.expectedBits(), run, problem.type, false);
+    };
+    const auto narrow = [](aclDataType type) {
+        return pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, type);
+    };
+    expectRunBy(narrow(ACL_FLOAT), "", "cpu_index_scatter_backward_dense");
+    expectRunBy(narrow(ACL_FLOAT), kStride2Gather, kStride2Gather);
     // bfloat16 likewise; float16 stays with the gather (the scatter's float16 conversions measured slower).
-    const IndexBackwardCase bfloat16 = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16);
-    const IndexBackwardRun bfloat16Chosen = test_support::runIndexBackward(bfloat16, "");
-    EXPECT_EQ(bfloat16Chosen.implementation, "cpu_index_scatter_backward_dense");
-    test_support::expectGradInputBits(bfloat16.expectedBits(), bfloat16Chosen, bfloat16.type, false);
-    const IndexBackwardCase float16 = pooled({2, 8, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_FLOAT16);
-    const IndexBackwardRun float16Chosen = test_support::runIndexBackward(float16, "");
-    EXPECT_EQ(float16Chosen.implementation, kStride2Gather);
-    test_support::expectGradInputBits(float16.expectedBits(), float16Chosen, float16.type, false);
+    expectRunBy(narrow(ACL_BF16), "", "cpu_index_scatter_backward_dense");
+    expectRunBy(narrow(ACL_FLOAT16), "", kStride2Gather);
     // A row of 28 columns, the first the gather takes in the caches.
     const IndexBackwardCase wider = pooled({2, 8, 1, 28, 28}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
     EXPECT_EQ(test_support::runIndexBackward(wider, "").implementation, kStride2Gather);
     // 5400 planes of 14x14: 4.2 MB of float32 gradInput, past the 4 MiB share.
-    const IndexBackwardCase large = pooled({1, 5400, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
-    const IndexBackwardRun largeChosen = test_support::runIndexBackward(large, "");
-    EXPECT_EQ(largeChosen.implementation, kStride2Gather);
-    test_support::expectGradInputBits(large.expectedBits(), largeChosen, large.type, false);
+    expectRunBy(pooled({1, 5400, 1, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}), "", kStride2Gather);
 }
 
 }  // namespace

@@ -59,25 +59,22 @@ if(POOLGRAD_BUILD_EXAMPLES)
     # POOLGRAD_VERBOSE=0: no diagnostics on stderr.
     set_tests_properties(example_${example}_output PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=0" TIMEOUT 60)
   endforeach()
-  # POOLGRAD_VERBOSE=1: one line per operator run on stderr naming the implementation; stdout unchanged.
-  if(TARGET example_max_pool3d_with_argmax_backward)
-    add_test(NAME example_max_pool3d_with_argmax_backward_verbose
-             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_max_pool3d_with_argmax_backward>
-                     -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/max_pool3d_with_argmax_backward.txt
-                     "-DSTDERR_REGEX=poolgrad: aclnnMaxPool3dWithArgmaxBackward .*impl=[A-Za-z0-9_]+ .*status=0"
-                     -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
-    set_tests_properties(example_max_pool3d_with_argmax_backward_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1"
-                                                                                    TIMEOUT 60)
-  endif()
+  # POOLGRAD_VERBOSE=1: one line per operator run on stderr matching `regex`; stdout unchanged.
+  function(poolgrad_add_verbose_example_test example regex)
+    if(TARGET example_${example})
+      add_test(NAME example_${example}_verbose
+               COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_${example}>
+                       -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/${example}.txt "-DSTDERR_REGEX=${regex}"
+                       -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
+      set_tests_properties(example_${example}_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1" TIMEOUT 60)
+    endif()
+  endfunction()
+  # The line names the implementation.
+  poolgrad_add_verbose_example_test(max_pool3d_with_argmax_backward
+                                    "poolgrad: aclnnMaxPool3dWithArgmaxBackward .*impl=[A-Za-z0-9_]+ .*status=0")
   # Operands are shown as the 5-D (n,c,d,h,w) view the kernels see: a 2-D operand (N,C,H,W) with d = 1.
-  if(TARGET example_max_pool2d_with_indices)
-    add_test(NAME example_max_pool2d_with_indices_verbose
-             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:example_max_pool2d_with_indices>
-                     -DEXPECTED=${POOLGRAD_PACKAGING_DIR}/expected/max_pool2d_with_indices.txt
-                     "-DSTDERR_REGEX=poolgrad: aclnnMaxPool2dWithIndicesBackward .*gradInput=float32\\(n,c,d,h,w\\)\\[1x1x1x4x4\\]:\\[16,16,0,4,1\\] .*status=0"
-                     -P ${POOLGRAD_PACKAGING_DIR}/run_and_match.cmake)
-    set_tests_properties(example_max_pool2d_with_indices_verbose PROPERTIES ENVIRONMENT "POOLGRAD_VERBOSE=1" TIMEOUT 60)
-  endif()
+  poolgrad_add_verbose_example_test(max_pool2d_with_indices
+    "poolgrad: aclnnMaxPool2dWithIndicesBackward .*gradInput=float32\\(n,c,d,h,w\\)\\[1x1x1x4x4\\]:\\[16,16,0,4,1\\] .*status=0")
 endif()
 
 # ---- (c) the installed package --------------------------------------------------------------------------------
