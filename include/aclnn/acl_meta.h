@@ -42,8 +42,7 @@ typedef int32_t aclnnStatus;
  */
 ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                                                const int64_t *stride, int64_t offset, aclFormat format,
-                                               const int64_t *storageDims, uint64_t storageDimsNum,
-                                               void *tensorData);
+                                               const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData);
 /** Creates a scalar holding a copy of *value interpreted as dataType. */
 ACL_FUNC_VISIBILITY aclScalar *aclCreateScalar(void *value, aclDataType dataType);
 /** Copies size int64 values; size 0 (value may be nullptr) creates a valid empty array. */
@@ -69,6 +68,17 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyFloatArray(const aclFloatArray *array);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray *array);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+
+/**
+ * The device address a tensor records (its tensorData), and a new one for it: a program that keeps its
+ * descriptors (same shape, strides, dtype and format) from call to call re-points them instead of creating
+ * new ones. Call them before a phase 1 or after a phase 2, not in between: an executor keeps the addresses
+ * its phase 1 saw (re-point an executor's operands with aclSetInputTensorAddr / aclSetOutputTensorAddr).
+ * Null tensor or addr, a destroyed handle: 161001. aclSetRawTensorAddr refuses (161002) an address from
+ * which the view would run past the end of the address space, as aclCreateTensor does.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr);
 
 /**
  * Queries. Arrays returned through int64_t** are allocated by the library with C++ new[]; a C++

@@ -56,6 +56,20 @@ extern "C" {
  * aclDestroyAclOpExecutor. Null: 561103; an executor that is not live: 161001.
  */
 ACLNN_API aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+/**
+ * Point input `index` (resp. output `index`) of an executor at new memory: the operator's aclTensor inputs
+ * (outputs) count from 0 in parameter order, e.g. aclnnMaxPool3dWithArgmaxBackward has inputs gradOutput,
+ * self, indices and output gradInput. `tensor` must be the handle passed there in phase 1; it records addr
+ * too (aclGetRawTensorAddr). The view (shape, strides, offset, dtype) stays the one phase 1 checked. The next
+ * run checks the operator's memory rules again with the new addresses (non-null, aligned, no output
+ * overlapping an operand: 161001 / 161002, nothing written) and plans the problem again if that changed
+ * anything. For repeatable executors run many times on new memory, as in a training loop.
+ * Null executor or tensor: 561103; an executor that is not live: 161001; an index out of range, another
+ * tensor than the one passed there, or a position passed as null in phase 1: 161002.
+ */
+ACLNN_API aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr);
+ACLNN_API aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                             void *addr);
 /** Frees an executor (repeatable or not yet run). Null: 561103; an executor that is not live: 161001. */
 ACLNN_API aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
 

@@ -57,10 +57,10 @@ aclnnStatus phaseOne(int spatialDims, const char *op, IndexBackwardTensors tenso
                      aclOpExecutor **executor) {
     return planPhaseOne(
         {op, workspaceSize, executor},
-        {{"gradOutput", tensors.gradOutput},
-         {"self", tensors.self},
-         {"indices", tensors.indices},
-         {"gradInput", tensors.gradInput}},
+        {{"gradOutput", tensors.gradOutput, inputAs(OperandRole::GradOutput)},
+         {"self", tensors.self, inputAs(OperandRole::None)},
+         {"indices", tensors.indices, inputAs(OperandRole::Indices)},
+         {"gradInput", tensors.gradInput, outputAs(OperandRole::GradInput)}},
         [&](PoolProblem &problem) { return describeAdaptiveMaxPoolBackward(spatialDims, op, tensors, problem); });
 }
 

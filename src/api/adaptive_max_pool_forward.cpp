@@ -108,10 +108,10 @@ aclnnStatus phaseOne(int spatialDims, const char *op, AdaptiveMaxPoolForwardArgu
                      uint64_t *workspaceSize, aclOpExecutor **executor) {
     return planPhaseOne(
         {op, workspaceSize, executor, NullCheckOrder::OutputsFirst},
-        {{"self", arguments.self},
+        {{"self", arguments.self, inputAs(OperandRole::Input)},
          {"outputSize", arguments.outputSize},
-         {"outputOut", arguments.out},
-         {"indicesOut", arguments.indices}},
+         {"outputOut", arguments.out, outputAs(OperandRole::Output)},
+         {"indicesOut", arguments.indices, outputAs(OperandRole::Indices)}},
         [&](PoolProblem &problem) { return describeAdaptiveMaxPoolForward(spatialDims, op, arguments, problem); });
 }
 

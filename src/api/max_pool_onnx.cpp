@@ -172,12 +172,12 @@ aclnnStatus aclnnMaxPoolGetWorkspaceSize(const aclTensor *self, const aclIntArra
                                          uint64_t *workspaceSize, aclOpExecutor **executor) {
     OnnxMaxPoolArguments arguments{self, kernelShape, strides, autoPad, pads, dilations, ceilMode, out};
     return planPhaseOne({op, workspaceSize, executor},
-                        {{"self", arguments.self},
+                        {{"self", arguments.self, inputAs(OperandRole::Input)},
                          {"kernelShape", arguments.kernelShape},
                          {"strides", arguments.strides},
                          {"pads", arguments.pads},
                          {"dilations", arguments.dilations},
-                         {"out", arguments.out}},
+                         {"out", arguments.out, outputAs(OperandRole::Output)}},
                         [&](PoolProblem &problem) { return describeMaxPool(arguments, problem); });
 }
 

@@ -171,11 +171,11 @@ aclnnStatus aclnnMaxPoolV3WithAttrsGetWorkspaceSize(const aclTensor *x, const ac
     MaxPoolV3WithAttrsArguments arguments{
         x, {ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode}, y};
     return planPhaseOne({maxPoolV3WithAttrs, workspaceSize, executor},
-                        {{"x", arguments.x},
+                        {{"x", arguments.x, inputAs(OperandRole::Input)},
                          {"ksize", arguments.attributes.ksize},
                          {"strides", arguments.attributes.strides},
                          {"pads", arguments.attributes.pads, Presence::Optional},
-                         {"y", arguments.y}},
+                         {"y", arguments.y, outputAs(OperandRole::Output)}},
                         [&](PoolProblem &problem) { return describeMaxPoolV3WithAttrs(arguments, problem); });
 }
 
@@ -190,8 +190,8 @@ aclnnStatus aclnnMaxPoolV3GetWorkspaceSize(const aclTensor *x, const aclIntArray
                                            uint64_t *workspaceSize, aclOpExecutor **executor) {
     MaxPoolV3Arguments arguments{x, ksize, strides, pads, ceilMode, out};
     return planPhaseOne({maxPoolV3, workspaceSize, executor, NullCheckOrder::OutputsFirst},
-                        {{"x", arguments.x},
-                         {"out", arguments.out},
+                        {{"x", arguments.x, inputAs(OperandRole::Input)},
+                         {"out", arguments.out, outputAs(OperandRole::Output)},
                          {"ksize", arguments.ksize},
                          {"strides", arguments.strides},
                          {"pads", arguments.pads, Presence::Optional},

@@ -92,13 +92,13 @@ aclnnStatus aclnnMaxPoolV3GradGetWorkspaceSize(const aclTensor *origInput, const
     MaxPoolV3GradArguments arguments{
         origInput, origOutput, grad, {ksize, strides, paddingMode, pads, dataFormat, globalPooling, ceilMode}, outGrad};
     return planPhaseOne({op, workspaceSize, executor},
-                        {{"origInput", arguments.origInput},
-                         {"origOutput", arguments.origOutput},
-                         {"grad", arguments.grad},
+                        {{"origInput", arguments.origInput, inputAs(OperandRole::Input)},
+                         {"origOutput", arguments.origOutput, inputAs(OperandRole::Output)},
+                         {"grad", arguments.grad, inputAs(OperandRole::GradOutput)},
                          {"ksize", arguments.attributes.ksize},
                          {"strides", arguments.attributes.strides},
                          {"pads", arguments.attributes.pads, Presence::Optional},
-                         {"outGrad", arguments.outGrad}},
+                         {"outGrad", arguments.outGrad, outputAs(OperandRole::GradInput)}},
                         [&](PoolProblem &problem) { return describeMaxPoolV3Grad(arguments, problem); });
 }
 

@@ -99,14 +99,14 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, MaxPoolWithIndicesBackwardAr
     auto &windows = arguments.windows;
     return planPhaseOne(
         {variant.op, workspaceSize, executor},
-        {{"gradOutput", tensors.gradOutput},
-         {"self", tensors.self},
-         {"indices", tensors.indices},
+        {{"gradOutput", tensors.gradOutput, inputAs(OperandRole::GradOutput)},
+         {"self", tensors.self, inputAs(OperandRole::None)},
+         {"indices", tensors.indices, inputAs(OperandRole::Indices)},
          {"kernelSize", windows.kernelSize},
          {"stride", windows.stride},
          {"padding", windows.padding},
          {"dilation", windows.dilation},
-         {"gradInput", tensors.gradInput}},
+         {"gradInput", tensors.gradInput, outputAs(OperandRole::GradInput)}},
         [&](PoolProblem &problem) { return describeMaxPoolWithIndicesBackward(variant, arguments, problem); });
 }
 

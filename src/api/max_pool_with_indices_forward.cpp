@@ -117,13 +117,13 @@ aclnnStatus phaseOne(const MaxPoolVariant &variant, MaxPoolWithIndicesForwardArg
     auto &windows = arguments.windows;
     return planPhaseOne(
         {variant.op, workspaceSize, executor},
-        {{"self", arguments.self},
+        {{"self", arguments.self, inputAs(OperandRole::Input)},
          {"kernelSize", windows.kernelSize},
          {"stride", windows.stride},
          {"padding", windows.padding},
          {"dilation", windows.dilation},
-         {"out", arguments.out},
-         {"indices", arguments.indices}},
+         {"out", arguments.out, outputAs(OperandRole::Output)},
+         {"indices", arguments.indices, outputAs(OperandRole::Indices)}},
         [&](PoolProblem &problem) { return describeMaxPoolWithIndicesForward(variant, arguments, problem); });
 }
 

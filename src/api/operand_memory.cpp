@@ -1,6 +1,7 @@
 #include "api/operand_memory.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -49,7 +50,7 @@ std::optional<ByteRange> viewByteRange(const aclTensor *tensor) {
     return ByteRange{*firstByte, *endByte - 1};
 }
 
-aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors) {
+aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors) {
     for (const NamedTensor &named : tensors) {
         const aclTensor *tensor = named.tensor;
         if (isEmpty(tensor)) continue;
@@ -84,7 +85,7 @@ aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus requireNoSelfOverlap(const char *op, std::initializer_list<NamedTensor> outputs) {
+aclnnStatus requireNoSelfOverlap(const char *op, std::span<const NamedTensor> outputs) {
     for (const NamedTensor &named : outputs) {
         const aclTensor *tensor = named.tensor;
         if (isEmpty(tensor)) continue;
@@ -107,8 +108,8 @@ aclnnStatus requireNoSelfOverlap(const char *op, std::initializer_list<NamedTens
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTensor> outputs,
-                                  std::initializer_list<NamedTensor> inputs) {
+aclnnStatus requireNoSharedMemory(const char *op, std::span<const NamedTensor> outputs,
+                                  std::span<const NamedTensor> inputs) {
     const auto rangeOf = [](const NamedTensor &named) -> std::optional<ByteRange> {
         if (isEmpty(named.tensor) || named.tensor->data == nullptr) return std::nullopt;
         return viewByteRange(named.tensor);
@@ -130,12 +131,29 @@ aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTen
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
-                                 std::initializer_list<NamedTensor> outputs) {
+aclnnStatus requireOperandMemory(const char *op, std::span<const NamedTensor> inputs,
+                                 std::span<const NamedTensor> outputs) {
     if (auto s = requireAddressable(op, inputs)) return s;
     if (auto s = requireAddressable(op, outputs)) return s;
     if (auto s = requireNoSelfOverlap(op, outputs)) return s;
     return requireNoSharedMemory(op, outputs, inputs);
+}
+
+aclnnStatus requireBoundOperandMemory(const char *op, const BoundTensors &tensors) {
+    // At most 4 tensors an operator; phase 1 checked the same lists with the addresses it was given.
+    std::array<NamedTensor, 8> inputs{}, outputs{};
+    size_t inputCount = 0, outputCount = 0;
+    for (const BoundTensor &bound : tensors) {
+        if (bound.descriptor == nullptr) continue;
+        const NamedTensor named{bound.name, bound.descriptor.get()};
+        if (bound.role.output) {
+            if (outputCount < outputs.size()) outputs[outputCount++] = named;
+        } else if (bound.role.operand != OperandRole::None && inputCount < inputs.size()) {
+            inputs[inputCount++] = named;
+        }
+    }
+    return requireOperandMemory(op, std::span<const NamedTensor>(inputs.data(), inputCount),
+                                std::span<const NamedTensor>(outputs.data(), outputCount));
 }
 
 }  // namespace poolgrad

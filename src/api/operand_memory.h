@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 
 #include "api/argument_checks.h"
+#include "core/executor.h"
 
 namespace poolgrad {
 
@@ -26,23 +28,33 @@ std::optional<ByteRange> viewByteRange(const aclTensor *tensor);
 // A non-empty tensor has non-null data aligned to its element size, an element count that fits in
 // int64, and a view whose every element lies inside the address space and, when storage dims were
 // given, inside its storage.
-aclnnStatus requireAddressable(const char *op, std::initializer_list<NamedTensor> tensors);
+aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors);
 
 // An output reaches each of its elements through exactly one index tuple. Checked by a cheap sufficient
 // rule: with the axes longer than 1 sorted by stride, each stride exceeds the offset span of all
 // smaller-stride axes (stride[k] >= sum of (dim-1)*stride over them, plus 1). Every dense, permuted or
 // sliced layout passes; stride 0 and colliding strides fail; so do some exotic interleavings that do
 // not actually overlap. Call after requireAddressable.
-aclnnStatus requireNoSelfOverlap(const char *op, std::initializer_list<NamedTensor> outputs);
+aclnnStatus requireNoSelfOverlap(const char *op, std::span<const NamedTensor> outputs);
 
 // No byte range of an output intersects that of another output or of an input (identical views
 // included). Call after requireAddressable; empty operands take no memory.
-aclnnStatus requireNoSharedMemory(const char *op, std::initializer_list<NamedTensor> outputs,
-                                  std::initializer_list<NamedTensor> inputs);
+aclnnStatus requireNoSharedMemory(const char *op, std::span<const NamedTensor> outputs,
+                                  std::span<const NamedTensor> inputs);
 
 // The three rules above as every operator applies them: its inputs and then its outputs addressable, no
 // output reaching an element twice, no output sharing memory with another operand.
-aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
-                                 std::initializer_list<NamedTensor> outputs);
+aclnnStatus requireOperandMemory(const char *op, std::span<const NamedTensor> inputs,
+                                 std::span<const NamedTensor> outputs);
+inline aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
+                                        std::initializer_list<NamedTensor> outputs) {
+    return requireOperandMemory(op, std::span<const NamedTensor>(inputs.begin(), inputs.size()),
+                                std::span<const NamedTensor>(outputs.begin(), outputs.size()));
+}
+
+// The same rules for the tensors an executor keeps (core/executor.h), as the first run after
+// aclSetInputTensorAddr / aclSetOutputTensorAddr applies them: the inputs phase 1 read (not those it took
+// only the shape of) and every output.
+aclnnStatus requireBoundOperandMemory(const char *op, const BoundTensors &tensors);
 
 }  // namespace poolgrad

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "aclnn/aclnn_base.h"
+#include "api/operand_memory.h"
 #include "core/executor.h"
 
 namespace poolgrad {
@@ -28,15 +29,17 @@ struct PhaseOneCall {
 aclnnStatus beginProblem(const PhaseOneCall &call, std::initializer_list<LiveDescriptors::Argument> descriptors,
                          PoolProblem &problem);
 
-// `descriptors` names every descriptor argument in the order of CANN's null check; describe must capture
-// the listed variables by reference (planOperator rewrites them into live descriptors).
+// `descriptors` names every descriptor argument in the order of CANN's null check, each tensor with its
+// role (inputAs / outputAs: what aclSetInputTensorAddr / aclSetOutputTensorAddr index); describe must
+// capture the listed variables by reference (planOperator rewrites them into live descriptors).
 template <typename Describe>
 aclnnStatus planPhaseOne(const PhaseOneCall &call, std::initializer_list<LiveDescriptors::Argument> descriptors,
                          Describe &&describe) {
-    return planOperator(call.op, descriptors, call.workspaceSize, call.executor, [&](PoolProblem &problem) {
-        if (auto s = beginProblem(call, descriptors, problem)) return s;
-        return describe(problem);
-    });
+    return planOperator(call.op, descriptors, &requireBoundOperandMemory, call.workspaceSize, call.executor,
+                        [&](PoolProblem &problem) {
+                            if (auto s = beginProblem(call, descriptors, problem)) return s;
+                            return describe(problem);
+                        });
 }
 
 }  // namespace poolgrad

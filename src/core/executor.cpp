@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -17,10 +18,16 @@
 #include "runtime/streams.h"
 
 struct aclOpExecutor {
-    poolgrad::PoolProblem problem;
-    // Implementation and plan, chosen once in phase 1 (or taken from the thread's plan cache) and run as
-    // they are every time.
+    // The problem and the implementation and plan chosen for it, in phase 1 (or taken from the thread's plan
+    // cache) and again by the first run after an address changed. A run takes both under the lock and runs
+    // them outside it, so a refresh on another thread never changes what a run in progress reads.
+    const char *operatorName = "";  // fixed in phase 1
+    std::mutex mutex;
+    std::shared_ptr<const poolgrad::PoolProblem> problem;
     std::shared_ptr<const poolgrad::PlannedSelection> selection;
+    poolgrad::BoundTensors tensors;  // inputs and outputs in parameter order
+    poolgrad::BoundMemoryRules memoryRules = nullptr;
+    bool addressesChanged = false;
     std::atomic<bool> repeatable{false};
 };
 
@@ -46,6 +53,83 @@ aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {
     return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": executor ", explainDeadHandle(executor, HandleKind::Executor));
 }
 
+// After aclSetInputTensorAddr / aclSetOutputTensorAddr: the operands re-pointed, the operator's memory rules
+// checked again on the new addresses, and the problem planned again (a plan may depend on the operands'
+// alignment; the thread's plan cache makes this cheap). Called with the executor's lock held; on a failure
+// the executor keeps its old problem and stays marked, so every run refuses until the addresses are fixed.
+aclnnStatus rebindOperands(aclOpExecutor &executor) {
+    const char *op = executor.operatorName;
+    if (aclnnStatus s = executor.memoryRules(op, executor.tensors)) return s;
+    try {
+        auto problem = std::make_shared<PoolProblem>(*executor.problem);
+        for (const BoundTensor &bound : executor.tensors) {
+            StridedTensor *operand = operandInRole(*problem, bound.role.operand);
+            if (operand == nullptr || !operand->present() || bound.descriptor == nullptr) continue;
+            const aclTensor &tensor = *bound.descriptor;
+            // As phase 1 made it (api/tensor_operand.cpp): the view's offset folded into the base. The memory
+            // rules just checked that data + offset lies inside the address space.
+            operand->base = tensor.data == nullptr ? nullptr
+                                                   : reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor.data) +
+                                                                              static_cast<uintptr_t>(tensor.offset) *
+                                                                                  aclDataTypeSize(tensor.dataType));
+        }
+        std::shared_ptr<const PlannedSelection> selection = plannedSelection(*problem);
+        if (selection->chosen == nullptr)
+            return fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, op, ": no implementation accepts ", problem->describe(),
+                        " at the new addresses (", selection->declined, ")");
+        executor.problem = std::move(problem);
+        executor.selection = std::move(selection);
+    } catch (const std::bad_alloc &) {
+        return fail(ACLNN_ERR_INNER, op, ": out of memory planning the problem at its new addresses");
+    }
+    executor.addressesChanged = false;
+    return ACLNN_SUCCESS;
+}
+
+// aclSetInputTensorAddr / aclSetOutputTensorAddr.
+aclnnStatus setTensorAddress(const char *function, aclOpExecutor *executor, bool output, size_t index,
+                             aclTensor *tensor, void *address) {
+    if (executor == nullptr) return fail(ACLNN_ERR_INNER_NULLPTR, function, ": executor is null");
+    if (tensor == nullptr) return fail(ACLNN_ERR_INNER_NULLPTR, function, ": tensor is null");
+    const std::shared_ptr<aclOpExecutor> live = executors().find(executor);
+    if (live == nullptr) return notLive(function, executor);
+    const char *kind = output ? "output" : "input";
+    std::lock_guard lock(live->mutex);
+    BoundTensor *bound = nullptr;
+    size_t count = 0;
+    std::string names;
+    for (BoundTensor &candidate : live->tensors) {
+        if (candidate.role.output != output) continue;
+        if (count == index) bound = &candidate;
+        names += joinText(count == 0 ? "" : ", ", candidate.name);
+        ++count;
+    }
+    const char *op = live->operatorName;
+    if (bound == nullptr)
+        return fail(ACLNN_ERR_PARAM_INVALID, function, ": index ", index, " is out of range: ", op, " has ", count,
+                    " tensor ", kind, count == 1 ? "" : "s", " (", names, ")");
+    if (bound->descriptor == nullptr)
+        return fail(ACLNN_ERR_PARAM_INVALID, function, ": ", kind, " ", index, " (", bound->name, ") of ", op,
+                    " was null in phase 1; only a tensor passed there can be given a new address");
+    if (bound->handle != tensor)
+        return fail(ACLNN_ERR_PARAM_INVALID, function, ": tensor is not the aclTensor passed to ", op, " as ", kind,
+                    " ", index, " (", bound->name, ") in phase 1");
+    std::shared_ptr<aclTensor> repointed;
+    try {
+        repointed = std::make_shared<aclTensor>(*bound->descriptor);
+    } catch (const std::bad_alloc &) {
+        return fail(ACLNN_ERR_INNER, function, ": out of memory");
+    }
+    repointed->data = address;
+    bound->descriptor = repointed;
+    live->addressesChanged = true;
+    // CANN records the address in the tensor too (aclGetRawTensorAddr reads it back); a tensor destroyed
+    // since phase 1 has nothing to record it in.
+    descriptorHandles<aclTensor>().replace(tensor, std::move(repointed));
+    clearRecentError();
+    return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor) {
@@ -53,7 +137,8 @@ void clearPhaseOneOutputs(uint64_t *workspaceSize, aclOpExecutor **executor) {
     if (executor) *executor = nullptr;
 }
 
-aclnnStatus finishPhaseOne(PoolProblem &problem, uint64_t *workspaceSize, aclOpExecutor **executor) {
+aclnnStatus finishPhaseOne(PoolProblem &problem, BoundTensors tensors, BoundMemoryRules memoryRules,
+                           uint64_t *workspaceSize, aclOpExecutor **executor) {
     // The implementations considered are those of the backend of the caller's current device.
     problem.backend = deviceById(currentDeviceId()).backend();
     std::shared_ptr<const PlannedSelection> selection;
@@ -73,8 +158,11 @@ aclnnStatus finishPhaseOne(PoolProblem &problem, uint64_t *workspaceSize, aclOpE
     aclOpExecutor *handle = nullptr;
     try {
         auto created = std::make_shared<aclOpExecutor>();
-        created->problem = problem;
+        created->operatorName = problem.operatorName;
+        created->problem = std::make_shared<const PoolProblem>(problem);
         created->selection = std::move(selection);
+        created->tensors = std::move(tensors);
+        created->memoryRules = memoryRules;
         handle = executors().add(std::move(created));
     } catch (const std::bad_alloc &) {
     }
@@ -96,15 +184,24 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
     const std::shared_ptr<aclOpExecutor> live =
         executors().findAndRelease(executor, [](const aclOpExecutor &found) { return !found.repeatable; });
     if (live == nullptr) return notLive(operatorName, executor);
-    const PoolProblem &problem = live->problem;
-    const PlannedSelection &selection = *live->selection;
-    if (std::strcmp(problem.operatorName, operatorName) != 0)
-        return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", problem.operatorName,
+    if (std::strcmp(live->operatorName, operatorName) != 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, operatorName, ": executor was made by ", live->operatorName,
                     "GetWorkspaceSize");
     if (workspaceSize > 0 && workspace == nullptr)
         return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": workspace is null but workspaceSize is ", workspaceSize);
     if (stream != nullptr && !isLiveStream(stream))
         return fail(ACLNN_ERR_PARAM_NULLPTR, operatorName, ": stream ", explainDeadHandle(stream, HandleKind::Stream));
+    std::shared_ptr<const PoolProblem> problemHeld;
+    std::shared_ptr<const PlannedSelection> selectionHeld;
+    {
+        std::lock_guard lock(live->mutex);
+        if (live->addressesChanged)
+            if (aclnnStatus s = rebindOperands(*live)) return s;
+        problemHeld = live->problem;
+        selectionHeld = live->selection;
+    }
+    const PoolProblem &problem = *problemHeld;
+    const PlannedSelection &selection = *selectionHeld;
     const auto start = std::chrono::steady_clock::now();
     RunResult result;
     try {
@@ -117,7 +214,7 @@ aclnnStatus runPhaseTwo(const char *operatorName, void *workspace, uint64_t work
     }
     const double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    lastRun.selection = live->selection;
+    lastRun.selection = selectionHeld;
     lastRun.fallback = std::move(result.fallback);
     lastRun.status = result.status;
     if (verboseEnabled()) {
@@ -156,6 +253,14 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
     if (live == nullptr) return poolgrad::notLive("aclSetAclOpExecutorRepeatable", executor);
     live->repeatable = true;
     return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr) {
+    return poolgrad::setTensorAddress("aclSetInputTensorAddr", executor, false, index, tensor, addr);
+}
+
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr) {
+    return poolgrad::setTensorAddress("aclSetOutputTensorAddr", executor, true, index, tensor, addr);
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {

@@ -100,6 +100,19 @@ public:
         return object;
     }
 
+    // Puts `object` behind a live handle in place of its object (which stays valid for whoever holds it: an
+    // object never changes, it is replaced); false when the handle names no live object.
+    bool replace(const Handle *handle, std::shared_ptr<Object> object) {
+        const uint64_t serial = handleSerial(handle, kind_);
+        if (serial == 0 || object == nullptr) return false;
+        Shard &shard = shardOf(serial);
+        std::unique_lock lock(shard.mutex);
+        const auto found = shard.objects.find(serial);
+        if (found == shard.objects.end()) return false;
+        found->second = std::move(object);
+        return true;
+    }
+
     HandleKind kind() const { return kind_; }
 
 private:

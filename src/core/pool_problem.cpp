@@ -18,6 +18,24 @@ const char *poolTaskName(PoolTask task) {
     return "?";
 }
 
+StridedTensor *operandInRole(PoolProblem &problem, OperandRole role) {
+    switch (role) {
+        case OperandRole::Input:
+            return &problem.input;
+        case OperandRole::Output:
+            return &problem.output;
+        case OperandRole::Indices:
+            return &problem.indices;
+        case OperandRole::GradOutput:
+            return &problem.gradOutput;
+        case OperandRole::GradInput:
+            return &problem.gradInput;
+        case OperandRole::None:
+            break;
+    }
+    return nullptr;
+}
+
 namespace {
 
 // The 5-D view the kernels see, (N, C, D, H, W): a 2-D operand has D = 1, an unbatched one N = 1. (Printing

@@ -2,6 +2,7 @@
 // what to compute (the task), the window geometry, and the operands as strided 5-D views.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/pool_geometry.h"
@@ -39,5 +40,12 @@ struct PoolProblem {
 
     std::string describe() const;  // one line for POOLGRAD_VERBOSE
 };
+
+// Which operand of a PoolProblem an operator's tensor argument became (None: phase 1 read only its shape,
+// as the backward ops do with self). aclSetInputTensorAddr / aclSetOutputTensorAddr re-point that operand.
+enum class OperandRole : uint8_t { None, Input, Output, Indices, GradOutput, GradInput };
+
+// The operand of `problem` in `role`; null for OperandRole::None.
+StridedTensor *operandInRole(PoolProblem &problem, OperandRole role);
 
 }  // namespace poolgrad

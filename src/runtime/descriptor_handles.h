@@ -10,6 +10,7 @@
 
 #include "aclnn/aclnn_base.h"
 #include "core/handle_registry.h"
+#include "core/pool_problem.h"
 #include "runtime/descriptors.h"
 
 namespace poolgrad {
@@ -36,6 +37,15 @@ HandleRegistry<Descriptor> &descriptorHandles() {
     return *registry;
 }
 
+// Where an operator's tensor argument goes: one of its inputs or outputs (aclSetInputTensorAddr and
+// aclSetOutputTensorAddr count each kind in parameter order) and the problem operand it becomes.
+struct TensorRole {
+    bool output = false;
+    OperandRole operand = OperandRole::None;
+};
+constexpr TensorRole inputAs(OperandRole operand) { return {false, operand}; }
+constexpr TensorRole outputAs(OperandRole operand) { return {true, operand}; }
+
 // Phase 1's descriptor arguments. resolve() replaces each handle argument, in place, by the descriptor it
 // names, and keeps those descriptors alive until this object goes away (so phase 1 reads plain descriptors
 // even if another thread destroys a handle meanwhile). Null stays null for the operator's own null check; a
@@ -53,11 +63,25 @@ public:
             : name_(name),
               variable_(&handle),
               resolve_(&resolveOne<Descriptor>),
-              missing_(handle == nullptr && presence == Presence::Required) {}
+              missing_(handle == nullptr && presence == Presence::Required),
+              handle_(handle) {}
+        // A tensor argument that is one of the operator's inputs or outputs.
+        template <typename Descriptor>
+        Argument(const char *name, Descriptor *&handle, TensorRole role, Presence presence = Presence::Required)
+            : Argument(name, handle, presence) {
+            static_assert(std::is_same_v<std::remove_const_t<Descriptor>, aclTensor>, "only tensors have roles");
+            tensor_ = true;
+            role_ = role;
+        }
 
         const char *name() const { return name_; }
         // A required argument given as null (resolve() leaves it null for the operator's null check).
         bool missing() const { return missing_; }
+        // Tensor arguments with a role: the role, the caller's handle, and (after resolve()) the descriptor.
+        bool hasTensorRole() const { return tensor_; }
+        TensorRole tensorRole() const { return role_; }
+        const void *callerHandle() const { return handle_; }
+        const aclTensor *resolvedTensor() const { return *static_cast<const aclTensor *const *>(variable_); }
 
     private:
         friend class LiveDescriptors;
@@ -65,9 +89,19 @@ public:
         void *variable_;  // the caller's Descriptor * variable
         aclnnStatus (*resolve_)(LiveDescriptors &, const char *op, const char *name, void *variable);
         bool missing_;
+        const void *handle_;  // as the caller passed it, before resolve() rewrites the variable
+        bool tensor_ = false;
+        TensorRole role_;
     };
 
     aclnnStatus resolve(const char *op, std::initializer_list<Argument> arguments);
+
+    // The descriptor resolve() pinned at `object`, shared (descriptors never change); null if none.
+    std::shared_ptr<const aclTensor> pinnedTensor(const aclTensor *object) const {
+        for (size_t i = 0; i < pinnedCount_; ++i)
+            if (pinned_[i].get() == object) return std::shared_ptr<const aclTensor>(pinned_[i], object);
+        return nullptr;
+    }
 
 private:
     template <typename Descriptor>

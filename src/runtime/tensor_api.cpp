@@ -348,6 +348,36 @@ aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
     return ACLNN_SUCCESS;
 }
 
+aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr) {
+    const auto live = liveDescriptor("aclGetRawTensorAddr", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
+    if (!addr) return nullArgument("aclGetRawTensorAddr", "addr");
+    *addr = live->data;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
+    const auto live = liveDescriptor("aclSetRawTensorAddr", "tensor", tensor);
+    if (!live) return ACLNN_ERR_PARAM_NULLPTR;
+    // The rule aclCreateTensor applies to tensorData: the view must still end inside the address space.
+    if (const std::optional<std::string> overflow =
+            sizeOverflow(live->viewShape, live->strides, live->offset, live->dataType, addr, live->storageShape))
+        return fail(ACLNN_ERR_PARAM_INVALID, "aclSetRawTensorAddr: ", *overflow);
+    // Descriptors never change (a phase 1 on another thread may be reading this one): a copy with the new
+    // address takes its place behind the handle. Executors made earlier keep the addresses they were given.
+    try {
+        auto repointed = std::make_shared<aclTensor>(*live);
+        repointed->data = addr;
+        if (!descriptorHandles<aclTensor>().replace(tensor, std::move(repointed)))
+            return fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetRawTensorAddr: tensor ",
+                        explainDeadHandle(tensor, HandleKind::Tensor));
+    } catch (const std::bad_alloc &) {
+        return fail(ACLNN_ERR_INNER, "aclSetRawTensorAddr: out of memory");
+    }
+    clearRecentError();
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
     const auto live = liveDescriptor("aclGetIntArraySize", "array", array);
     if (!live) return ACLNN_ERR_PARAM_NULLPTR;

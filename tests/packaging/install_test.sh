@@ -112,7 +112,8 @@ check_layout() {
         for symbol in aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize aclnnMaxPool3dWithArgmaxBackward \
             aclnnMaxPoolGetWorkspaceSize aclnnMaxPool aclnnMaxPoolV3GetWorkspaceSize aclnnMaxPoolV3 \
             aclnnMaxPool3dWithArgmaxGetWorkspaceSize aclnnMaxPool3dWithArgmax aclCreateTensor aclrtMalloc \
-            aclInit aclGetRecentErrMsg aclDestroyAclOpExecutor poolgradForceImplementation; do
+            aclInit aclGetRecentErrMsg aclDestroyAclOpExecutor aclSetInputTensorAddr aclSetOutputTensorAddr \
+            aclSetRawTensorAddr aclGetRawTensorAddr poolgradForceImplementation; do
             grep -qx "$symbol" <<<"$symbols" || fail "libpoolgrad.so does not export $symbol"
         done
     fi
