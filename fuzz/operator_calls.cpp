@@ -13,6 +13,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
@@ -1118,6 +1120,57 @@ void restoreSnapshots(Call &call) {
             std::memcpy(operand.buffer->bytes, operand.snapshot.data(), operand.buffer->size);
 }
 
+// The executor (repeatable, just run) run again on copies of every buffer, its tensors re-pointed there with
+// aclSetInputTensorAddr / aclSetOutputTensorAddr: the copies start as the buffers did before the first run
+// and must end byte-identical to them (the same computation on the same bytes, planned again for the new
+// addresses), and the first run's buffers must not change. The tensors are pointed back afterwards (CANN's
+// functions record the new address in them too), since the copies are freed.
+void rerunOnCopies(const Call &call, aclOpExecutor *executor, int opIndex, aclnnStatus firstStatus) {
+    const OpInfo &op = *call.op;
+    // Each copy lies at the old buffer's address modulo 64, so the run is planned as the first was: a plan
+    // chosen for other alignments may be another implementation, whose NaN payloads the contract leaves open
+    // (tests/tensor_address_test.cpp moves operands off their alignment).
+    struct Copy {
+        std::unique_ptr<unsigned char[]> storage;
+        unsigned char *bytes;
+    };
+    std::map<const Buffer *, Copy> copies;
+    for (const Operand &operand : call.operands) {
+        const Buffer *old = operand.buffer.get();
+        if (copies.count(old)) continue;
+        Copy copy{std::make_unique<unsigned char[]>(old->size + 64), nullptr};
+        const uintptr_t base = reinterpret_cast<uintptr_t>(copy.storage.get());
+        copy.bytes = copy.storage.get() + (reinterpret_cast<uintptr_t>(old->bytes) - base) % 64;
+        const Operand *owner = nullptr;  // the operand holding the buffer's snapshot from before the first run
+        for (const Operand &other : call.operands)
+            if (other.buffer.get() == old && other.snapshot.size() == old->size) owner = &other;
+        if (old->size > 0) std::memcpy(copy.bytes, owner ? owner->snapshot.data() : old->bytes, old->size);
+        copies.emplace(old, std::move(copy));
+    }
+    size_t inputs = 0, outputs = 0;
+    for (const Operand &operand : call.operands) {
+        void *address = operand.nullData ? nullptr : copies.at(operand.buffer.get()).bytes;
+        const aclnnStatus status = operand.output ? aclSetOutputTensorAddr(executor, outputs++, operand.tensor, address)
+                                                  : aclSetInputTensorAddr(executor, inputs++, operand.tensor, address);
+        FUZZ_REQUIRE(status == 0, op.name, ": re-pointing ", operand.role, " failed with ", status, ": ",
+                     aclGetRecentErrMsg());
+    }
+    std::map<const Buffer *, std::vector<unsigned char>> afterFirst;
+    for (const auto &[old, copy] : copies) afterFirst[old].assign(old->bytes, old->bytes + old->size);
+    const aclnnStatus second = kPhaseTwo[opIndex % kOperatorCount](nullptr, 0, executor, nullptr);
+    FUZZ_REQUIRE(second == firstStatus, op.name, ": the run on re-pointed memory returned ", second, ", the first run ",
+                 firstStatus, ": ", aclGetRecentErrMsg());
+    for (const auto &[old, copy] : copies) {
+        FUZZ_REQUIRE(old->size == 0 || std::memcmp(old->bytes, afterFirst[old].data(), old->size) == 0, op.name,
+                     ": the run on re-pointed memory changed the first run's buffers");
+        FUZZ_REQUIRE(old->size == 0 || std::memcmp(old->bytes, copy.bytes, old->size) == 0, op.name,
+                     ": the run on re-pointed memory gave other bytes than the first run");
+    }
+    for (const Operand &operand : call.operands)
+        FUZZ_REQUIRE(aclSetRawTensorAddr(operand.tensor, operand.nullData ? nullptr : operand.buffer->bytes) == 0,
+                     op.name, ": pointing ", operand.role, " back failed: ", aclGetRecentErrMsg());
+}
+
 // Both phases of the call with `forced` as the only implementation (nullptr: the library's choice), judged.
 // Returns whether phase 2 ran and its outputs were compared with the reference.
 bool runAndJudge(Call &call, const Checks &c, const char *forced) {
@@ -1156,10 +1209,19 @@ bool runAndJudge(Call &call, const Checks &c, const char *forced) {
         FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0, op.name, ": destroying an unrun executor failed");
         return false;
     }
+    // The library's own choice is also run a second time on re-pointed memory (rerunOnCopies).
+    const bool repoint = forced == nullptr && workspaceSize == 0;
+    if (repoint) FUZZ_REQUIRE(aclSetAclOpExecutorRepeatable(executor) == 0, op.name, ": aclSetAclOpExecutorRepeatable");
     std::vector<unsigned char> workspace(static_cast<size_t>(workspaceSize) + 1);
     const aclnnStatus second = kPhaseTwo[c.opIndex % kOperatorCount](workspaceSize ? workspace.data() : nullptr,
                                                                      workspaceSize, executor, nullptr);
     requireBuffersUnchanged(call, true, "phase 2");
+    // After the checks below, which read the first run's message (a successful call clears it).
+    const auto rerunRepointed = [&] {
+        if (!repoint) return;
+        rerunOnCopies(call, executor, c.opIndex, second);
+        FUZZ_REQUIRE(aclDestroyAclOpExecutor(executor) == 0, op.name, ": destroying the repeatable executor failed");
+    };
     if (forced != nullptr && second == 0) {
         // The forced implementation ran, or the report says which ran instead and why.
         poolgradRunReport report{};
@@ -1167,11 +1229,12 @@ bool runAndJudge(Call &call, const Checks &c, const char *forced) {
         FUZZ_REQUIRE(std::strcmp(report.implementation, forced) == 0 || report.fallback[0] != 0, op.name, ": forced ",
                      forced, " but the run report names ", report.implementation, " without a fallback");
     }
-    if (!e.referenceSafe) return false;
+    if (!e.referenceSafe) return rerunRepointed(), false;
     if (op.backward)
         checkBackward(call, e, second, c.indices, c.gradOutputBits, c.origInputBits, c.origOutputBits);
     else
         checkForward(call, e, second);
+    rerunRepointed();
     return true;
 }
 

@@ -66,6 +66,7 @@ _declare("aclDestroyScalar", _status, _c_void_p)
 _declare("aclGetRecentErrMsg", ctypes.c_char_p)
 _declare("aclrtSynchronizeStream", _status, _c_void_p)
 _declare("aclDestroyAclOpExecutor", _status, _c_void_p)
+_declare("aclSetAclOpExecutorRepeatable", _status, _c_void_p)
 _declare("poolgradSetNumThreads", _status, ctypes.c_int32)
 _declare("poolgradGetNumThreads", ctypes.c_int32)
 _declare("poolgradSetStreamingStores", _status, ctypes.c_int32)
@@ -76,6 +77,18 @@ _declare("poolgradImplementationTask", ctypes.c_char_p, ctypes.c_int32)
 _declare("poolgradForceImplementation", _status, ctypes.c_char_p)
 _declare("poolgradClearPlanCache", None)
 _declare("poolgradVersion", ctypes.c_char_p)
+
+
+# Pointing a repeatable executor's operands at new memory (executor, index among the operator's aclTensor
+# inputs or outputs, the descriptor passed there in phase 1, the new address). A library older than these
+# two functions leaves HAS_TENSOR_ADDRESS_SETTERS False: poolgrad.torch then makes every call afresh
+# (_executor_cache.py).
+try:
+    _declare("aclSetInputTensorAddr", _status, _c_void_p, ctypes.c_size_t, _c_void_p, _c_void_p)
+    _declare("aclSetOutputTensorAddr", _status, _c_void_p, ctypes.c_size_t, _c_void_p, _c_void_p)
+    HAS_TENSOR_ADDRESS_SETTERS = True
+except AttributeError:
+    HAS_TENSOR_ADDRESS_SETTERS = False
 
 
 class RunReport(ctypes.Structure):

@@ -66,7 +66,8 @@ def check_output(name: str, array: np.ndarray) -> np.ndarray:
 
 
 class Arguments:
-    """Owns the descriptors of one call; run_operator destroys them (destroy()) when the call is over.
+    """Owns the descriptors of one call (run_operator destroys them, destroy(), when the call is over), or
+    of one problem kept with its executor (_executor_cache.py destroys them with it).
 
     This is the per-call cost of the Python layer (a few descriptors per operator call; on the demo's small
     tensors it was more than the kernels' time), so each descriptor takes one ctypes array and one call.
@@ -144,24 +145,42 @@ def _recent_message() -> str:
     return message.decode("utf-8", "replace") if message else ""
 
 
+def phase_one(name: str, phase_one_arguments):
+    """(executor handle, workspace size) of ``<name>GetWorkspaceSize``; raises PoolgradError on a refusal."""
+    workspace_size = ctypes.c_uint64(0)
+    executor = ctypes.c_void_p(None)
+    status = _entry_points(name)[0](*phase_one_arguments, ctypes.byref(workspace_size), ctypes.byref(executor))
+    if status != 0:
+        raise PoolgradError(status, _recent_message(), name + "GetWorkspaceSize")
+    return executor.value, workspace_size.value
+
+
+def workspace_for(size: int):
+    """(array owning the workspace or None, its address or None) for a phase 1's workspace size."""
+    if not size:
+        return None, None
+    workspace = np.empty(size, dtype=np.uint8)
+    return workspace, workspace.ctypes.data
+
+
+def run_phase_two(name: str, phase_two, workspace_address, workspace_size: int, executor) -> None:
+    """Phase 2 of `executor` on the default stream, then the stream's synchronisation."""
+    status = phase_two(workspace_address, workspace_size, executor, None)
+    if status != 0:
+        raise PoolgradError(status, _recent_message(), name)
+    status = _synchronize(None)
+    if status != 0:
+        raise PoolgradError(status, _recent_message(), "aclrtSynchronizeStream")
+
+
 def run_operator(name: str, build_arguments) -> None:
-    """Phase 1 (``<name>GetWorkspaceSize``) with the descriptors build_arguments makes, then phase 2."""
+    """Phase 1 (``<name>GetWorkspaceSize``) with the descriptors build_arguments makes, then phase 2: a
+    single-use executor, which phase 2 releases (the repeated calls of poolgrad.torch keep theirs instead:
+    _executor_cache.py)."""
     arguments = Arguments()
     try:
-        phase_one_arguments = build_arguments(arguments)
-        workspace_size = ctypes.c_uint64(0)
-        executor = ctypes.c_void_p(None)
-        phase_one, phase_two = _entry_points(name)
-        status = phase_one(*phase_one_arguments, ctypes.byref(workspace_size), ctypes.byref(executor))
-        if status != 0:
-            raise PoolgradError(status, _recent_message(), name + "GetWorkspaceSize")
-        workspace = np.empty(max(workspace_size.value, 1), dtype=np.uint8) if workspace_size.value else None
-        workspace_pointer = ctypes.c_void_p(workspace.ctypes.data) if workspace is not None else None
-        status = phase_two(workspace_pointer, workspace_size.value, executor, None)
-        if status != 0:
-            raise PoolgradError(status, _recent_message(), name)
-        status = _synchronize(None)
-        if status != 0:
-            raise PoolgradError(status, _recent_message(), "aclrtSynchronizeStream")
+        executor, workspace_size = phase_one(name, build_arguments(arguments))
+        workspace, workspace_address = workspace_for(workspace_size)  # `workspace` keeps it alive
+        run_phase_two(name, _entry_points(name)[1], workspace_address, workspace_size, executor)
     finally:
         arguments.destroy()

@@ -1,9 +1,15 @@
-"""poolgrad's own controls (poolgrad/poolgrad.h): threads, streaming stores, implementation list, version."""
+"""poolgrad's own controls (poolgrad/poolgrad.h): threads, streaming stores, implementation list, version.
+
+Phase 1 reads the settings (threads, streaming stores, a forced implementation, the plans it kept), and the
+executors poolgrad.torch keeps were made by earlier phase 1s: every setter here therefore drops them, on
+every thread (_executor_cache.invalidate), once the setting has changed.
+"""
 
 from contextlib import contextmanager
 
 import ctypes
 
+from . import _executor_cache
 from ._library import RunReport, library
 from ._tensors import _recent_message
 from .errors import PoolgradError
@@ -16,6 +22,7 @@ def version() -> str:
 def set_num_threads(count: int) -> None:
     """Threads per operator call (0 = all processors)."""
     status = library.poolgradSetNumThreads(int(count))
+    _executor_cache.invalidate()
     if status != 0:
         raise PoolgradError(status, _recent_message(), "poolgradSetNumThreads")
 
@@ -35,6 +42,7 @@ def set_streaming_stores(choice) -> None:
     # An unknown name goes to the library as -1, so that its own refusal names the rule.
     code = _STREAMING_CHOICES.get(choice, -1) if isinstance(choice, str) else int(choice)
     status = library.poolgradSetStreamingStores(code)
+    _executor_cache.invalidate()
     if status != 0:
         raise PoolgradError(status, _recent_message() + f" (choice {choice!r}; names: "
                             + ", ".join(_STREAMING_CHOICES) + ")", "poolgradSetStreamingStores")
@@ -55,6 +63,7 @@ def implementations():
 def force_implementation(name) -> None:
     """Restricts the dispatcher, for name's task only, to that implementation (None clears it)."""
     status = library.poolgradForceImplementation(None if name is None else name.encode())
+    _executor_cache.invalidate()
     if status != 0:
         raise PoolgradError(status, _recent_message(), "poolgradForceImplementation")
 
@@ -69,8 +78,10 @@ def forced_implementation(name):
 
 
 def clear_plan_cache() -> None:
-    """Forgets the plans phase 1 kept on this thread for problems it saw before (poolgradClearPlanCache)."""
+    """Forgets the plans phase 1 kept on this thread for problems it saw before (poolgradClearPlanCache), and
+    the executors poolgrad.torch keeps on every thread."""
     library.poolgradClearPlanCache()
+    _executor_cache.invalidate()
 
 
 def last_run_report() -> dict:

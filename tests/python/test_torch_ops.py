@@ -252,8 +252,10 @@ def test_max_pool2d_tf_bfloat16_forward_and_refused_backward():
 
 
 def test_inputs_are_passed_without_a_copy(monkeypatch):
-    """Every descriptor points at the tensor's own first element: channels-last and sliced inputs included."""
-    from poolgrad import _tensors
+    """Every descriptor points at the tensor's own first element: channels-last and sliced inputs included.
+    (The descriptors of a first call; later calls re-point them: test_torch_executor_cache.py.)"""
+    from poolgrad import _executor_cache, _tensors
+    _executor_cache.clear()  # descriptors are made on this thread's first call of a problem
     addresses = []
     original = _tensors.Arguments.view
 

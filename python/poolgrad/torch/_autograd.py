@@ -1,8 +1,9 @@
 """Autograd for the poolgrad operators: forward and backward both run poolgrad.
 
-Each forward is a torch.autograd.Function that saves what its backward needs; each backward is itself a
-Function whose own backward refuses (poolgrad has no double backward), so `create_graph=True` works for
-the first derivative and asking for the second raises an error that says why.
+Each forward is a torch.autograd.Function that saves what its backward needs. Where a backward runs with
+grad mode on (`create_graph=True`), it is itself a Function whose own backward refuses (poolgrad has no
+double backward), so the first derivative works and asking for the second raises an error that says why;
+otherwise (a plain `loss.backward()`) it calls the backward kernel directly.
 """
 
 import torch
@@ -28,7 +29,12 @@ class _NoDoubleBackward(torch.autograd.Function):
 
 
 def _backward(op_name, kernel, *arguments):
-    return _NoDoubleBackward.apply(op_name, kernel, *arguments)
+    """The backward kernel's result. Only where a graph is being built (create_graph=True, or a backward op
+    called with grad mode on) does it go through _NoDoubleBackward, for the error a second derivative
+    raises; a plain loss.backward() runs with grad mode off and calls the kernel directly."""
+    if torch.is_grad_enabled():
+        return _NoDoubleBackward.apply(op_name, kernel, *arguments)
+    return kernel(*arguments)
 
 
 class MaxPoolWithIndices(torch.autograd.Function):
