@@ -1,6 +1,7 @@
 // The definitions behind the opaque aclnn descriptor types. Callers never hold these addresses: they hold
 // handles (runtime/descriptor_handles.h), which every entry point resolves to a descriptor first. A
-// descriptor never changes after its creation.
+// descriptor never changes after its creation: aclSetRawTensorAddr and aclSetInputTensorAddr put a copy with
+// the new address behind the handle, so whoever resolved the old one keeps reading a consistent descriptor.
 #pragma once
 
 #include <cstdint>
