@@ -688,8 +688,9 @@ constexpr PhaseTwo kPhaseTwo[kOperatorCount] = {
 // reference, or why the call should have been refused. Empty operands skip the judgement (their rules
 // are subtle and there is nothing to compare).
 struct Expectation {
-    std::string refuse;     // non-empty: the contract refuses the call
-    bool anyEmpty = false;  // an empty operand, or a call the harness does not judge (neither judged nor run)
+    std::string refuse;         // non-empty: the contract refuses the call
+    std::string nullDataAtRun;  // a non-empty operand whose data is null: the run must refuse (161001)
+    bool anyEmpty = false;      // an empty operand, or a call the harness does not judge (neither judged nor run)
     std::array<int64_t, 5> in{}, out{};  // logical sizes of the pooled input and output
     std::array<Axis, 3> axes{};          // Pool
     V3Plan v3;                           // V3
@@ -708,7 +709,8 @@ Expectation judge(const Call &call) {
         // self of an index backward gives its shape and dtype only: its data is never read.
         const bool shapeOnly = op.backward && op.family != Family::V3 && operand.role == "self";
         if (operand.empty() || shapeOnly) continue;
-        if (operand.nullData) return e.refuse = operand.role + " has elements but a null data pointer", e;
+        // Accepted by phase 1 (CANN lets the addresses be set before the run), refused by the run.
+        if (operand.nullData && e.nullDataAtRun.empty()) e.nullDataAtRun = operand.role;
         if (operand.storageGiven && operand.reach > operand.claimed)
             return e.refuse = operand.role + " reaches beyond its storage claim", e;
     }
@@ -1228,6 +1230,13 @@ bool runAndJudge(Call &call, const Checks &c, const char *forced) {
         FUZZ_REQUIRE(poolgradGetLastRunReport(&report) == 0, op.name, ": poolgradGetLastRunReport failed");
         FUZZ_REQUIRE(std::strcmp(report.implementation, forced) == 0 || report.fallback[0] != 0, op.name, ": forced ",
                      forced, " but the run report names ", report.implementation, " without a fallback");
+    }
+    if (!e.nullDataAtRun.empty()) {
+        FUZZ_REQUIRE(second == ACLNN_ERR_PARAM_NULLPTR, op.name, ": the run with null data in ", e.nullDataAtRun,
+                     " returned ", second, " (161001 expected)");
+        FUZZ_REQUIRE(std::strlen(aclGetRecentErrMsg()) > 0, op.name, ": the run refused null data without a message");
+        requireBuffersUnchanged(call, false, "a run refused for null data");
+        return rerunRepointed(), false;
     }
     if (!e.referenceSafe) return rerunRepointed(), false;
     if (op.backward)

@@ -53,13 +53,25 @@ aclnnStatus runOnce(const std::function<aclnnStatus(uint64_t *, aclOpExecutor **
     return status.phaseOne != ACLNN_SUCCESS ? status.phaseOne : status.phaseTwo;
 }
 
+using Handles = std::vector<aclTensor *>;
+
+Handles handlesOf(const std::vector<TestTensor> &tensors) {
+    Handles handles;
+    for (const TestTensor &tensor : tensors) handles.push_back(tensor.get());
+    return handles;
+}
+
 // An operator: fresh operands for a seed (inputs random and valid: a backward's indices come from its
 // forward), its phase 1 on them and its phase 2.
 struct OperatorCase {
     const char *name;
     std::function<Operands(uint32_t seed)> make;
-    std::function<aclnnStatus(Operands &, uint64_t *, aclOpExecutor **)> phaseOne;
+    std::function<aclnnStatus(const Handles &inputs, const Handles &outputs, uint64_t *, aclOpExecutor **)> phaseOne;
     PhaseTwoFunction phaseTwo;
+
+    aclnnStatus phaseOneOn(const Operands &operands, uint64_t *workspaceSize, aclOpExecutor **executor) const {
+        return phaseOne(handlesOf(operands.inputs), handlesOf(operands.outputs), workspaceSize, executor);
+    }
 };
 
 std::vector<OperatorCase> operatorCases() {
@@ -79,9 +91,9 @@ std::vector<OperatorCase> operatorCases() {
                          o.outputs.emplace_back(std::vector<int64_t>{2, 3, 2, 3, 3}, ACL_INT32);
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(o.inputs[0], k3d, s3d, p3d, d3d, false,
-                                                                         o.outputs[0], o.outputs[1], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(in[0], k3d, s3d, p3d, d3d, false, out[0],
+                                                                         out[1], ws, ex);
                      },
                      aclnnMaxPool3dWithArgmax});
     cases.push_back({"MaxPool3dWithArgmaxBackward",
@@ -104,9 +116,9 @@ std::vector<OperatorCase> operatorCases() {
                              << recentMessage();
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
-                             o.inputs[0], o.inputs[1], o.inputs[2], k3d, s3d, p3d, d3d, false, o.outputs[0], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(in[0], in[1], in[2], k3d, s3d, p3d,
+                                                                                 d3d, false, out[0], ws, ex);
                      },
                      aclnnMaxPool3dWithArgmaxBackward});
     // 3x3 stride 2 padding 1: the stride-2 gather, whose plan depends on the operands' alignment.
@@ -130,9 +142,9 @@ std::vector<OperatorCase> operatorCases() {
                              << recentMessage();
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                             o.inputs[0], o.inputs[1], o.inputs[2], k2d, s2d, p2d, d2d, false, o.outputs[0], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(in[0], in[1], in[2], k2d, s2d, p2d,
+                                                                                  d2d, false, out[0], ws, ex);
                      },
                      aclnnMaxPool2dWithIndicesBackward});
     // The mask's int8 operand (its offset counts bytes).
@@ -156,9 +168,9 @@ std::vector<OperatorCase> operatorCases() {
                              << recentMessage();
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
-                             o.inputs[0], o.inputs[1], o.inputs[2], k2m, s2m, p2m, d2d, false, o.outputs[0], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(in[0], in[1], in[2], k2m, s2m, p2m, d2d,
+                                                                               false, out[0], ws, ex);
                      },
                      aclnnMaxPool2dWithMaskBackward});
     cases.push_back({"AdaptiveMaxPool2d",
@@ -170,9 +182,8 @@ std::vector<OperatorCase> operatorCases() {
                          o.outputs.emplace_back(std::vector<int64_t>{2, 4, 3, 2}, ACL_INT64);
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnAdaptiveMaxPool2dGetWorkspaceSize(o.inputs[0], adaptiveSize, o.outputs[0],
-                                                                       o.outputs[1], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnAdaptiveMaxPool2dGetWorkspaceSize(in[0], adaptiveSize, out[0], out[1], ws, ex);
                      },
                      aclnnAdaptiveMaxPool2d});
     cases.push_back({"AdaptiveMaxPool2dBackward",
@@ -195,9 +206,8 @@ std::vector<OperatorCase> operatorCases() {
                              << recentMessage();
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(o.inputs[0], o.inputs[1], o.inputs[2],
-                                                                               o.outputs[0], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(in[0], in[1], in[2], out[0], ws, ex);
                      },
                      aclnnAdaptiveMaxPool2dBackward});
     cases.push_back({"MaxPoolV3WithAttrs",
@@ -208,9 +218,9 @@ std::vector<OperatorCase> operatorCases() {
                          o.outputs.emplace_back(std::vector<int64_t>{2, 5, 5, 5}, ACL_FLOAT, ACL_FORMAT_NHWC);
                          return o;
                      },
-                     [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-                         return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(o.inputs[0], v3k, v3s, "CALCULATED", v3p,
-                                                                        "NHWC", false, false, o.outputs[0], ws, ex);
+                     [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+                         return aclnnMaxPoolV3WithAttrsGetWorkspaceSize(in[0], v3k, v3s, "CALCULATED", v3p, "NHWC",
+                                                                        false, false, out[0], ws, ex);
                      },
                      aclnnMaxPoolV3WithAttrs});
     cases.push_back(
@@ -233,9 +243,9 @@ std::vector<OperatorCase> operatorCases() {
                  << recentMessage();
              return o;
          },
-         [&](Operands &o, uint64_t *ws, aclOpExecutor **ex) {
-             return aclnnMaxPoolV3GradGetWorkspaceSize(o.inputs[0], o.inputs[1], o.inputs[2], v3k, v3s, "CALCULATED",
-                                                       v3p, "NHWC", false, false, o.outputs[0], ws, ex);
+         [&](const Handles &in, const Handles &out, uint64_t *ws, aclOpExecutor **ex) {
+             return aclnnMaxPoolV3GradGetWorkspaceSize(in[0], in[1], in[2], v3k, v3s, "CALCULATED", v3p, "NHWC", false,
+                                                       false, out[0], ws, ex);
          },
          aclnnMaxPoolV3Grad});
     return cases;
@@ -244,7 +254,7 @@ std::vector<OperatorCase> operatorCases() {
 aclOpExecutor *repeatableExecutor(const OperatorCase &op, Operands &operands) {
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    EXPECT_EQ(op.phaseOne(operands, &workspaceSize, &executor), ACLNN_SUCCESS) << recentMessage();
+    EXPECT_EQ(op.phaseOneOn(operands, &workspaceSize, &executor), ACLNN_SUCCESS) << recentMessage();
     EXPECT_EQ(workspaceSize, 0u);
     if (executor != nullptr) EXPECT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
     return executor;
@@ -292,8 +302,9 @@ TEST_P(EveryOperator, RunsOnNewMemoryAsAFreshPhaseOneDoesAndLeavesTheOldMemoryAl
         for (TestTensor &output : first.outputs) output.poison();
         repoint(executor, first, moved);
         ASSERT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, executor), ACLNN_SUCCESS) << recentMessage();
-        ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(expected, ws, ex); }, op.phaseTwo),
-                  ACLNN_SUCCESS)
+        ASSERT_EQ(
+            runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
+            ACLNN_SUCCESS)
             << recentMessage();
         for (size_t i = 0; i < moved.outputs.size(); ++i) {
             expectSameBits(moved.outputs[i], expected.outputs[i], "output " + std::to_string(i));
@@ -315,6 +326,95 @@ INSTANTIATE_TEST_SUITE_P(TensorAddress, EveryOperator, ::testing::Range<size_t>(
                          [](const ::testing::TestParamInfo<size_t> &info) {
                              return std::string(operatorCases()[info.param].name);
                          });
+
+// Descriptors like an operand's with null data, as CANN's sample for aclSetInputTensorAddr creates them.
+struct NullDataTwins {
+    Handles inputs, outputs;
+    explicit NullDataTwins(const Operands &operands) {
+        for (const TestTensor &tensor : operands.inputs) inputs.push_back(twinOf(tensor));
+        for (const TestTensor &tensor : operands.outputs) outputs.push_back(twinOf(tensor));
+    }
+    ~NullDataTwins() {
+        for (aclTensor *tensor : inputs) aclDestroyTensor(tensor);
+        for (aclTensor *tensor : outputs) aclDestroyTensor(tensor);
+    }
+    static aclTensor *twinOf(const TestTensor &tensor) {
+        int64_t *dims = nullptr, *strides = nullptr, *storage = nullptr, offset = 0;
+        uint64_t rank = 0, strideCount = 0, storageRank = 0;
+        aclFormat format = ACL_FORMAT_ND;
+        EXPECT_EQ(aclGetViewShape(tensor, &dims, &rank), ACLNN_SUCCESS);
+        EXPECT_EQ(aclGetViewStrides(tensor, &strides, &strideCount), ACLNN_SUCCESS);
+        EXPECT_EQ(aclGetStorageShape(tensor, &storage, &storageRank), ACLNN_SUCCESS);
+        EXPECT_EQ(aclGetViewOffset(tensor, &offset), ACLNN_SUCCESS);
+        EXPECT_EQ(aclGetFormat(tensor, &format), ACLNN_SUCCESS);
+        aclTensor *twin =
+            aclCreateTensor(dims, rank, tensor.type(), strides, offset, format, storage, storageRank, nullptr);
+        delete[] dims;
+        delete[] strides;
+        delete[] storage;
+        EXPECT_NE(twin, nullptr);
+        return twin;
+    }
+};
+
+// CANN's sample flow: phase 1 on tensors with null data, the addresses set, then the run. A run before the
+// addresses are set is refused (161001) and writes nothing.
+TEST_P(EveryOperator, NullDataAtPhaseOneWaitsForTheAddressesAsInCannsSample) {
+    const std::vector<OperatorCase> cases = operatorCases();
+    const OperatorCase &op = cases[GetParam()];
+    Operands real = op.make(2), expected = op.make(2);
+    const NullDataTwins twins(real);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor *executor = nullptr;
+    ASSERT_EQ(op.phaseOne(twins.inputs, twins.outputs, &workspaceSize, &executor), ACLNN_SUCCESS) << recentMessage();
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
+    for (TestTensor &output : real.outputs) output.poison();
+    EXPECT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, executor), ACLNN_ERR_PARAM_NULLPTR);
+    EXPECT_NE(recentMessage().find("data pointer is null"), std::string::npos) << recentMessage();
+    for (size_t i = 0; i < real.inputs.size(); ++i)
+        ASSERT_EQ(aclSetInputTensorAddr(executor, i, twins.inputs[i], real.inputs[i].data()), ACLNN_SUCCESS);
+    for (size_t i = 0; i < real.outputs.size(); ++i) {
+        EXPECT_TRUE(allPoisoned(real.outputs[i])) << "output " << i << " written by the refused run";
+        ASSERT_EQ(aclSetOutputTensorAddr(executor, i, twins.outputs[i], real.outputs[i].data()), ACLNN_SUCCESS);
+    }
+    ASSERT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, executor), ACLNN_SUCCESS) << recentMessage();
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
+              ACLNN_SUCCESS);
+    for (size_t i = 0; i < real.outputs.size(); ++i)
+        expectSameBits(real.outputs[i], expected.outputs[i], "output " + std::to_string(i));
+    EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+}
+
+// A single-use executor made on null data and run without addresses is refused and released.
+TEST(TensorAddress, ASingleUseExecutorRunWithoutItsAddressesIsRefusedAndReleased) {
+    const OperatorCase op = operatorCases()[1];
+    Operands real = op.make(1);
+    const NullDataTwins twins(real);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor *executor = nullptr;
+    ASSERT_EQ(op.phaseOne(twins.inputs, twins.outputs, &workspaceSize, &executor), ACLNN_SUCCESS);
+    EXPECT_EQ(op.phaseTwo(nullptr, 0, executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+    EXPECT_NE(recentMessage().find("gradOutput has 108 elements but its data pointer is null"), std::string::npos)
+        << recentMessage();
+    EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_ERR_PARAM_NULLPTR) << "released by the refused run";
+}
+
+// A mask carries INT32 indices: moved to an address that is not 4-byte aligned, it is refused at the run
+// (its own element size, one byte, would let it pass the generic rule).
+TEST(TensorAddress, AMaskMovedOffItsIndexAlignmentIsRefused) {
+    const OperatorCase op = operatorCases()[3];
+    Operands first = op.make(1);
+    aclOpExecutor *executor = repeatableExecutor(op, first);
+    ASSERT_NE(executor, nullptr);
+    first.outputs[0].poison();
+    auto *shifted = static_cast<unsigned char *>(first.inputs[2].data()) + 1;
+    ASSERT_EQ(aclSetInputTensorAddr(executor, 2, first.inputs[2], shifted), ACLNN_SUCCESS);
+    EXPECT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, executor), ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(recentMessage().find("holds int32 elements, so its first must be 4-byte aligned"), std::string::npos)
+        << recentMessage();
+    EXPECT_TRUE(allPoisoned(first.outputs[0]));
+    EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+}
 
 // The stride-2 gather's backward on operands moved by one float (no longer 64-byte aligned): the problem
 // is planned again for the new addresses and computes what a fresh call computes there.
@@ -340,7 +440,7 @@ TEST(TensorAddress, OperandsMovedOffTheirAlignmentArePlannedAgain) {
     void *gradInput = shiftedCopy(source.outputs[0]);
     ASSERT_EQ(aclSetOutputTensorAddr(executor, 0, first.outputs[0], gradInput), ACLNN_SUCCESS);
     ASSERT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, executor), ACLNN_SUCCESS) << recentMessage();
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(expected, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
     const TestTensor &want = expected.outputs[0];
     int64_t differing = 0;
@@ -449,7 +549,7 @@ TEST_F(BackwardOnNewMemory, ATensorDestroyedAfterPhaseOneCanStillBeRepointed) {
         ASSERT_EQ(aclSetInputTensorAddr(executor, i, first.inputs[i], moved.inputs[i].data()), ACLNN_SUCCESS);
     ASSERT_EQ(aclSetOutputTensorAddr(executor, 0, first.outputs[0], moved.outputs[0].data()), ACLNN_SUCCESS);
     ASSERT_EQ(run(), ACLNN_SUCCESS) << recentMessage();
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(expected, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
     expectSameBits(moved.outputs[0], expected.outputs[0], "gradInput");
     // TestTensor destroys its handle again at the end: a second destroy is refused, not obeyed.
@@ -472,7 +572,7 @@ TEST_F(BackwardOnNewMemory, RepointingWhileAnotherThreadRunsIsSafe) {
     repointer.join();
     EXPECT_EQ(failed, 0);
     Operands expected = op.make(1);
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(expected, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
     expectSameBits(first.outputs[0], expected.outputs[0], "gradInput");
 }
@@ -487,21 +587,21 @@ TEST(RawTensorAddress, SetAndGetRoundTripAndPhaseOneUsesTheNewAddress) {
     // An executor made before a re-point keeps the address its phase 1 saw.
     uint64_t workspaceSize = 0;
     aclOpExecutor *before = nullptr;
-    ASSERT_EQ(op.phaseOne(first, &workspaceSize, &before), ACLNN_SUCCESS);
+    ASSERT_EQ(op.phaseOneOn(first, &workspaceSize, &before), ACLNN_SUCCESS);
     ASSERT_EQ(aclSetRawTensorAddr(first.inputs[0], second.inputs[0].data()), ACLNN_SUCCESS);
     ASSERT_EQ(aclGetRawTensorAddr(first.inputs[0], &address), ACLNN_SUCCESS);
     EXPECT_EQ(address, second.inputs[0].data());
     for (TestTensor &output : first.outputs) output.poison();
     ASSERT_EQ(test_support::runPhaseTwo(op.phaseTwo, 0, before), ACLNN_SUCCESS);
     Operands firstAgain = op.make(1);
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(firstAgain, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(firstAgain, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
     expectSameBits(first.outputs[0], firstAgain.outputs[0], "out of the executor made before");
     // A phase 1 after it reads the new memory.
     for (TestTensor &output : first.outputs) output.poison();
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(first, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(first, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
-    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOne(expected, ws, ex); }, op.phaseTwo),
+    ASSERT_EQ(runOnce([&](uint64_t *ws, aclOpExecutor **ex) { return op.phaseOneOn(expected, ws, ex); }, op.phaseTwo),
               ACLNN_SUCCESS);
     expectSameBits(first.outputs[0], expected.outputs[0], "out after the re-point");
     expectSameBits(first.outputs[1], expected.outputs[1], "indices after the re-point");

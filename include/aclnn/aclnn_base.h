@@ -63,7 +63,9 @@ ACLNN_API aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
  * too (aclGetRawTensorAddr). The view (shape, strides, offset, dtype) stays the one phase 1 checked. The next
  * run checks the operator's memory rules again with the new addresses (non-null, aligned, no output
  * overlapping an operand: 161001 / 161002, nothing written) and plans the problem again if that changed
- * anything. For repeatable executors run many times on new memory, as in a training loop.
+ * anything. For repeatable executors run many times on new memory, as in a training loop. As in CANN's
+ * sample, phase 1 may be given tensors with null data and the addresses set here before the first run
+ * (a run without them: 161001, nothing written).
  * Null executor or tensor: 561103; an executor that is not live: 161001; an index out of range, another
  * tensor than the one passed there, or a position passed as null in phase 1: 161002.
  */

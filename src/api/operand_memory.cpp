@@ -50,7 +50,7 @@ std::optional<ByteRange> viewByteRange(const aclTensor *tensor) {
     return ByteRange{*firstByte, *endByte - 1};
 }
 
-aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors) {
+aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors, NullData nullData) {
     for (const NamedTensor &named : tensors) {
         const aclTensor *tensor = named.tensor;
         if (isEmpty(tensor)) continue;
@@ -58,9 +58,10 @@ aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tens
         if (!count)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " shape ", shapeText(tensor->viewShape),
                         " has more elements than int64 can count (more than 9223372036854775807)");
-        if (tensor->data == nullptr)
+        if (tensor->data == nullptr && nullData == NullData::Refused)
             return fail(ACLNN_ERR_PARAM_NULLPTR, op, ": ", named.name, " has ", *count,
-                        " elements but its data pointer is null");
+                        " elements but its data pointer is null (give it one with aclSetInputTensorAddr / "
+                        "aclSetOutputTensorAddr before the run)");
         const size_t bytes = aclDataTypeSize(tensor->dataType);
         const auto address = reinterpret_cast<uintptr_t>(tensor->data);
         if (bytes > 1 && address % bytes != 0)
@@ -70,7 +71,8 @@ aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tens
         if (!last)
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " view (", viewText(tensor),
                         ") reaches beyond element 9223372036854775807: offset + sum of (dim-1)*stride overflows int64");
-        if (!viewByteRange(tensor))
+        // A null address (set before the run) is checked against the address space then.
+        if (tensor->data != nullptr && !viewByteRange(tensor))
             return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", named.name, " view (", viewText(tensor),
                         ") reaches element ", *last, " of ", bytes, " bytes from data address ", tensor->data,
                         ", beyond the end of the address space");
@@ -132,9 +134,9 @@ aclnnStatus requireNoSharedMemory(const char *op, std::span<const NamedTensor> o
 }
 
 aclnnStatus requireOperandMemory(const char *op, std::span<const NamedTensor> inputs,
-                                 std::span<const NamedTensor> outputs) {
-    if (auto s = requireAddressable(op, inputs)) return s;
-    if (auto s = requireAddressable(op, outputs)) return s;
+                                 std::span<const NamedTensor> outputs, NullData nullData) {
+    if (auto s = requireAddressable(op, inputs, nullData)) return s;
+    if (auto s = requireAddressable(op, outputs, nullData)) return s;
     if (auto s = requireNoSelfOverlap(op, outputs)) return s;
     return requireNoSharedMemory(op, outputs, inputs);
 }
@@ -153,7 +155,7 @@ aclnnStatus requireBoundOperandMemory(const char *op, const BoundTensors &tensor
         }
     }
     return requireOperandMemory(op, std::span<const NamedTensor>(inputs.data(), inputCount),
-                                std::span<const NamedTensor>(outputs.data(), outputCount));
+                                std::span<const NamedTensor>(outputs.data(), outputCount), NullData::Refused);
 }
 
 }  // namespace poolgrad

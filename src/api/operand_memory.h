@@ -25,10 +25,15 @@ struct ByteRange {
 };
 std::optional<ByteRange> viewByteRange(const aclTensor *tensor);
 
-// A non-empty tensor has non-null data aligned to its element size, an element count that fits in
-// int64, and a view whose every element lies inside the address space and, when storage dims were
-// given, inside its storage.
-aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors);
+// Whether a non-empty tensor's null data pointer is refused now (a run) or left for the run (phase 1: CANN
+// lets a program create its tensors with null data and set the addresses with aclSetInputTensorAddr /
+// aclSetOutputTensorAddr before the run, which then checks them).
+enum class NullData { Refused, CheckedAtTheRun };
+
+// A non-empty tensor has non-null data (or, CheckedAtTheRun, null data) aligned to its element size, an
+// element count that fits in int64, and a view whose every element lies inside the address space and, when
+// storage dims were given, inside its storage.
+aclnnStatus requireAddressable(const char *op, std::span<const NamedTensor> tensors, NullData nullData);
 
 // An output reaches each of its elements through exactly one index tuple. Checked by a cheap sufficient
 // rule: with the axes longer than 1 sorted by stride, each stride exceeds the offset span of all
@@ -45,11 +50,13 @@ aclnnStatus requireNoSharedMemory(const char *op, std::span<const NamedTensor> o
 // The three rules above as every operator applies them: its inputs and then its outputs addressable, no
 // output reaching an element twice, no output sharing memory with another operand.
 aclnnStatus requireOperandMemory(const char *op, std::span<const NamedTensor> inputs,
-                                 std::span<const NamedTensor> outputs);
+                                 std::span<const NamedTensor> outputs, NullData nullData);
+// Phase 1's form: null data is left for the run.
 inline aclnnStatus requireOperandMemory(const char *op, std::initializer_list<NamedTensor> inputs,
                                         std::initializer_list<NamedTensor> outputs) {
     return requireOperandMemory(op, std::span<const NamedTensor>(inputs.begin(), inputs.size()),
-                                std::span<const NamedTensor>(outputs.begin(), outputs.size()));
+                                std::span<const NamedTensor>(outputs.begin(), outputs.size()),
+                                NullData::CheckedAtTheRun);
 }
 
 // The same rules for the tensors an executor keeps (core/executor.h), as the first run after

@@ -1,5 +1,6 @@
 #include "core/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -53,6 +54,18 @@ aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {
     return fail(ACLNN_ERR_PARAM_NULLPTR, function, ": executor ", explainDeadHandle(executor, HandleKind::Executor));
 }
 
+// Whether a tensor the memory rules check was given null data in phase 1 (which leaves that for the run, as
+// CANN lets a program set the addresses with aclSetInputTensorAddr before it): the first run checks them.
+bool awaitsAnAddress(const BoundTensors &tensors) {
+    for (const BoundTensor &bound : tensors) {
+        if (!bound.role.output && bound.role.operand == OperandRole::None) continue;  // only its shape is read
+        const aclTensor *tensor = bound.descriptor.get();
+        if (tensor == nullptr || tensor->data != nullptr) continue;
+        if (std::find(tensor->viewShape.begin(), tensor->viewShape.end(), 0) == tensor->viewShape.end()) return true;
+    }
+    return false;
+}
+
 // After aclSetInputTensorAddr / aclSetOutputTensorAddr: the operands re-pointed, the operator's memory rules
 // checked again on the new addresses, and the problem planned again (a plan may depend on the operands'
 // alignment; the thread's plan cache makes this cheap). Called with the executor's lock held; on a failure
@@ -72,6 +85,13 @@ aclnnStatus rebindOperands(aclOpExecutor &executor) {
                                                    : reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor.data) +
                                                                               static_cast<uintptr_t>(tensor.offset) *
                                                                                   aclDataTypeSize(tensor.dataType));
+            // The rules above align data + offset to the tensor's element size; an operand read as wider
+            // elements (a mask's INT32 indices) needs its own alignment, which phase 1 checked for its address.
+            const size_t bytes = elementSize(operand->type);
+            if (operand->base != nullptr && reinterpret_cast<uintptr_t>(operand->base) % bytes != 0)
+                return fail(ACLNN_ERR_PARAM_INVALID, op, ": ", bound.name, " (data ", tensor.data, " + offset ",
+                            tensor.offset, ") holds ", elementTypeName(operand->type),
+                            " elements, so its first must be ", bytes, "-byte aligned");
         }
         std::shared_ptr<const PlannedSelection> selection = plannedSelection(*problem);
         if (selection->chosen == nullptr)
@@ -161,6 +181,7 @@ aclnnStatus finishPhaseOne(PoolProblem &problem, BoundTensors tensors, BoundMemo
         created->operatorName = problem.operatorName;
         created->problem = std::make_shared<const PoolProblem>(problem);
         created->selection = std::move(selection);
+        created->addressesChanged = awaitsAnAddress(tensors);
         created->tensors = std::move(tensors);
         created->memoryRules = memoryRules;
         handle = executors().add(std::move(created));
