@@ -323,6 +323,12 @@ REGRESSIONS = {
                                                          dilation=(INT64_MAX,)),
     'regression-huge-dilation-max-pool3d-float16': operator_call(MAX_POOL3D, shape=(1, 1, 2, 4, 4), kernel=(1,),
                                                                  dilation=(INT64_MAX,), value_type=1),
+    # the same one-tap windows on channels-last views: the channels-last SIMD search stepped its pointer by
+    # step * pixel after the last tap (tap + INT64_MAX floats, UBSan pointer overflow in
+    # simd_argmax_channels_last.cpp); found by this fuzzer on 2026-12-03, one-tap steps are no longer multiplied out
+    'regression-huge-dilation-max-pool3d-channels-last': operator_call(
+        MAX_POOL3D, shape=(1, 2, 2, 4, 4), kernel=(1,), dilation=(INT64_MAX,),
+        layouts=[(CHANNELS_LAST, 0, CLAIM_EXACT), (CHANNELS_LAST, 0, CLAIM_EXACT), (CHANNELS_LAST, 0, CLAIM_EXACT)]),
     # OPEN (found by this fuzzer on 2026-12-01; these fail until src/ is fixed): aclnnMaxPoolV3 converts a
     # floating ceilMode scalar to int64 before testing it for zero (nonZeroAsInteger,
     # src/api/max_pool_v3_forward.cpp:49-55); NaN, ±Inf and values beyond int64 make that conversion

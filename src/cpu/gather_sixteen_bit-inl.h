@@ -96,8 +96,9 @@ HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_
 // Stores the low 16 bits of every lane of `low`, then of `high`: one full vector of 16-bit values (a whole
 // cache line with AVX-512; streaming stores of half a line measured twice the time).
 template <class DI>
-HWY_INLINE void StoreSixteenBitPair(DI di, hwy::HWY_NAMESPACE::Vec<DI> low, hwy::HWY_NAMESPACE::Vec<DI> high,
-                                    uint16_t *HWY_RESTRICT destination, bool streaming) {
+HWY_INLINE void StoreSixteenBitPair(DI /* di: selects the overload */, hwy::HWY_NAMESPACE::Vec<DI> low,
+                                    hwy::HWY_NAMESPACE::Vec<DI> high, uint16_t *HWY_RESTRICT destination,
+                                    bool streaming) {
     namespace hn = hwy::HWY_NAMESPACE;
     const hn::RebindToUnsigned<DI> du;
     const hn::Rebind<uint16_t, DI> d16;

@@ -85,7 +85,10 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const AxisWindow &window = row.windows[first];
     const int64_t pixel = row.inputPixelStride;
-    const int64_t outputStep = stride * pixel, tapStep = window.step * pixel;
+    // The walk below steps its pointer once past the last tap. A one-tap window may carry a huge step (kernel 1,
+    // dilation INT64_MAX is valid) and one output a huge stride: neither is used then, and multiplied out
+    // they overflowed (found by the fuzzer: tap + INT64_MAX floats).
+    const int64_t outputStep = U > 1 ? stride * pixel : 0, tapStep = window.count > 1 ? window.step * pixel : 0;
     const auto validLanes = hn::FirstN(d, valid);
     const int32_t firstRowFlat = row.rowFlat[0];
     // A vector add per tap rather than a broadcast from a general register into every blend.

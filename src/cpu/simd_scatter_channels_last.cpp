@@ -6,8 +6,9 @@
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
-
-#include "cpu/simd_ordered_ops-inl.h"  // after highway.h: compiled once per target
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_ordered_ops-inl.h"
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -37,7 +38,8 @@ HWY_INLINE hn::Mask<hn::RebindToSigned<DF>> scatterBlock(DF df, hn::Vec<hn::Rebi
                                                          int32_t sumsStart, int64_t channels) {
     const hn::RebindToSigned<DF> di;
     // Locals, not the window's fields: every store to the sums could alias them as far as the compiler knows.
-    const int64_t count = Columns > 0 ? Columns : columns.count, stepFloats = columns.step * channels;
+    // A one-tap window's step may be huge (dilation INT64_MAX): unused, and multiplied out it would overflow.
+    const int64_t count = Columns > 0 ? Columns : columns.count, stepFloats = count > 1 ? columns.step * channels : 0;
     const int32_t first = static_cast<int32_t>(columns.first), step = static_cast<int32_t>(columns.step);
     auto matched = hn::FirstN(di, 0);
     const auto tap = [&](hn::Vec<decltype(di)> offset, hn::Vec<decltype(di)> relative, float *HWY_RESTRICT at) {
