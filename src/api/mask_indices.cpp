@@ -74,7 +74,7 @@ StridedTensor maskIndicesOperand(const aclTensor *mask, int64_t kernelElements, 
     // Exact: the mask holds at least N*C*Ho*Wo*4 bytes and its element count fits in int64.
     const int64_t planeOutputs = outputHeight * outputWidth;
     indices.stride = {channels * planeOutputs, planeOutputs, 0, outputWidth, 1};
-    indices.base = mask->data == nullptr ? nullptr : static_cast<unsigned char *>(mask->data) + mask->offset;
+    indices.base = firstElementAddress(*mask);  // the mask's elements are bytes
     return indices;
 }
 

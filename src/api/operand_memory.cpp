@@ -146,11 +146,11 @@ aclnnStatus requireBoundOperandMemory(const char *op, const BoundTensors &tensor
     std::array<NamedTensor, 8> inputs{}, outputs{};
     size_t inputCount = 0, outputCount = 0;
     for (const BoundTensor &bound : tensors) {
-        if (bound.descriptor == nullptr) continue;
+        if (bound.descriptor == nullptr || !memoryRulesCover(bound)) continue;
         const NamedTensor named{bound.name, bound.descriptor.get()};
         if (bound.role.output) {
             if (outputCount < outputs.size()) outputs[outputCount++] = named;
-        } else if (bound.role.operand != OperandRole::None && inputCount < inputs.size()) {
+        } else if (inputCount < inputs.size()) {
             inputs[inputCount++] = named;
         }
     }

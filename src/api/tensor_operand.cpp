@@ -41,12 +41,7 @@ StridedTensor mapAxes(const aclTensor *tensor, const int (&axisOf)[5]) {
         operand.size[k] = dim < 0 ? 1 : tensor->viewShape[dim];
         operand.stride[k] = dim < 0 ? 0 : tensor->strides[dim];
     }
-    // Integer arithmetic, defined for any offset: operands are built before requireAddressable has
-    // checked that data + offset lies inside the address space, and kernels see them only after.
-    operand.base = tensor->data == nullptr
-                       ? nullptr
-                       : reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor->data) +
-                                                  static_cast<uintptr_t>(tensor->offset) * elementSize(operand.type));
+    operand.base = firstElementAddress(*tensor);
     return operand;
 }
 

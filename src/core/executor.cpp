@@ -58,7 +58,7 @@ aclnnStatus notLive(const char *function, const aclOpExecutor *executor) {
 // CANN lets a program set the addresses with aclSetInputTensorAddr before it): the first run checks them.
 bool awaitsAnAddress(const BoundTensors &tensors) {
     for (const BoundTensor &bound : tensors) {
-        if (!bound.role.output && bound.role.operand == OperandRole::None) continue;  // only its shape is read
+        if (!memoryRulesCover(bound)) continue;
         const aclTensor *tensor = bound.descriptor.get();
         if (tensor == nullptr || tensor->data != nullptr) continue;
         if (std::find(tensor->viewShape.begin(), tensor->viewShape.end(), 0) == tensor->viewShape.end()) return true;
@@ -79,12 +79,8 @@ aclnnStatus rebindOperands(aclOpExecutor &executor) {
             StridedTensor *operand = operandInRole(*problem, bound.role.operand);
             if (operand == nullptr || !operand->present() || bound.descriptor == nullptr) continue;
             const aclTensor &tensor = *bound.descriptor;
-            // As phase 1 made it (api/tensor_operand.cpp): the view's offset folded into the base. The memory
-            // rules just checked that data + offset lies inside the address space.
-            operand->base = tensor.data == nullptr ? nullptr
-                                                   : reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor.data) +
-                                                                              static_cast<uintptr_t>(tensor.offset) *
-                                                                                  aclDataTypeSize(tensor.dataType));
+            // As phase 1 made it (api/tensor_operand.cpp); the memory rules just checked the new address.
+            operand->base = firstElementAddress(tensor);
             // The rules above align data + offset to the tensor's element size; an operand read as wider
             // elements (a mask's INT32 indices) needs its own alignment, which phase 1 checked for its address.
             const size_t bytes = elementSize(operand->type);

@@ -26,6 +26,12 @@ struct BoundTensor {
 };
 using BoundTensors = std::vector<BoundTensor>;
 
+// Whether the operator's memory rules check this tensor: every output, and the inputs phase 1 reads (not
+// those it takes only the shape of, such as a backward's self).
+inline bool memoryRulesCover(const BoundTensor &bound) {
+    return bound.role.output || bound.role.operand != OperandRole::None;
+}
+
 // The operator's memory rules (api/operand_memory.h) over its bound tensors, rerun by the first phase 2
 // after an address changed.
 using BoundMemoryRules = aclnnStatus (*)(const char *op, const BoundTensors &tensors);

@@ -47,4 +47,13 @@ struct aclTensorList {
 namespace poolgrad {
 // Bytes per element of an aclDataType, 0 for types without a fixed byte size (strings, sub-byte).
 size_t aclDataTypeSize(aclDataType type);
+
+// The address of the view's first element, data + offset * element size (null for null data). Integer
+// arithmetic, defined for any offset: operands are formed before phase 1's memory rules have checked that
+// it lies inside the address space, and kernels see them only after.
+inline void *firstElementAddress(const aclTensor &tensor) {
+    if (tensor.data == nullptr) return nullptr;
+    return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(tensor.data) +
+                                    static_cast<uintptr_t>(tensor.offset) * aclDataTypeSize(tensor.dataType));
+}
 }  // namespace poolgrad

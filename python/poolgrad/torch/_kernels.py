@@ -74,17 +74,23 @@ def max_pool_with_indices(axes, self, kernel_size, stride, padding, dilation, ce
     return out, indices
 
 
-def max_pool_with_indices_backward(axes, grad_output, self, indices, kernel_size, stride, padding, dilation,
-                                   ceil_mode):
-    name = _REGULAR[axes][1]
-    attributes = (_frozen(kernel_size), _frozen(stride), _frozen(padding), _frozen(dilation), bool(ceil_mode))
-    key = _backward_key(name, grad_output, self, indices, attributes)
+def _index_backward(key, grad_output, self, indices):
+    """(problem, gradient and indices as the library reads them, a new gradInput) of an indices-based backward:
+    the problem worked out on its first call (checks, dense copies needed, gradInput's layout)."""
     problem = _find(key)
     if problem is None:
         check(grad_output=grad_output, self=self, indices=indices)
         problem = _problems.remember(key, Backward(grad_output, self, indices))
     grad_output, indices = problem.operands(grad_output, indices)
-    grad_input = problem.grad_input.empty()
+    return problem, grad_output, indices, problem.grad_input.empty()
+
+
+def max_pool_with_indices_backward(axes, grad_output, self, indices, kernel_size, stride, padding, dilation,
+                                   ceil_mode):
+    name = _REGULAR[axes][1]
+    attributes = (_frozen(kernel_size), _frozen(stride), _frozen(padding), _frozen(dilation), bool(ceil_mode))
+    key = _backward_key(name, grad_output, self, indices, attributes)
+    problem, grad_output, indices, grad_input = _index_backward(key, grad_output, self, indices)
 
     def build(a):
         g, x, i, gi = describe(a, grad_output), describe(a, self), describe(a, indices), describe(a, grad_input)
@@ -122,12 +128,7 @@ def adaptive_max_pool(axes, self, output_size):
 def adaptive_max_pool_backward(axes, grad_output, self, indices):
     name = _ADAPTIVE[axes][1]
     key = _backward_key(name, grad_output, self, indices, None)
-    problem = _find(key)
-    if problem is None:
-        check(grad_output=grad_output, self=self, indices=indices)
-        problem = _problems.remember(key, Backward(grad_output, self, indices))
-    grad_output, indices = problem.operands(grad_output, indices)
-    grad_input = problem.grad_input.empty()
+    problem, grad_output, indices, grad_input = _index_backward(key, grad_output, self, indices)
 
     def build(a):
         g, x, i, gi = describe(a, grad_output), describe(a, self), describe(a, indices), describe(a, grad_input)
