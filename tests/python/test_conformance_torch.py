@@ -460,21 +460,47 @@ def test_by_design_1_index_dtype():
                                               t_idx.int())
 
 
+def _torch_16_bit_or_missing(call):
+    """PyTorch's answer for a 16-bit input, or None where its CPU kernel is not implemented (1.13's float16
+    kernels and its 3-D bfloat16 ones; 2.x implements them)."""
+    try:
+        return call()
+    except RuntimeError as error:
+        assert "not implemented" in str(error), str(error)
+        return None
+
+
 def test_by_design_2_sixteen_bit_dtypes():
     """FLOAT16 everywhere and BF16 for the 3-D ops are poolgrad dtypes (SPEC §4, §7.1, §7.2) that PyTorch 1.13's
-    CPU kernels do not implement; the random cases use PyTorch on the exactly widened float32 values."""
+    CPU kernels do not implement; the random cases use PyTorch on the exactly widened float32 values. PyTorch
+    2.x implements them: there its 16-bit answer must be poolgrad's, value and index."""
     x = np.arange(8, dtype=np.float32).reshape(1, 1, 2, 2, 2)
+    x[0, 0, 1, 0, 1] = 9  # the maximum off the last position, so that an index mix-up shows
+    torch_1 = int(torch.__version__.split(".")[0]) < 2
     for dtype, t_dtype in ((np.float16, torch.float16), (BF16, torch.bfloat16)):
-        out, idx = poolgrad.max_pool3d_with_argmax(x.astype(dtype), 2)
-        assert out.dtype == dtype and out.item() == 7 and idx.item() == 7
-        with pytest.raises(RuntimeError, match="not implemented"):
-            F.max_pool3d(torch.from_numpy(x).to(t_dtype), 2, return_indices=True)
-        with pytest.raises(RuntimeError, match="not implemented"):
-            F.adaptive_max_pool3d(torch.from_numpy(x).to(t_dtype), 1, return_indices=True)
-    with pytest.raises(RuntimeError, match="not implemented"):
-        F.max_pool2d(torch.from_numpy(x[0]).half(), 2, return_indices=True)
-    with pytest.raises(RuntimeError, match="not implemented"):
-        F.adaptive_max_pool2d(torch.from_numpy(x[0]).half(), 1, return_indices=True)
+        t_x = torch.from_numpy(x).to(t_dtype)
+        calls = {
+            "max_pool3d": (lambda: poolgrad.max_pool3d_with_argmax(x.astype(dtype), 2),
+                           lambda: F.max_pool3d(t_x, 2, return_indices=True), True),
+            "adaptive_max_pool3d": (lambda: poolgrad.adaptive_max_pool3d(x.astype(dtype), [1, 1, 1]),
+                                    lambda: F.adaptive_max_pool3d(t_x, 1, return_indices=True), True),
+            "max_pool2d": (lambda: poolgrad.max_pool2d_with_indices(x[0].astype(dtype), 2),
+                           lambda: F.max_pool2d(t_x[0], 2, return_indices=True), dtype == np.float16),
+            "adaptive_max_pool2d": (lambda: poolgrad.adaptive_max_pool2d(x[0].astype(dtype), [1, 1]),
+                                    lambda: F.adaptive_max_pool2d(t_x[0], 1, return_indices=True),
+                                    dtype == np.float16),
+        }
+        for name, (ours, theirs, missing_in_1_13) in calls.items():
+            out, idx = ours()
+            assert out.dtype == dtype, name
+            answer = _torch_16_bit_or_missing(theirs)
+            if torch_1 and missing_in_1_13:
+                assert answer is None, f"{name} {t_dtype}: PyTorch 1.13 was expected to lack this kernel"
+                continue
+            assert answer is not None, f"{name} {t_dtype}: PyTorch {torch.__version__} lacks this kernel"
+            t_out, t_idx = answer
+            assert t_out.float().numpy().ravel().tolist() == out.astype(np.float32).ravel().tolist(), name
+            assert t_idx.numpy().ravel().tolist() == idx.astype(np.int64).ravel().tolist(), name
 
 
 def test_by_design_3_bf16_backward_accumulation():
@@ -619,13 +645,15 @@ def test_torch_defect_bf16_adaptive_indices():
     """Not a poolgrad difference but a PyTorch 1.13 CPU defect met by this suite: native bf16
     adaptive_max_pool2d returns the right values but indices rounded to bf16 precision (257 -> 256, 299 -> 300,
     i.e. sometimes outside the plane). max_pool2d's bf16 kernel is correct. This is why the reference for
-    16-bit cases is PyTorch on widened float32 values; poolgrad returns the exact index."""
+    16-bit cases is PyTorch on widened float32 values; poolgrad returns the exact index. PyTorch 2.x returns
+    it too (checked with 2.15)."""
     x = np.zeros((1, 1, 1, 300), np.float32)
     x[0, 0, 0, 257] = 1
     out, idx = poolgrad.adaptive_max_pool2d(x.astype(BF16), [1, 1])
     assert out.astype(np.float32).item() == 1 and idx.item() == 257
     t_out, t_idx = F.adaptive_max_pool2d(torch.from_numpy(x).bfloat16(), (1, 1), return_indices=True)
-    assert t_out.float().item() == 1 and t_idx.item() == 256
+    torch_1 = int(torch.__version__.split(".")[0]) < 2
+    assert t_out.float().item() == 1 and t_idx.item() == (256 if torch_1 else 257)
     assert F.adaptive_max_pool2d(torch.from_numpy(x), (1, 1), return_indices=True)[1].item() == 257
     assert F.max_pool2d(torch.from_numpy(x).bfloat16(), (1, 300), return_indices=True)[1].item() == 257
 
