@@ -46,10 +46,10 @@ HWY_INLINE V AddInOrder(V sum, V value) {
 template <class D, class M>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> MaskedLoadUnaligned(M mask, D d, const hwy::HWY_NAMESPACE::TFromD<D> *p) {
     namespace hn = hwy::HWY_NAMESPACE;
-    using T = hn::TFromD<D>;
 #if HWY_TARGET <= HWY_AVX3
     return hn::MaskedLoad(mask, d, p);
 #else
+    using T = hn::TFromD<D>;
     if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4) {
         return hn::MaskedLoad(mask, d, p);
     } else {

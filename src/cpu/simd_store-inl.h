@@ -36,10 +36,10 @@ template <class D>
 HWY_INLINE void storeFirstLanes(D d, hwy::HWY_NAMESPACE::Vec<D> v, hwy::HWY_NAMESPACE::TFromD<D> *HWY_RESTRICT to,
                                 size_t count) {
     namespace hn = hwy::HWY_NAMESPACE;
-    using T = hn::TFromD<D>;
 #if HWY_TARGET <= HWY_AVX3
     hn::BlendedStore(v, hn::FirstN(d, count), d, to);
 #else
+    using T = hn::TFromD<D>;
     if constexpr (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4) {
         hn::BlendedStore(v, hn::FirstN(d, count), d, to);
     } else {
