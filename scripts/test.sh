@@ -27,7 +27,7 @@ echo "== Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-d
 wheel_python=$(scripts/install_wheel_environment.sh build/wheel-env)
 (cd tests/python && POOLGRAD_FROM_WHEEL=1 "$wheel_python" -m pytest -p no:cacheprovider -q -rs \
   test_wheel.py test_module.py test_golden_tool.py test_conformance_torch.py test_torch_ops.py \
-  test_torch_training.py test_torch_ddp.py test_torch_executor_cache.py)
+  test_torch_training.py test_torch_ddp.py test_torch_executor_cache.py test_numpy_executor_cache.py)
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="
 cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON -DPOOLGRAD_SANITIZE=ON

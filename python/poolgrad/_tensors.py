@@ -24,18 +24,26 @@ _ACL_TYPES = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16
               "float64": ACL_DOUBLE}
 
 
+_acl_types_seen = {}  # numpy dtype -> aclDataType: dtype.name takes microseconds, a dict lookup does not
+
+
 def acl_data_type(dtype) -> int:
     """The aclDataType of a numpy dtype; bfloat16 is ml_dtypes.bfloat16 (any dtype named 'bfloat16')."""
     dtype = np.dtype(dtype)
+    data_type = _acl_types_seen.get(dtype)
+    if data_type is not None:
+        return data_type
     try:
-        return _ACL_TYPES[dtype.name]
+        data_type = _ACL_TYPES[dtype.name]
     except KeyError:
         raise TypeError(f"poolgrad: dtype {dtype} has no aclDataType here; use float32, float16, "
                         f"ml_dtypes.bfloat16, float64, int8, uint8, int16, uint16, int32 or int64") from None
+    _acl_types_seen[dtype] = data_type
+    return data_type
 
 
 def _int64_array(values):
-    values = [int(v) for v in values]
+    """A ctypes int64 array of a list of ints (int64_values) and its length."""
     return (ctypes.c_int64 * max(len(values), 1))(*values), len(values)
 
 
@@ -47,6 +55,28 @@ def _addressable(array: np.ndarray) -> bool:
 
 def _element_strides(array: np.ndarray):
     return [s // array.itemsize if d > 1 else 0 for d, s in zip(array.shape, array.strides)]
+
+
+def layout(array: np.ndarray, tensor_format: int = FORMAT_ND):
+    """What a descriptor of `array` (Arguments.tensor) receives besides its address: (sizes, element strides,
+    aclDataType, aclFormat), as tuples. Its storage offset is always 0 (the address is the first element's)
+    and its storage shape the extent the sizes and strides reach (Arguments.view): these determine both."""
+    return tuple(array.shape), tuple(_element_strides(array)), acl_data_type(array.dtype), tensor_format
+
+
+def data_address(array: np.ndarray) -> int:
+    """The address a descriptor of `array` points at: its first element (a view's offset included)."""
+    return array.ctypes.data
+
+
+def int64_values(values):
+    """The values of an aclIntArray argument (Arguments.int_array): a sequence, or one int for a list of one;
+    None stays None (a null pointer)."""
+    if values is None:
+        return None
+    if isinstance(values, (int, np.integer)):
+        values = [values]
+    return [int(v) for v in values]
 
 
 def as_input(array) -> np.ndarray:
@@ -82,8 +112,8 @@ class Arguments:
             destroy(handle)
 
     def tensor(self, array: np.ndarray, tensor_format: int = FORMAT_ND):
-        return self.view(array.shape, _element_strides(array), acl_data_type(array.dtype), array.ctypes.data,
-                         tensor_format)
+        sizes, element_strides, data_type, tensor_format = layout(array, tensor_format)
+        return self.view(sizes, element_strides, data_type, data_address(array), tensor_format)
 
     def view(self, sizes, element_strides, data_type: int, address: int, tensor_format: int = FORMAT_ND):
         """A descriptor of the view at `address` (its first element) with these sizes and element strides
@@ -115,10 +145,9 @@ class Arguments:
 
     def int_array(self, values):
         """None stays a null pointer (the ops that take one treat it as their default)."""
+        values = int64_values(values)
         if values is None:
             return None
-        if isinstance(values, (int, np.integer)):
-            values = [values]
         data, count = _int64_array(values)
         handle = library.aclCreateIntArray(data, count)
         if not handle:

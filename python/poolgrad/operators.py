@@ -4,12 +4,18 @@ Inputs may be any numpy views (channels-last, sliced, ...); they are passed to t
 strides. Outputs are allocated (C-contiguous) unless given as keyword arguments, in which case they are
 written in place through their own strides. Errors raise PoolgradError with the aclnn status and the
 library's aclGetRecentErrMsg() text.
+
+Each function names phase 1's arguments in the order of the C parameters and _call runs them through the
+executor cache (poolgrad._executor_cache, as poolgrad.torch does): phase 1 once per problem and thread, then
+only phase 2, with the operands pointed at the new arrays' memory.
 """
 
 import numpy as np
 
-from . import _shapes
-from ._tensors import FORMAT_ND, FORMAT_NCHW, FORMAT_NHWC, as_input, check_output, run_operator
+from . import _executor_cache, _shapes
+from ._tensors import FORMAT_ND, FORMAT_NCHW, FORMAT_NHWC, as_input, check_output, data_address, int64_values, \
+    layout, run_operator
+from .errors import PoolgradError
 
 
 def _split(shape, axes):
@@ -25,6 +31,120 @@ def _output(name, given, shape, dtype):
     return check_output(name, given)
 
 
+# Phase 1's arguments as _call takes them: _In / _Out for the aclTensor inputs and outputs, _Ints for an
+# aclIntArray, _Scalar for an INT64 aclScalar, _As(convert, value) for a plain C value. Each gives its part of
+# the problem's key (what phase 1 receives, addresses aside) and, on a problem's first call, what phase 1
+# receives (made with the call's Arguments, exactly as the one-shot path makes it).
+
+class _In:
+    """An aclTensor input, described with aclFormat `tensor_format`."""
+    __slots__ = ("array", "tensor_format")
+    output = False
+
+    def __init__(self, array, tensor_format=FORMAT_ND):
+        self.array, self.tensor_format = array, tensor_format
+
+    def key(self):
+        return layout(self.array, self.tensor_format)
+
+    def address(self):
+        """The descriptor's data pointer; None for an array with no elements (run afresh: numpy gives those a
+        non-null address that says nothing)."""
+        return data_address(self.array) if self.array.size else None
+
+    def make(self, arguments):
+        return arguments.tensor(self.array, self.tensor_format)
+
+
+class _Out(_In):
+    """An aclTensor output, written in place."""
+    __slots__ = ()
+    output = True
+
+
+class _Ints:
+    """An aclIntArray of int64 values (None: a null pointer)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def key(self):
+        values = int64_values(self.value)
+        return None if values is None else tuple(values)
+
+    def make(self, arguments):
+        return arguments.int_array(self.value)
+
+
+class _Scalar(_Ints):
+    """An INT64 aclScalar (None: a null pointer)."""
+    __slots__ = ()
+
+    def key(self):
+        return None if self.value is None else int(self.value)
+
+    def make(self, arguments):
+        return arguments.int64_scalar(self.value)
+
+
+class _As:
+    """A plain C argument: convert(value) (a bool, an int, a string's bytes)."""
+    __slots__ = ("convert", "value")
+
+    def __init__(self, convert, value):
+        self.convert, self.value = convert, value
+
+    def key(self):
+        return self.convert(self.value)
+
+    def make(self, arguments):
+        return self.convert(self.value)
+
+
+def _call(operator, *parameters):
+    """Runs `operator` with phase 1's arguments `parameters` (in the order of its C parameters), through the
+    executor cache when it is on (else, and for what _problem cannot key, one-shot: run_operator).
+
+    A refusal of phase 1 is the one a fresh call gives. After any other refusal (phase 2, re-pointing an
+    operand) the cache has dropped the problem's executor and the call is made again one-shot, which raises
+    what a fresh call raises: a kept executor checks new addresses in phase 2 (an output over an input, ...)
+    where a fresh call's phase 1 refuses them, with the same status and message but another function."""
+    def build(arguments):
+        made = [parameter.make(arguments) for parameter in parameters]
+        tensors = [(parameter.output, value) for parameter, value in zip(parameters, made)
+                   if isinstance(parameter, _In)]
+        return (made, [value for output, value in tensors if not output],
+                [value for output, value in tensors if output])
+
+    problem = _problem(operator, parameters) if _executor_cache.enabled() else None
+    if problem is not None:
+        try:
+            _executor_cache.run(operator, *problem, build)
+            return
+        except PoolgradError as error:
+            if error.function == operator + "GetWorkspaceSize":
+                raise
+    run_operator(operator, lambda arguments: build(arguments)[0])
+
+
+def _problem(operator, parameters):
+    """(key, addresses) of a call for _executor_cache.run, or None.
+
+    The key is everything phase 1 receives but the addresses: the operator, each tensor's sizes, element
+    strides, aclDataType and aclFormat (its storage offset and shape follow from them), each attribute as
+    phase 1 receives it. The addresses are the descriptors' data pointers, inputs then outputs; an array with
+    no elements has None, which the cache runs one-shot. None where the key cannot express an argument (a
+    dtype without an aclDataType, a value int() or encode() refuses): the one-shot call raises its error."""
+    try:
+        key = (operator,) + tuple(parameter.key() for parameter in parameters)
+    except Exception:
+        return None
+    tensors = [parameter for parameter in parameters if isinstance(parameter, _In)]
+    return key, tuple(tensor.address() for tensor in tensors if not tensor.output) + \
+        tuple(tensor.address() for tensor in tensors if tensor.output)
+
+
 def _regular_forward(operator, axes, self, kernel_size, stride, padding, dilation, ceil_mode, index_dtype, out,
                      indices, mask=False):
     self = as_input(self)
@@ -35,9 +155,8 @@ def _regular_forward(operator, axes, self, kernel_size, stride, padding, dilatio
         indices = _output("mask", indices, _shapes.mask_shape(leading, kernel_size, out_spatial), np.int8)
     else:
         indices = _output("indices", indices, leading + out_spatial, index_dtype)
-    run_operator(operator, lambda a: (a.tensor(self), a.int_array(kernel_size), a.int_array(_list(stride)),
-                                      a.int_array(padding), a.int_array(dilation), bool(ceil_mode), a.tensor(out),
-                                      a.tensor(indices)))
+    _call(operator, _In(self), _Ints(kernel_size), _Ints(_list(stride)), _Ints(padding), _Ints(dilation),
+          _As(bool, ceil_mode), _Out(out), _Out(indices))
     return out, indices
 
 
@@ -45,9 +164,8 @@ def _regular_backward(operator, grad_output, self, indices, kernel_size, stride,
                       grad_input):
     grad_output, self, indices = as_input(grad_output), as_input(self), as_input(indices)
     grad_input = _output("grad_input", grad_input, self.shape, self.dtype)
-    run_operator(operator, lambda a: (a.tensor(grad_output), a.tensor(self), a.tensor(indices),
-                                      a.int_array(kernel_size), a.int_array(_list(stride)), a.int_array(padding),
-                                      a.int_array(dilation), bool(ceil_mode), a.tensor(grad_input)))
+    _call(operator, _In(grad_output), _In(self), _In(indices), _Ints(kernel_size), _Ints(_list(stride)),
+          _Ints(padding), _Ints(dilation), _As(bool, ceil_mode), _Out(grad_input))
     return grad_input
 
 
@@ -106,15 +224,14 @@ def _adaptive_forward(operator, axes, self, output_size, index_dtype, out, indic
     out = _output("out", out, leading + out_spatial, self.dtype)
     indices = _output("indices", indices, leading + out_spatial, index_dtype)
     sizes = [] if output_size is None else output_size
-    run_operator(operator, lambda a: (a.tensor(self), a.int_array(sizes), a.tensor(out), a.tensor(indices)))
+    _call(operator, _In(self), _Ints(sizes), _Out(out), _Out(indices))
     return out, indices
 
 
 def _adaptive_backward(operator, grad_output, self, indices, grad_input):
     grad_output, self, indices = as_input(grad_output), as_input(self), as_input(indices)
     grad_input = _output("grad_input", grad_input, self.shape, self.dtype)
-    run_operator(operator, lambda a: (a.tensor(grad_output), a.tensor(self), a.tensor(indices),
-                                      a.tensor(grad_input)))
+    _call(operator, _In(grad_output), _In(self), _In(indices), _Out(grad_input))
     return grad_input
 
 
@@ -170,10 +287,9 @@ def max_pool_v3_with_attrs(x, ksize, strides, padding_mode="CALCULATED", pads=(0
     out_spatial = _shapes.v3_spatial(spatial, ksize, strides, padding_mode, pads, global_pooling, ceil_mode,
                                      hw_axes)
     y = _output("y", y, _v3_output_shape(x.shape, data_format, out_spatial), x.dtype)
-    run_operator("aclnnMaxPoolV3WithAttrs",
-                 lambda a: (a.tensor(x, tensor_format), a.int_array(ksize), a.int_array(strides),
-                            _encode(padding_mode), a.int_array(pads), _encode(data_format), bool(global_pooling),
-                            bool(ceil_mode), a.tensor(y, tensor_format)))
+    _call("aclnnMaxPoolV3WithAttrs", _In(x, tensor_format), _Ints(ksize), _Ints(strides), _As(_encode, padding_mode),
+          _Ints(pads), _As(_encode, data_format), _As(bool, global_pooling), _As(bool, ceil_mode),
+          _Out(y, tensor_format))
     return y
 
 
@@ -184,11 +300,9 @@ def max_pool_v3_grad(orig_input, orig_output, grad, ksize, strides, padding_mode
     orig_input, orig_output, grad = as_input(orig_input), as_input(orig_output), as_input(grad)
     tensor_format, _ = _v3_layout(data_format)
     out_grad = _output("out_grad", out_grad, orig_input.shape, orig_input.dtype)
-    run_operator("aclnnMaxPoolV3Grad",
-                 lambda a: (a.tensor(orig_input, tensor_format), a.tensor(orig_output, tensor_format),
-                            a.tensor(grad, tensor_format), a.int_array(ksize), a.int_array(strides),
-                            _encode(padding_mode), a.int_array(pads), _encode(data_format), bool(global_pooling),
-                            bool(ceil_mode), a.tensor(out_grad, tensor_format)))
+    _call("aclnnMaxPoolV3Grad", _In(orig_input, tensor_format), _In(orig_output, tensor_format),
+          _In(grad, tensor_format), _Ints(ksize), _Ints(strides), _As(_encode, padding_mode), _Ints(pads),
+          _As(_encode, data_format), _As(bool, global_pooling), _As(bool, ceil_mode), _Out(out_grad, tensor_format))
     return out_grad
 
 
@@ -202,9 +316,8 @@ def max_pool(self, kernel_shape, strides=(), auto_pad=0, pads=(), dilations=(), 
     out_spatial = _shapes.onnx_spatial(spatial, kernel_shape, strides, pads, ceil_mode)
     out = _output("out", out, leading + out_spatial, self.dtype)
     listed = [[] if values is None else values for values in (strides, pads, dilations)]
-    run_operator("aclnnMaxPool", lambda a: (a.tensor(self), a.int_array(kernel_shape), a.int_array(listed[0]),
-                                            int(auto_pad), a.int_array(listed[1]), a.int_array(listed[2]),
-                                            int(ceil_mode), a.tensor(out)))
+    _call("aclnnMaxPool", _In(self), _Ints(kernel_shape), _Ints(listed[0]), _As(int, auto_pad), _Ints(listed[1]),
+          _Ints(listed[2]), _As(int, ceil_mode), _Out(out))
     return out
 
 
@@ -216,7 +329,6 @@ def max_pool_v3(x, ksize, strides, pads=None, ceil_mode=None, *, out=None):
     out_spatial = _shapes.v3_spatial(spatial, ksize, strides, "CALCULATED", (0, 0, 0, 0) if pads is None else pads,
                                      False, bool(ceil_mode), (2, 3))
     out = _output("out", out, _v3_output_shape(x.shape, "NCHW", out_spatial), x.dtype)
-    run_operator("aclnnMaxPoolV3", lambda a: (a.tensor(x, FORMAT_NCHW), a.int_array(ksize), a.int_array(strides),
-                                              a.int_array(pads), a.int64_scalar(ceil_mode),
-                                              a.tensor(out, FORMAT_NCHW)))
+    _call("aclnnMaxPoolV3", _In(x, FORMAT_NCHW), _Ints(ksize), _Ints(strides), _Ints(pads), _Scalar(ceil_mode),
+          _Out(out, FORMAT_NCHW))
     return out
