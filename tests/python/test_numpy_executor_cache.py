@@ -16,14 +16,13 @@ phase 1 once per problem and thread, then only phase 2 with the operands pointed
   executors; two threads share problems.
 """
 
-import threading
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import poolgrad as pg
 from poolgrad import _executor_cache
+from thread_runs import cache_hits_on_two_threads
 
 pytestmark = pytest.mark.skipif(not _executor_cache.enabled(),
                                 reason="libpoolgrad without aclSetInputTensorAddr, or the cache is off")
@@ -546,26 +545,12 @@ def test_two_threads_run_the_same_problems(monkeypatch):
         out, indices = one_shot(monkeypatch, pg.max_pool3d_with_argmax, x, 3, 2, 1)
         expected.append((out, indices, one_shot(monkeypatch, pg.max_pool3d_with_argmax_backward, out, x, indices,
                                                  3, 2, 1)))
-    barrier = threading.Barrier(2)
-    failures, hits = [], []
+    def rounds(offset):
+        for round_ in range(30):
+            i = (round_ + offset) % len(inputs)
+            out, indices = pg.max_pool3d_with_argmax(inputs[i], 3, 2, 1)
+            grad = pg.max_pool3d_with_argmax_backward(out, inputs[i], indices, 3, 2, 1)
+            assert_bit_equal((out, indices, grad), expected[i], f"thread {offset}, input {i}")
 
-    def worker(offset):
-        try:
-            barrier.wait(30)
-            for round_ in range(30):
-                i = (round_ + offset) % len(inputs)
-                out, indices = pg.max_pool3d_with_argmax(inputs[i], 3, 2, 1)
-                grad = pg.max_pool3d_with_argmax_backward(out, inputs[i], indices, 3, 2, 1)
-                assert_bit_equal((out, indices, grad), expected[i], f"thread {offset}, input {i}")
-            hits.append(_executor_cache.statistics()["hits"])
-        except BaseException as error:  # reported by the main thread
-            failures.append(error)
-            barrier.abort()
-
-    threads = [threading.Thread(target=worker, args=(offset,)) for offset in (0, 3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert not failures, failures[0]
-    assert len(hits) == 2 and all(count >= 50 for count in hits), hits
+    hits = cache_hits_on_two_threads(rounds)
+    assert all(count >= 50 for count in hits), hits

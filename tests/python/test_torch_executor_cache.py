@@ -23,6 +23,7 @@ import poolgrad
 import poolgrad.torch as pt
 from poolgrad import _executor_cache
 from poolgrad.torch._views import describe
+from thread_runs import cache_hits_on_two_threads
 
 pytestmark = pytest.mark.skipif(not _executor_cache.enabled(),
                                 reason="libpoolgrad without aclSetInputTensorAddr, or the cache is off")
@@ -327,30 +328,15 @@ def test_two_threads_run_the_same_problems_concurrently():
     inputs = [make_input(generator, 3, torch.float32, ("contiguous", "channels_last")[i % 2]) for i in range(6)]
     expected = [forward_and_backward("max_pool3d", x, i) for i, x in enumerate(inputs)]
     expected_adaptive = [forward_and_backward("adaptive_max_pool3d", x, i) for i, x in enumerate(inputs)]
-    barrier = threading.Barrier(2)
-    failures, hits = [], []
+    def rounds(offset):
+        for round_ in range(25):
+            i = (round_ + offset) % len(inputs)
+            compare(forward_and_backward("max_pool3d", inputs[i], i), expected[i], f"thread {offset} {i}")
+            compare(forward_and_backward("adaptive_max_pool3d", inputs[i], i), expected_adaptive[i],
+                    f"thread {offset} {i} adaptive")
 
-    def worker(offset):
-        try:
-            before = _executor_cache.statistics()["hits"]
-            barrier.wait(30)
-            for round_ in range(25):
-                i = (round_ + offset) % len(inputs)
-                compare(forward_and_backward("max_pool3d", inputs[i], i), expected[i], f"thread {offset} {i}")
-                compare(forward_and_backward("adaptive_max_pool3d", inputs[i], i), expected_adaptive[i],
-                        f"thread {offset} {i} adaptive")
-            hits.append(_executor_cache.statistics()["hits"] - before)
-        except BaseException as error:  # reported by the main thread
-            failures.append(error)
-            barrier.abort()
-
-    threads = [threading.Thread(target=worker, args=(offset,)) for offset in (0, 3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert not failures, failures[0]
-    assert len(hits) == 2 and all(count >= 90 for count in hits), hits
+    hits = cache_hits_on_two_threads(rounds)
+    assert all(count >= 90 for count in hits), hits
 
 
 def test_a_threads_executors_go_with_it():
