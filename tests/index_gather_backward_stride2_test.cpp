@@ -144,12 +144,16 @@ TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
 // gradient skip the look for subnormal sums when every gradient is zero or has an exponent field of 8 or
 // more (bfloat16SumsStayNormal): planes of exponent field 7 only (near-equal values of either sign, whose
 // sums are multiples of 2^-127, many of them subnormal) must still take the look, planes of exponent field 8
-// (sums zero or at least 2^-126) may skip it.
+// (sums zero or at least 2^-126) may skip it. The look comes after a block is made (it is made again where
+// a sum may be subnormal), so each run is also made with streaming stores, whose second writes of a row must
+// land over the first.
 TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
     uint64_t seed = 500;
-    int64_t subnormalResults = 0, otherResults = 0, subnormalFromExponentSeven = 0;
+    int64_t subnormalResults = 0, otherResults = 0, subnormalFromExponentSeven = 0, streamedRuns = 0;
+    for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_DEFAULT, POOLGRAD_STREAMING_STORES_ALWAYS})
     for (const Geometry &geometry : {geometries[0], geometries[1], geometries[3]})
         for (const int threads : {1, 2}) {
+            ASSERT_EQ(poolgradSetStreamingStores(streaming), ACL_SUCCESS);
             IndexBackwardCase problem = makeCase(geometry, ACL_BF16, ACL_INT32, ++seed);
             std::mt19937_64 rng(seed);
             const auto outputPlane =
@@ -179,9 +183,12 @@ TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
                 else if (roll < tinyShare + 0.1)
                     value = bfloat16(sign | (rng() % 2 == 0 ? 0x7f80 : 0x7f00 | low));  // Inf, 2^127 and up
             }
-            SCOPED_TRACE(std::string(geometry.label) + ", threads " + std::to_string(threads));
+            SCOPED_TRACE(std::string(geometry.label) + ", threads " + std::to_string(threads) +
+                         (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? ", streaming" : ""));
             ThreadSetting setting(threads, 1);
             test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
+            const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+            streamedRuns += run.plan.find("streaming") != std::string::npos;
             const std::vector<uint64_t> expected = problem.expectedBits();
             const auto inputPlane =
                 static_cast<size_t>(problem.inputShape[2] * problem.inputShape[3] * problem.inputShape[4]);
@@ -194,6 +201,8 @@ TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
     EXPECT_GT(subnormalResults, 100);
     EXPECT_GT(otherResults, 100);
     EXPECT_GT(subnormalFromExponentSeven, 20);
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT), ACL_SUCCESS);
+    EXPECT_GE(streamedRuns, 2);  // width 32: whole lines of bfloat16
 }
 
 TEST(IndexGatherBackwardStride2, AnIndexOutsideItsWindowHandsOverToTheScatter) {

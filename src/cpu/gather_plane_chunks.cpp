@@ -280,12 +280,6 @@ WholePlaneCounts GatherWholePlanes(const PlaneChunkTables &tables, const PlaneCh
             operands.gradients + n * operands.gradientStride[0] + c * operands.gradientStride[1]);
         float *HWY_RESTRICT destination =
             operands.destination + n * operands.destinationStride[0] + c * operands.destinationStride[1];
-        int64_t q = 0;
-        for (; q + lanes <= outputs; q += lanes) countOutputs(hn::LoadU(di, indices + q), hn::FirstN(di, lanes));
-        if (q < outputs) {
-            const auto valid = hn::FirstN(di, static_cast<size_t>(outputs - q));
-            countOutputs(MaskedLoadUnaligned(valid, di, indices + q), valid);
-        }
         if (streaming) {
             GatherPairUnits<true>(df, di, tables, 0, pairUnits, indices, gradientBits, destination, 0, matched);
             GatherPlainChunks<true>(df, di, tables, 0, plainChunks, indices, gradientBits, destination, 0, matched);
@@ -294,6 +288,14 @@ WholePlaneCounts GatherWholePlanes(const PlaneChunkTables &tables, const PlaneCh
             GatherPlainChunks<false>(df, di, tables, 0, plainChunks, indices, gradientBits, destination, 0, matched);
         }
         GatherOtherChunks(df, di, tables, 0, otherChunks, indices, gradientBits, destination, 0, streaming, matched);
+        // Counted after the chunks have read the indices, from the cache (counted first, from memory, the pass
+        // waits for DRAM with no work to overlap it).
+        int64_t q = 0;
+        for (; q + lanes <= outputs; q += lanes) countOutputs(hn::LoadU(di, indices + q), hn::FirstN(di, lanes));
+        if (q < outputs) {
+            const auto valid = hn::FirstN(di, static_cast<size_t>(outputs - q));
+            countOutputs(MaskedLoadUnaligned(valid, di, indices + q), valid);
+        }
         if (++sinceSum == planesPerSum) {
             sumLanes();
             sinceSum = 0;

@@ -231,7 +231,9 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
     // (A whole plane of INT64 indices is counted while it is converted, below.)
     const int64_t firstOutputRow = plan.outputRows * block / plan.blocksPerPlane,
                   lastOutputRow = plan.outputRows * (block + 1) / plan.blocksPerPlane;
-    if (std::is_same_v<I, int32_t> || plan.blocksPerPlane > 1)
+    // INT32 indices are counted after the gather has read them, from the cache (as in the stride-2 gather:
+    // counted first, from memory, the pass waits for DRAM with no work to overlap it).
+    if (!std::is_same_v<I, int32_t> && plan.blocksPerPlane > 1)
         counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
 
     const int64_t firstRow = plan.rows * block / plan.blocksPerPlane,
@@ -239,6 +241,7 @@ void gatherBlock(const PoolProblem &problem, const GatherPlan &plan, int64_t pla
     if constexpr (std::is_same_v<I, int32_t>) {
         counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow, indices,
                                           gradOut, gradIn, plan.streaming);
+        counts.expected += countIndicesInUse(indices + firstOutputRow * Wo, (lastOutputRow - firstOutputRow) * Wo);
     } else if (plan.blocksPerPlane == 1) {
         counts.expected += convertIndicesToInt32(indices, converted.data(), plan.outputRows * Wo);
         counts.matched += gatherPlaneRows(plan.widthTables, value, plan.rowCandidates, firstRow, endRow,

@@ -194,9 +194,6 @@ struct RowGatherer {
         const T *gradientPlane = problem.gradOutput.plane<const T>(n, 0);
         T *destination = problem.gradInput.plane<T>(n, 0) + r * rowElements;
 
-        if (const int64_t counted = plan.countsOutputRow[static_cast<size_t>(r)]; counted >= 0) {
-            expected += countIndicesInUse(indexPlane + counted * outputRowElements, outputRowElements);
-        }
         const int64_t outputRow = plan.outputRow[static_cast<size_t>(r)];
         const int32_t *indexRow = nullptr;
         const T *gradientRow = nullptr;
@@ -210,6 +207,11 @@ struct RowGatherer {
         }
         matched += gatherChannelsRow(plan.outputColumn.data(), plan.width, plan.channels, value, indexRow, gradientRow,
                                      static_cast<int32_t>(r * plan.width), destination, plan.streaming);
+        // Counted after the gather has read the row, from the cache (counted first, from memory, the pass waits
+        // for DRAM with no work to overlap it).
+        if (const int64_t counted = plan.countsOutputRow[static_cast<size_t>(r)]; counted >= 0) {
+            expected += countIndicesInUse(indexPlane + counted * outputRowElements, outputRowElements);
+        }
     }
 };
 
@@ -397,10 +399,6 @@ GatherMatchCount gatherOverlappingRows(const PoolProblem &problem, const Overlap
         const int64_t d = r / plan.inputHeight, h = r % plan.inputHeight;
         const I *indexPlane = problem.indices.plane<const I>(n, 0);
         const float *gradientPlane = problem.gradOutput.plane<const float>(n, 0);
-        for (int64_t i = plan.countsStart[static_cast<size_t>(r)]; i < plan.countsStart[static_cast<size_t>(r + 1)];
-             ++i)
-            expected += countIndicesInUse(indexRowOf(n, indexPlane, plan.countsRows[static_cast<size_t>(i)]),
-                                          outputRowElements);
         int64_t rowCount = 0;
         for (int64_t i = 0; i < plan.depth.count(d); ++i)
             for (int64_t j = 0; j < plan.height.count(h); ++j) {
@@ -413,6 +411,12 @@ GatherMatchCount gatherOverlappingRows(const PoolProblem &problem, const Overlap
                                                 plan.channels, indexRows.data(), gradientRows.data(), rowCount,
                                                 static_cast<int32_t>(r * width),
                                                 problem.gradInput.plane<float>(n, 0) + r * rowElements, plan.streaming);
+        // Counted after the gather has read the rows, from the cache (counted first, from memory, the pass waits
+        // for DRAM with no work to overlap it).
+        for (int64_t i = plan.countsStart[static_cast<size_t>(r)]; i < plan.countsStart[static_cast<size_t>(r + 1)];
+             ++i)
+            expected += countIndicesInUse(indexRowOf(n, indexPlane, plan.countsRows[static_cast<size_t>(i)]),
+                                          outputRowElements);
     }
     return {expected, matched};
 }
