@@ -245,8 +245,7 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
             if (!bfloat16SumsStayNormal(static_cast<const uint16_t *>(operands.gradients) + read.first * Wo,
                                         (read.end - read.first) * Wo)) {
                 operands.bfloat16SumsStayNormal = false;
-                matched =
-                    gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
+                matched = gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
             }
         }
     }
@@ -261,8 +260,15 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     const int64_t W = problem.geometry.axes[2].inputSize;
+    // Blocks in turns of about a sixteenth of a thread's share, so that a thread the VM slows for a whole call
+    // does less (as in the dense row search forward, argmax_forward_dense_rows.cpp): D, 2 threads, four
+    // interleaved rounds, medians 1.93 / 2.11 ms warm / cold against 2.10 / 2.26 with fixed halves, D-f16
+    // 1.88 / 2.10 against 2.08 / 2.20, D-bf16 level. (The disjoint and channels-last gathers, whose cases
+    // take 0.3-2.5 ms, measured level or slower in turns and keep fixed shares.)
+    const int64_t items = plan.planes * plan.blocksPerPlane;
     return gatherOnThreads(
-        plan.threads, plan.planes * plan.blocksPerPlane, 0, plan.streaming, [&](int64_t begin, int64_t end) {
+        plan.threads, items, std::max<int64_t>(1, items / (16 * plan.threads)), plan.streaming,
+        [&](int64_t begin, int64_t end) {
             std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
             std::vector<int32_t> converted(
                 std::is_same_v<I, int32_t> ? 0 : static_cast<size_t>(problem.geometry.outputPlaneElements()));
