@@ -18,6 +18,15 @@ const char *poolTaskName(PoolTask task) {
     return "?";
 }
 
+int64_t PoolProblem::bytesMoved() const {
+    int64_t bytes = 0;
+    for (const StridedTensor *operand : {&input, &output, &indices, &gradOutput, &gradInput})
+        if (operand->present())
+            bytes = saturatingAdd(
+                bytes, saturatingMul(operand->elementCount(), static_cast<int64_t>(elementSize(operand->type))));
+    return bytes;
+}
+
 StridedTensor *operandInRole(PoolProblem &problem, OperandRole role) {
     switch (role) {
         case OperandRole::Input:

@@ -39,6 +39,8 @@ struct PoolProblem {
     StridedTensor gradInput;   // backward, ZeroFill
 
     std::string describe() const;  // one line for POOLGRAD_VERBOSE
+    // The bytes of every operand the task uses, each once (saturating): what a call moves at the least.
+    int64_t bytesMoved() const;
 };
 
 // Which operand of a PoolProblem an operator's tensor argument became (None: phase 1 read only its shape,

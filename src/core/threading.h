@@ -73,6 +73,31 @@ void runBlocksOnThreadsTakingTurns(int threads, int64_t count, int64_t grain, co
     }
 }
 
+// Problems that move more than this many bytes (every operand once) take their work items in turns. On the
+// Zen 4 VM one of two threads often ran a whole call at half the other's speed (timed per thread: 2.7 to 7.5
+// ms for the same half of D-fwd, both starting within microseconds), so a call of fixed halves waited for
+// the slower; in turns D-fwd took 3.7-6.0 / 4.8-5.9 ms warm / cold against 6.0-7.3 / 5.8-7.2, D-v3-nhwc
+// 5.2 / 5.4 against 6.7 / 6.5, D 1.93 / 2.11 against 2.10 / 2.26 (medians, interleaved rounds). The short,
+// cache-resident cases (21 MB and less) measured level or slower in turns (B-fwd-cl 0.94 against 0.68 ms
+// warm), so they keep fixed contiguous shares.
+inline constexpr int64_t kTurnsFromBytes = int64_t{32} << 20;
+
+// Items per turn for `items` work items on `threads` in a problem moving `bytes`: about sixteen turns per
+// thread past kTurnsFromBytes, else 0 (fixed contiguous shares, runBlocksOnThreads).
+inline int64_t itemsPerTurnFor(int threads, int64_t items, int64_t bytes) {
+    if (threads <= 1 || bytes <= kTurnsFromBytes) return 0;
+    return std::max<int64_t>(1, items / (16 * static_cast<int64_t>(threads)));
+}
+
+// runBlocksOnThreadsTakingTurns in turns of itemsPerTurn items when it is positive, else runBlocksOnThreads.
+template <typename Body>
+void runBlocksOnThreadsInTurnsOf(int threads, int64_t count, int64_t itemsPerTurn, const Body &body) {
+    if (itemsPerTurn > 0)
+        runBlocksOnThreadsTakingTurns(threads, count, itemsPerTurn, body);
+    else
+        runBlocksOnThreads(threads, count, body);
+}
+
 // Unplanned kernels: runBlocksOnThreads with the threads `count` items of `workPerItem` elements are worth now.
 template <typename Body>
 void parallelForBlocks(int64_t count, int64_t workPerItem, const Body &body) {

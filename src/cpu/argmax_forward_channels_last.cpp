@@ -36,11 +36,13 @@ struct ChannelsLastPlan final : ImplementationPlan {
     bool someWindowEmpty = false;  // a width window without taps (whole rows)
     int64_t outputRows = 0;        // work items (n, od, oh)
     int threads = 1;
+    int64_t rowsPerTurn = 0;  // itemsPerTurnFor: taken in turns of this many rows, or fixed shares (0)
 
     std::string describe() const override {
         return "across channels, up to " + std::to_string(largestWindow) + " positions" +
                (wholeRows ? ", whole rows" : ", position by position") + (streaming ? ", streaming stores" : "") +
-               "; " + std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads";
+               "; " + std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
+               (rowsPerTurn > 0 ? " in turns of " + std::to_string(rowsPerTurn) : "");
     }
 };
 
@@ -208,6 +210,7 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
         saturatingMul(geometry.planes(), saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements())) /
             std::max<int64_t>(plan.outputRows, 1));
     plan.threads = plannedThreadCount(plan.outputRows, workPerRow);
+    plan.rowsPerTurn = itemsPerTurnFor(plan.threads, plan.outputRows, problem.bytesMoved());
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -218,10 +221,11 @@ RunResult runArgmaxForwardChannelsLast(const PoolProblem &problem, const Impleme
             using T = typename decltype(value)::type;
             using I = typename decltype(index)::type;
             const ChannelsLastArgmax<T, I> kernel(problem, plan);
-            runBlocksOnThreads(plan.threads, plan.outputRows, [&](int64_t begin, int64_t end) {
-                Scratch scratch;
-                for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
-            });
+            runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn,
+                                        [&](int64_t begin, int64_t end) {
+                                            Scratch scratch;
+                                            for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
+                                        });
             if (plan.streaming) streamingStoreFence();
         });
     });

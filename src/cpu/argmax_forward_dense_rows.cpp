@@ -33,6 +33,7 @@ struct DenseRowsPlan final : ImplementationPlan {
     int64_t clippedBefore = 0, clippedAfter = 0;
     int64_t outputRows = 0;  // work items
     int threads = 1;
+    int64_t rowsPerTurn = 0;  // itemsPerTurnFor: taken in turns of this many rows, or fixed shares (0)
     // Values only, windows 3 wide at stride 2: column maxima first (maxRowOfThreeWideStride2), the search
     // for rows it leaves.
     bool columnMaxima = false;
@@ -46,7 +47,8 @@ struct DenseRowsPlan final : ImplementationPlan {
                std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
                (padded() ? " padded rows; " : " rows in place; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
-               std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads";
+               std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
+               (rowsPerTurn > 0 ? " in turns of " + std::to_string(rowsPerTurn) : "");
     }
 };
 
@@ -132,6 +134,7 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
         std::max<int64_t>(1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) /
                                  std::max<int64_t>(1, geometry.axes[0].outputSize * geometry.axes[1].outputSize));
     plan.threads = plannedThreadCount(plan.outputRows, workPerRow);
+    plan.rowsPerTurn = itemsPerTurnFor(plan.threads, plan.outputRows, problem.bytesMoved());
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -217,12 +220,7 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
             }
         }
     };
-    // Output rows in turns of about a sixteenth of a thread's share: on the Zen 4 VM one of two threads often
-    // ran a whole call at half the other's speed (timed per thread: 2.7 to 7.5 ms for the same half of D-fwd,
-    // both starting within microseconds), and a fixed half made the call wait for it. D-fwd, 2 threads,
-    // five interleaved rounds: 3.7-6.0 / 4.8-5.9 ms warm / cold against 6.0-7.3 / 5.8-7.2 with fixed halves.
-    runBlocksOnThreadsTakingTurns(plan.threads, plan.outputRows,
-                                  std::max<int64_t>(1, plan.outputRows / (16 * plan.threads)), body);
+    runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn, body);
     return {};
 }
 

@@ -50,6 +50,7 @@ struct Stride2GatherPlan final : ImplementationPlan {
     int64_t blocksPerPlane = 1;                    // each a range of a plane's rows, and of its output rows
     int64_t mostCandidates = 0;
     int threads = 1;
+    int64_t blocksPerTurn = 0;  // itemsPerTurnFor: taken in turns of this many blocks, or fixed shares (0)
     bool streaming = false;
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
 
@@ -57,7 +58,8 @@ struct Stride2GatherPlan final : ImplementationPlan {
         return joinText("stride-2 gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, <=", mostCandidates,
                         " output rows a row, padLeft=", padLeft, ", ", lanes, " lanes, ",
-                        streaming ? "streaming" : "cached", " threads=", threads);
+                        streaming ? "streaming" : "cached", " threads=", threads,
+                        blocksPerTurn > 0 ? joinText(" in turns of ", blocksPerTurn) : std::string());
     }
 };
 
@@ -152,6 +154,7 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane =
             std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1, std::max<int64_t>(plan.rows, 1));
+    plan.blocksPerTurn = itemsPerTurnFor(plan.threads, plan.planes * plan.blocksPerPlane, problem.bytesMoved());
     // Row by row; 16-bit rows stream each aligned half line (simd_gather_stride2_rows.cpp).
     plan.streaming = streamingStoresPay(problem.gradInput, width, elementSize(problem.gradInput.type) == 2 ? 32 : 64);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
@@ -260,14 +263,8 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
 template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     const int64_t W = problem.geometry.axes[2].inputSize;
-    // Blocks in turns of about a sixteenth of a thread's share, so that a thread the VM slows for a whole call
-    // does less (as in the dense row search forward, argmax_forward_dense_rows.cpp): D, 2 threads, four
-    // interleaved rounds, medians 1.93 / 2.11 ms warm / cold against 2.10 / 2.26 with fixed halves, D-f16
-    // 1.88 / 2.10 against 2.08 / 2.20, D-bf16 level. (The disjoint and channels-last gathers, whose cases
-    // take 0.3-2.5 ms, measured level or slower in turns and keep fixed shares.)
-    const int64_t items = plan.planes * plan.blocksPerPlane;
     return gatherOnThreads(
-        plan.threads, items, std::max<int64_t>(1, items / (16 * plan.threads)), plan.streaming,
+        plan.threads, plan.planes * plan.blocksPerPlane, plan.blocksPerTurn, plan.streaming,
         [&](int64_t begin, int64_t end) {
             std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
             std::vector<int32_t> converted(

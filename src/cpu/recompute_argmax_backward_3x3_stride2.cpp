@@ -35,11 +35,13 @@ struct Stride2Plan final : ImplementationPlan {
     int64_t bands = 1;  // work items per plane: bands of output rows
     bool streaming = false;
     int threads = 1;
+    int64_t itemsPerTurn = 0;  // itemsPerTurnFor: bands taken in turns of this many, or fixed shares (0)
 
     std::string describe() const override {
         return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, rows of " +
                std::to_string(rowFloats) + " floats, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
-               " a plane, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
+               " a plane, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads) +
+               (itemsPerTurn > 0 ? " in turns of " + std::to_string(itemsPerTurn) : "");
     }
 };
 
@@ -190,10 +192,12 @@ struct ChannelsLastStride2Plan final : ImplementationPlan {
     int64_t bands = 1;  // work items per image: bands of output rows
     bool streaming = false;
     int threads = 1;
+    int64_t itemsPerTurn = 0;  // itemsPerTurnFor: bands taken in turns of this many, or fixed shares (0)
 
     std::string describe() const override {
         return "3x3 stride-2 channels-last rows, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
-               " an image, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
+               " an image, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads) +
+               (itemsPerTurn > 0 ? " in turns of " + std::to_string(itemsPerTurn) : "");
     }
 };
 
@@ -356,6 +360,8 @@ PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
         geometry.planes(), height.outputSize,
         saturatingAdd(saturatingMul<int64_t>(2, geometry.inputPlaneElements()), geometry.outputPlaneElements()),
         plan.bands, plan.threads);
+    plan.itemsPerTurn =
+        itemsPerTurnFor(plan.threads, saturatingMul(geometry.planes(), plan.bands), problem.bytesMoved());
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -364,8 +370,8 @@ RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const Stride2Planes<T> planes(problem, plan);
-        runBlocksOnThreads(plan.threads, saturatingMul(problem.geometry.planes(), plan.bands),
-                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
+        runBlocksOnThreadsInTurnsOf(plan.threads, saturatingMul(problem.geometry.planes(), plan.bands),
+                                    plan.itemsPerTurn, [&](int64_t begin, int64_t end) { planes.run(begin, end); });
         if (plan.streaming) streamingStoreFence();
     });
     return {};
@@ -406,6 +412,7 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem 
     const int64_t imageElements = saturatingMul(geometry.channels, geometry.inputPlaneElements());
     splitIntoBands(geometry.batch, geometry.axes[1].outputSize, saturatingMul<int64_t>(3, imageElements), plan.bands,
                    plan.threads);
+    plan.itemsPerTurn = itemsPerTurnFor(plan.threads, saturatingMul(geometry.batch, plan.bands), problem.bytesMoved());
     return PlanOutcome::accept(std::move(plan));
 }
 
@@ -414,8 +421,8 @@ RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &pr
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const ChannelsLastStride2Images<T> images(problem, plan);
-        runBlocksOnThreads(plan.threads, saturatingMul(problem.geometry.batch, plan.bands),
-                           [&](int64_t begin, int64_t end) { images.run(begin, end); });
+        runBlocksOnThreadsInTurnsOf(plan.threads, saturatingMul(problem.geometry.batch, plan.bands), plan.itemsPerTurn,
+                                    [&](int64_t begin, int64_t end) { images.run(begin, end); });
         if (plan.streaming) streamingStoreFence();
     });
     return {};
