@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "core/checked_arithmetic.h"
 
@@ -87,6 +88,11 @@ inline constexpr int64_t kTurnsFromBytes = int64_t{32} << 20;
 inline int64_t itemsPerTurnFor(int threads, int64_t items, int64_t bytes) {
     if (threads <= 1 || bytes <= kTurnsFromBytes) return 0;
     return std::max<int64_t>(1, items / (16 * static_cast<int64_t>(threads)));
+}
+
+// What a plan's describe() adds for itemsPerTurnFor's answer: " in turns of N", or nothing for fixed shares.
+inline std::string turnsText(int64_t itemsPerTurn) {
+    return itemsPerTurn > 0 ? " in turns of " + std::to_string(itemsPerTurn) : std::string();
 }
 
 // runBlocksOnThreadsTakingTurns in turns of itemsPerTurn items when it is positive, else runBlocksOnThreads.

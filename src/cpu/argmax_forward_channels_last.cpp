@@ -42,7 +42,7 @@ struct ChannelsLastPlan final : ImplementationPlan {
         return "across channels, up to " + std::to_string(largestWindow) + " positions" +
                (wholeRows ? ", whole rows" : ", position by position") + (streaming ? ", streaming stores" : "") +
                "; " + std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
-               (rowsPerTurn > 0 ? " in turns of " + std::to_string(rowsPerTurn) : "");
+               turnsText(rowsPerTurn);
     }
 };
 

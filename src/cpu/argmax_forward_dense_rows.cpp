@@ -48,7 +48,7 @@ struct DenseRowsPlan final : ImplementationPlan {
                (padded() ? " padded rows; " : " rows in place; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
                std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
-               (rowsPerTurn > 0 ? " in turns of " + std::to_string(rowsPerTurn) : "");
+               turnsText(rowsPerTurn);
     }
 };
 

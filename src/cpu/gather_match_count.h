@@ -32,10 +32,7 @@ bool gatherOnThreads(int threads, int64_t items, int64_t itemsPerTurn, bool stre
         expected += count.expected;
         matched += count.matched;
     };
-    if (itemsPerTurn > 0)
-        runBlocksOnThreadsTakingTurns(threads, items, itemsPerTurn, block);
-    else
-        runBlocksOnThreads(threads, items, block);
+    runBlocksOnThreadsInTurnsOf(threads, items, itemsPerTurn, block);
     if (streaming) streamingStoreFence();
     return expected.load() == matched.load();
 }

@@ -58,8 +58,7 @@ struct Stride2GatherPlan final : ImplementationPlan {
         return joinText("stride-2 gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, <=", mostCandidates,
                         " output rows a row, padLeft=", padLeft, ", ", lanes, " lanes, ",
-                        streaming ? "streaming" : "cached", " threads=", threads,
-                        blocksPerTurn > 0 ? joinText(" in turns of ", blocksPerTurn) : std::string());
+                        streaming ? "streaming" : "cached", " threads=", threads, turnsText(blocksPerTurn));
     }
 };
 

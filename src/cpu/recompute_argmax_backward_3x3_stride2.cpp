@@ -41,7 +41,7 @@ struct Stride2Plan final : ImplementationPlan {
         return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, rows of " +
                std::to_string(rowFloats) + " floats, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
                " a plane, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads) +
-               (itemsPerTurn > 0 ? " in turns of " + std::to_string(itemsPerTurn) : "");
+               turnsText(itemsPerTurn);
     }
 };
 
@@ -197,7 +197,7 @@ struct ChannelsLastStride2Plan final : ImplementationPlan {
     std::string describe() const override {
         return "3x3 stride-2 channels-last rows, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
                " an image, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads) +
-               (itemsPerTurn > 0 ? " in turns of " + std::to_string(itemsPerTurn) : "");
+               turnsText(itemsPerTurn);
     }
 };
 
