@@ -90,13 +90,17 @@ struct Outcome {
 };
 
 // Runs the problem on the given logical values (outGrad poisoned first) and reports what ran.
+// outGradOffset: outGrad's view starts that many elements into its storage (dense strides still), so that
+// its rows leave the cache-line alignment of the storage.
 Outcome run(const Problem &p, const std::vector<double> &input, const std::vector<double> &output,
-            const std::vector<double> &grad) {
+            const std::vector<double> &grad, int64_t outGradOffset = 0) {
     const reference::MaxPoolV3Windows win = p.windows();
     const auto inShape = max_pool_v3_test::layoutShape(p.nhwc, p.n, p.c, p.h, p.w);
     const auto outShape = max_pool_v3_test::layoutShape(p.nhwc, p.n, p.c, win.outH, win.outW);
+    std::vector<int64_t> denseStrides(inShape.size(), 1);
+    for (size_t i = inShape.size() - 1; i > 0; --i) denseStrides[i - 1] = denseStrides[i] * inShape[i];
     TestTensor origInput(inShape, p.type), origOutput(outShape, p.type), gradTensor(outShape, p.type),
-        outGrad(inShape, p.type);
+        outGrad(inShape, denseStrides, outGradOffset, p.type);
     max_pool_v3_test::storeLogical(origInput, p.nhwc, p.n, p.c, p.h, p.w, input);
     max_pool_v3_test::storeLogical(origOutput, p.nhwc, p.n, p.c, win.outH, win.outW, output);
     max_pool_v3_test::storeLogical(gradTensor, p.nhwc, p.n, p.c, win.outH, win.outW, grad);
@@ -174,6 +178,9 @@ Outcome runForced(const char *implementation, const Problem &p) {
 
 TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
     EXPECT_EQ(runForced(k3x3Stride2, problem(1, 4, 16, 16, 3, 2, 1)).plan,
+              "3x3 stride-2 rows: 64 windows a row, rows in place, 1 band a plane, cached stores, threads=2");
+    // float16 rows are widened into padded copies.
+    EXPECT_EQ(runForced(k3x3Stride2, problem(1, 4, 16, 16, 3, 2, 1, ACL_FLOAT16)).plan,
               "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 1 band a plane, cached stores, threads=2");
     EXPECT_EQ(runForced(kChannelsLast3x3Stride2, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
               "3x3 stride-2 channels-last rows, 2 bands an image, cached stores, threads=2");
@@ -186,7 +193,7 @@ TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
             run(p, iota(static_cast<size_t>(p.h * p.w)), iota(static_cast<size_t>(win.outH * win.outW)),
                 std::vector<double>(static_cast<size_t>(win.outH * win.outW), 1.0));
         EXPECT_EQ(outcome.plan,
-                  "3x3 stride-2 rows: 64 windows a row, rows of 144 floats, 6 bands a plane, cached "
+                  "3x3 stride-2 rows: 64 windows a row, rows in place, 6 bands a plane, cached "
                   "stores, threads=3");
         expectMatchesReference(p, outcome);
     }
@@ -452,6 +459,50 @@ TEST(MaxPoolV3GradImplementationsDifferential, ForcedImplementationsMatchTheRefe
             }
         }
     }
+}
+
+// The NCHW float32 rows read their operands in place and write whole vectors of gradInput straight into
+// it, from masked loads at the rows' edges and lanes moved by the left padding (0, 1 or 2 columns): every
+// instruction set this CPU has, widths around one and two vectors of windows (a window is two columns),
+// both kinds of store, and gradInput rows on and off cache-line boundaries (streamed rows that do not start
+// on one go through a scratch row) match the reference.
+TEST(MaxPoolV3GradImplementationsDifferential, Float32RowsInPlaceOnEveryInstructionSet) {
+    std::mt19937 rng(20261204);
+    const int64_t widths[] = {1, 2, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 34, 35, 47, 63, 64, 65, 66, 67, 96, 112, 113};
+    for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
+                                 int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS}) {
+            ASSERT_EQ(poolgradSetStreamingStores(streaming), ACL_SUCCESS);
+            const ForcedRun forced(k3x3Stride2, 2);
+            for (const int64_t w : widths)
+                for (int64_t pad = 0; pad <= 2; ++pad) {
+                    Problem p = problem(uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 9), w, 3, 2, pad);
+                    p.params.ceilMode = uniform(rng, 0, 1);
+                    const auto win = p.windows();
+                    if (win.outH < 1 || win.outW < 1) continue;
+                    const int64_t offset = uniform(rng, 0, 1);
+                    SCOPED_TRACE(std::string(hwy::TargetName(target)) + (streaming == POOLGRAD_STREAMING_STORES_ALWAYS
+                                                                            ? " streaming"
+                                                                            : " cached") +
+                                 " outGrad offset " + std::to_string(offset) + ": " + p.describe());
+                    std::vector<double> input, output, grad;
+                    randomOperands(rng, p, input, output, grad);
+                    const Outcome outcome = run(p, input, output, grad, offset);
+                    ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+                    ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+                    EXPECT_EQ(outcome.implementation, k3x3Stride2);
+                    EXPECT_NE(outcome.plan.find("rows in place"), std::string::npos) << outcome.plan;
+                    expectMatchesReference(p, outcome);
+                    if (testing::Test::HasFailure()) {
+                        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+                        return;
+                    }
+                }
+        }
+    }
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
 }
 
 // Random channels-last 3x3 stride-2 problems of each channel count (float16 for odd counts), H and W drawn

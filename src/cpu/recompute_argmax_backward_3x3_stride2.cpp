@@ -36,10 +36,14 @@ struct Stride2Plan final : ImplementationPlan {
     bool streaming = false;
     int threads = 1;
     int64_t itemsPerTurn = 0;  // itemsPerTurnFor: bands taken in turns of this many, or fixed shares (0)
+    // Float32 with at most two padding columns on the left: rows, targets and gradients read where they lie
+    // and finished rows written straight to gradInput (sumFirstMatches3x3Stride2InPlace); else padded copies.
+    bool rowsInPlace = false;
 
     std::string describe() const override {
-        return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, rows of " +
-               std::to_string(rowFloats) + " floats, " + std::to_string(bands) + (bands == 1 ? " band" : " bands") +
+        return "3x3 stride-2 rows: " + std::to_string(windows) + " windows a row, " +
+               (rowsInPlace ? std::string("rows in place, ") : "rows of " + std::to_string(rowFloats) + " floats, ") +
+               std::to_string(bands) + (bands == 1 ? " band" : " bands") +
                " a plane, " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads) +
                turnsText(itemsPerTurn);
     }
@@ -102,6 +106,9 @@ public:
           outW_(problem.geometry.axes[2].outputSize) {}
 
     void run(int64_t begin, int64_t end) const {
+        if constexpr (std::is_same_v<T, float>) {
+            if (plan_.rowsInPlace) return runInPlace(begin, end);
+        }
         const int64_t rowFloats = plan_.rowFloats, windows = plan_.windows;
         const float nan = std::numeric_limits<float>::quiet_NaN();
         // Everything outside what each row writes keeps its fill: NaN around input rows, zeros past the
@@ -135,15 +142,7 @@ public:
             };
             const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
-                // The rows of a later output row, requested ahead: the copies would otherwise wait on
-                // memory one cache line at a time.
-                if (oh + kPrefetchOutputRows < outH_) {
-                    const int64_t ahead = top + 2 * kPrefetchOutputRows;
-                    for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
-                        prefetchLines(inPlane + h * inW_, inW_);
-                    prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
-                    prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
-                }
+                prefetchAhead(inPlane, outPlane, gradPlane, oh);
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
                 sumFirstMatches3x3Stride2(inputRow(top), inputRow(top + 1), inputRow(top + 2), targets.data(),
@@ -177,6 +176,78 @@ public:
 
 private:
     static constexpr int64_t kPrefetchOutputRows = 2;
+
+    // Asks for output row oh's new rows (two input rows, its origOutput and gradOutput rows) a few rows
+    // ahead: the row copies, or the loads of rows read in place, would otherwise wait on memory one cache
+    // line at a time.
+    void prefetchAhead(const T *inPlane, const T *outPlane, const T *gradPlane, int64_t oh) const {
+        if (oh + kPrefetchOutputRows >= outH_) return;
+        const int64_t ahead = 2 * oh - plan_.padTop + 2 * kPrefetchOutputRows;
+        for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
+            prefetchLines(inPlane + h * inW_, inW_);
+        prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+        prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+    }
+
+    // The float32 rows in place: each finished row goes straight to gradInput, or (a row another band owns,
+    // or a streamed row that does not start on a cache line) to a scratch row first.
+    void runInPlace(int64_t begin, int64_t end) const {
+        const int64_t windows = plan_.windows;
+        std::vector<float> partial(static_cast<size_t>(2 * (windows + 1)), 0.0f);
+        std::vector<float> scratch(static_cast<size_t>(3 * inW_), 0.0f);
+        float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
+        float *scratchTop = scratch.data(), *scratchMiddle = scratchTop + inW_;
+        const float *zeros = scratchMiddle + inW_;
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t plane = item / plan_.bands;
+            const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
+            const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
+            const float *inPlane = problem_.input.plane<const float>(n, c);
+            const float *outPlane = problem_.output.plane<const float>(n, c);
+            const float *gradPlane = problem_.gradOutput.plane<const float>(n, c);
+            float *gradInPlane = problem_.gradInput.plane<float>(n, c);
+            std::fill(partial.begin(), partial.end(), 0.0f);
+            int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
+            // Where row h's sums go: gradInput itself when the band owns the row and can store it there, else
+            // the scratch row (finish() then stores an owned row).
+            const auto destination = [&](int64_t h, float *scratchRow) {
+                if (!band.owns(h)) return scratchRow;
+                float *row = gradInPlane + h * inW_;
+                return !plan_.streaming || reinterpret_cast<uintptr_t>(row) % 64 == 0 ? row : scratchRow;
+            };
+            const auto finish = [&](int64_t h, const float *sums) {
+                if (!band.owns(h)) return;
+                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
+                if (sums != gradInPlane + h * inW_) storeRow(sums, gradInPlane, h);
+                emitted = h + 1;
+            };
+            const auto search = [&](int64_t oh) {
+                prefetchAhead(inPlane, outPlane, gradPlane, oh);
+                const int64_t top = 2 * oh - plan_.padTop;
+                const float *rows[3];
+                for (int r = 0; r < 3; ++r)
+                    rows[r] = top + r >= 0 && top + r < inH_ ? inPlane + (top + r) * inW_ : nullptr;
+                float *topOut = destination(top, scratchTop), *middleOut = destination(top + 1, scratchMiddle);
+                sumFirstMatches3x3Stride2InPlace(rows, inW_, plan_.padLeft, outPlane + oh * outW_,
+                                                 gradPlane + oh * outW_, outW_, partialEven, partialOdd, topOut,
+                                                 middleOut, plan_.streaming);
+                finish(top, topOut);
+                finish(top + 1, middleOut);
+            };
+            if (band.ohBegin > 0) search(band.ohBegin - 1);
+            for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) search(oh);
+            // The last output row's bottom row has all its sums now: column x is padded column x + padLeft.
+            const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
+            if (band.ohEnd == outH_ && band.owns(last)) {
+                for (int64_t x = 0; x < inW_; ++x) {
+                    const int64_t column = x + plan_.padLeft, i = column / 2;
+                    scratchTop[x] = i > windows ? 0.0f : column % 2 ? partialOdd[i] : partialEven[i];
+                }
+                finish(last, scratchTop);
+            }
+            for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, gradInPlane, emitted);
+        }
+    }
 
     void storeRow(const float *rowSums, T *gradInPlane, int64_t h) const {
         storeFloatRow(problem_.gradInput.type, rowSums, gradInPlane + h * inW_, inW_, plan_.streaming);
@@ -352,6 +423,7 @@ PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem) {
     plan.rowFloats = roundUp(std::max(2 * plan.windows + 2, width.padBegin + width.inputSize), 16);
     plan.padTop = height.padBegin;
     plan.padLeft = width.padBegin;
+    plan.rowsInPlace = problem.input.type == ElementType::Float32 && plan.padLeft <= 2;
     const int64_t bytes = (kPaddedRows * plan.rowFloats + 4 * (plan.windows + 1)) * static_cast<int64_t>(sizeof(float));
     if (bytes > kScratchBytesPerThread) return PlanOutcome::decline(scratchDeclineText("the padded rows", bytes));
     plan.streaming = streamingStoresPay(problem.gradInput, width.inputSize);  // row by row

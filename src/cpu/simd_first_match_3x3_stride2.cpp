@@ -5,9 +5,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_lanes-inl.h"
+#include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
+// clang-format on
+
+// The per-vector lambdas must be inlined into the row loops (out of line their vectors go through memory).
+#ifndef POOLGRAD_LAMBDA_INLINE
+#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -15,42 +26,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
-// Lane 0 from the last lane of `previous`, lane i from lane i-1 of `current`: window i-1's contribution
-// to the column it shares with window i.
-template <class D>
-HWY_INLINE hn::Vec<D> shiftUpOneLane(D d, hn::Vec<D> current, hn::Vec<D> previous) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    (void)d;
-    return hn::Vec<D>{_mm512_castsi512_ps(
-        _mm512_alignr_epi32(_mm512_castps_si512(current.raw), _mm512_castps_si512(previous.raw), 15))};
-#elif HWY_TARGET == HWY_AVX2
-    (void)d;
-    const __m256 straddle = _mm256_permute2f128_ps(previous.raw, current.raw, 0x21);
-    return hn::Vec<D>{
-        _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(current.raw), _mm256_castps_si256(straddle), 12))};
-#else
-    const size_t lanes = hn::Lanes(d);
-    HWY_ALIGN float both[2 * HWY_MAX_BYTES / sizeof(float)];
-    hn::StoreU(previous, d, both);
-    hn::StoreU(current, d, both + lanes);
-    return hn::LoadU(d, both + lanes - 1);
-#endif
-}
-
-// Stores even[i] at destination[2i] and odd[i] at destination[2i+1].
-template <class D>
-HWY_INLINE void storeInterleaved(D d, hn::Vec<D> even, hn::Vec<D> odd, float *HWY_RESTRICT destination) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // Two two-source permutes; Highway's generic version takes three shuffles more.
-    const __m512i lowerIndices = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i upperIndices = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    hn::StoreU(hn::Vec<D>{_mm512_permutex2var_ps(even.raw, lowerIndices, odd.raw)}, d, destination);
-    hn::StoreU(hn::Vec<D>{_mm512_permutex2var_ps(even.raw, upperIndices, odd.raw)}, d, destination + 16);
-#else
-    hn::StoreInterleaved2(even, odd, d, destination);
-#endif
-}
-
 template <class D>
 HWY_INLINE float lastLane(D d, hn::Vec<D> v) {
     HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
@@ -129,17 +104,22 @@ void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_R
         const RowContributions m = searchRow(middle);
         const RowContributions b = searchRow(bottom);
 
-        const auto topShifted = shiftUpOneLane(d, t.tap2, carryTop);
-        const auto middleShifted = shiftUpOneLane(d, m.tap2, carryMiddle);
-        const auto bottomShifted = shiftUpOneLane(d, b.tap2, carryBottom);
+        const auto topShifted = shiftUpLanes<1>(d, t.tap2, carryTop);
+        const auto middleShifted = shiftUpLanes<1>(d, m.tap2, carryMiddle);
+        const auto bottomShifted = shiftUpLanes<1>(d, b.tap2, carryBottom);
         carryTop = t.tap2;
         carryMiddle = m.tap2;
         carryBottom = b.tap2;
 
         const auto topEven = hn::Add(hn::Add(hn::LoadU(d, partialEven + s), topShifted), t.tap0);
         const auto topOdd = hn::Add(hn::LoadU(d, partialOdd + s), t.tap1);
-        storeInterleaved(d, topEven, topOdd, topSums + 2 * s);
-        storeInterleaved(d, hn::Add(middleShifted, m.tap0), m.tap1, middleSums + 2 * s);
+        hn::Vec<decltype(d)> lower, upper;
+        interleaveLanes(d, topEven, topOdd, lower, upper);
+        hn::StoreU(lower, d, topSums + 2 * s);
+        hn::StoreU(upper, d, topSums + 2 * s + lanes);
+        interleaveLanes(d, hn::Add(middleShifted, m.tap0), m.tap1, lower, upper);
+        hn::StoreU(lower, d, middleSums + 2 * s);
+        hn::StoreU(upper, d, middleSums + 2 * s + lanes);
         hn::StoreU(hn::Add(bottomShifted, b.tap0), d, partialEven + s);
         hn::StoreU(b.tap1, d, partialOdd + s);
     }
@@ -152,6 +132,197 @@ void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_R
     partialOdd[windows] = 0.0f;
 }
 #endif
+
+// Rows read where they lie: window i's taps are columns 2i - PadLeft + {0, 1, 2} of rows[r] (inputWidth
+// columns; nullptr for a row outside the input), and a tap outside [0, inputWidth) never matches. Column x
+// of the finished rows is written once, at topOut[x] / middleOut[x]; the sums and their order are those of
+// SumFirstMatches3x3Stride2 on the same rows padded with NaN.
+#if HWY_TARGET == HWY_SCALAR
+template <int PadLeft>
+void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
+                            const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+                            int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
+                            float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool) {
+    const auto put = [&](float *row, int64_t x, float value) {
+        if (x >= 0 && x < inputWidth) row[x] = value;
+    };
+    float carry[3] = {0.0f, 0.0f, 0.0f};
+    for (int64_t i = 0; i <= outputWidth; ++i) {
+        float tap[3][3] = {};
+        if (i < outputWidth) {
+            float remaining = 0.0f + gradients[i];
+            for (int r = 0; r < 3; ++r)
+                for (int j = 0; j < 3; ++j) {
+                    const int64_t x = 2 * i - PadLeft + j;
+                    if (rows[r] && x >= 0 && x < inputWidth && rows[r][x] == targets[i]) {
+                        tap[r][j] = remaining;
+                        remaining = 0.0f;
+                    }
+                }
+        }
+        const int64_t x = 2 * i - PadLeft;
+        put(topOut, x, (partialEven[i] + carry[0]) + tap[0][0]);
+        put(topOut, x + 1, partialOdd[i] + tap[0][1]);
+        put(middleOut, x, carry[1] + tap[1][0]);
+        put(middleOut, x + 1, 0.0f + tap[1][1]);
+        partialEven[i] = carry[2] + tap[2][0];
+        partialOdd[i] = 0.0f + tap[2][1];
+        for (int r = 0; r < 3; ++r) carry[r] = tap[r][2];
+    }
+    // Columns past the last window's: no window reaches them.
+    for (int64_t x = std::max<int64_t>(0, 2 * outputWidth + 2 - PadLeft); x < inputWidth; ++x)
+        topOut[x] = middleOut[x] = 0.0f;
+}
+#else
+template <int PadLeft>
+void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
+                            const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+                            int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
+                            float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool streaming) {
+    const hn::ScalableTag<float> d;
+    using V = hn::Vec<decltype(d)>;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const V zero = hn::Zero(d), nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+    // The first `count` lanes from `from`, NaN in the others (reading only those lanes).
+    const auto loadFirst = [&](const float *from, int64_t count) POOLGRAD_LAMBDA_INLINE -> V {
+        if (count <= 0) return nan;
+        if (count >= lanes) return hn::LoadU(d, from);
+        const auto present = hn::FirstN(d, static_cast<size_t>(count));
+        return hn::IfThenElse(present, MaskedLoadUnaligned(present, d, from), nan);
+    };
+    // Columns x.. of a row, NaN outside it; x >= -PadLeft, and only the first vector of a row starts left of
+    // column 0.
+    const auto loadColumns = [&](const float *row, int64_t x) POOLGRAD_LAMBDA_INLINE -> V {
+        if (row == nullptr) return nan;
+        if constexpr (PadLeft > 0) {
+            if (x < 0) return shiftUpLanes<PadLeft>(d, loadFirst(row, std::min(inputWidth, lanes - PadLeft)), nan);
+        }
+        return loadFirst(row + x, inputWidth - x);
+    };
+    // A vector of finished sums for columns x.. (x >= 0), clipped at the row's end.
+    const auto storeColumns = [&](float *row, int64_t x, V sums) POOLGRAD_LAMBDA_INLINE {
+        if (x + lanes <= inputWidth)
+            storeVector(d, sums, row + x, streaming);
+        else if (x < inputWidth)
+            storeFirstLanes(d, sums, row + x, static_cast<size_t>(inputWidth - x));
+    };
+    // Interleaved sums (columns 2s.. and 2s + lanes.. of the padded row, lower and upper) go to the row's
+    // columns PadLeft lanes earlier: with padding, the lanes of `upper` past the first PadLeft wait for the
+    // next vector's lower sums (`pending`).
+    const auto emit = [&](float *row, int64_t s, V lower, V upper, V &pending) POOLGRAD_LAMBDA_INLINE {
+        if constexpr (PadLeft == 0) {
+            storeColumns(row, 2 * s, lower);
+            storeColumns(row, 2 * s + lanes, upper);
+        } else {
+            if (s > 0) storeColumns(row, 2 * s - lanes, lanesFrom<PadLeft>(d, pending, lower));
+            storeColumns(row, 2 * s, lanesFrom<PadLeft>(d, lower, upper));
+            pending = upper;
+        }
+    };
+    // (In locals: the stores below may alias rows[] as far as the compiler knows, and it reloaded them.)
+    const float *const topRow = rows[0], *const middleRow = rows[1], *const bottomRow = rows[2];
+    V carryTop = zero, carryMiddle = zero, carryBottom = zero, pendingTop = zero, pendingMiddle = zero;
+    int64_t s = 0;
+    for (; s < outputWidth; s += lanes) {
+        V wanted, gradient;
+        if (s + lanes <= outputWidth) {
+            wanted = hn::LoadU(d, targets + s);
+            gradient = hn::LoadU(d, gradients + s);
+        } else {  // windows past the row: NaN targets match nothing, and their gradients are +0
+            const auto present = hn::FirstN(d, static_cast<size_t>(outputWidth - s));
+            wanted = hn::IfThenElse(present, MaskedLoadUnaligned(present, d, targets + s), nan);
+            gradient = MaskedLoadUnaligned(present, d, gradients + s);
+        }
+        // As in SumFirstMatches3x3Stride2: 0 + g is never -0, and every tap takes what is left.
+        V remaining = hn::Add(zero, gradient);
+        const auto take = [&](V values) POOLGRAD_LAMBDA_INLINE {
+            const auto hit = hn::Eq(values, wanted);
+            const V contribution = hn::IfThenElseZero(hit, remaining);
+            remaining = hn::IfThenZeroElse(hit, remaining);
+            return contribution;
+        };
+        const int64_t x = 2 * s - PadLeft;  // tap 0 of the vector's first window
+        const bool inside = x >= 0 && x + 2 * lanes + 2 <= inputWidth;
+        struct RowContributions {
+            V tap0, tap1, tap2;
+        };
+        const auto searchRow = [&](const float *row) POOLGRAD_LAMBDA_INLINE {
+            V first, second, thirdLow, thirdHigh;
+            if (inside && row) {
+                first = hn::LoadU(d, row + x);
+                second = hn::LoadU(d, row + x + lanes);
+                thirdLow = hn::LoadU(d, row + x + 2);
+                thirdHigh = hn::LoadU(d, row + x + 2 + lanes);
+            } else {
+                first = loadColumns(row, x);
+                second = loadColumns(row, x + lanes);
+                thirdLow = loadColumns(row, x + 2);
+                thirdHigh = loadColumns(row, x + 2 + lanes);
+            }
+            RowContributions c;
+            c.tap0 = take(hn::ConcatEven(d, second, first));
+            c.tap1 = take(hn::ConcatOdd(d, second, first));
+            c.tap2 = take(hn::ConcatEven(d, thirdHigh, thirdLow));
+            return c;
+        };
+        const RowContributions t = searchRow(topRow);
+        const RowContributions m = searchRow(middleRow);
+        const RowContributions b = searchRow(bottomRow);
+
+        const V topShifted = shiftUpLanes<1>(d, t.tap2, carryTop);
+        const V middleShifted = shiftUpLanes<1>(d, m.tap2, carryMiddle);
+        const V bottomShifted = shiftUpLanes<1>(d, b.tap2, carryBottom);
+        carryTop = t.tap2;
+        carryMiddle = m.tap2;
+        carryBottom = b.tap2;
+
+        V lower, upper;
+        interleaveLanes(d, hn::Add(hn::Add(hn::LoadU(d, partialEven + s), topShifted), t.tap0),
+                        hn::Add(hn::LoadU(d, partialOdd + s), t.tap1), lower, upper);
+        emit(topOut, s, lower, upper, pendingTop);
+        interleaveLanes(d, hn::Add(middleShifted, m.tap0), m.tap1, lower, upper);
+        emit(middleOut, s, lower, upper, pendingMiddle);
+        hn::StoreU(hn::Add(bottomShifted, b.tap0), d, partialEven + s);
+        hn::StoreU(b.tap1, d, partialOdd + s);
+    }
+    // Columns 2s and 2s + 1 of the padded row: only the last window's tap 2 reaches the first; none past it.
+    // (Made in registers: a vector loaded from lanes just stored waits for the stores to retire.)
+    const auto firstLane = hn::FirstN(d, 1);
+    const V topLast = hn::IfThenElse(firstLane, hn::Set(d, partialEven[s] + lastLane(d, carryTop)),
+                                     hn::IfThenElseZero(hn::FirstN(d, 2), hn::Set(d, partialOdd[s])));
+    const V middleLast = hn::IfThenElseZero(firstLane, hn::Set(d, 0.0f + lastLane(d, carryMiddle)));
+    partialEven[s] = 0.0f + lastLane(d, carryBottom);
+    partialOdd[s] = 0.0f;
+    emit(topOut, s, topLast, zero, pendingTop);
+    emit(middleOut, s, middleLast, zero, pendingMiddle);
+    // Columns further on, which no window reaches (none where the output size follows from the input's).
+    for (int64_t x = 2 * s + (PadLeft == 0 ? 2 : 1) * lanes; x < inputWidth; x += lanes) {
+        storeColumns(topOut, x, zero);
+        storeColumns(middleOut, x, zero);
+    }
+}
+#endif
+
+void SumFirstMatches3x3Stride2InPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth, int64_t padLeft,
+                                      const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+                                      int64_t outputWidth, float *HWY_RESTRICT partialEven,
+                                      float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topOut,
+                                      float *HWY_RESTRICT middleOut, bool streaming) {
+    switch (padLeft) {
+        case 0:
+            sumFirstMatchesInPlace<0>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+                                      topOut, middleOut, streaming);
+            return;
+        case 1:
+            sumFirstMatchesInPlace<1>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+                                      topOut, middleOut, streaming);
+            return;
+        default:
+            sumFirstMatchesInPlace<2>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+                                      topOut, middleOut, streaming);
+            return;
+    }
+}
 
 // The channels-last rows: one lane group of channels, `V` either a Highway vector or a float (the
 // channels past the last whole vector). Windows go left to right; carry[r] holds window ow-1's tap-2
@@ -336,6 +507,16 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(SumFirstMatches3x3Stride2);
 HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
+HWY_EXPORT(SumFirstMatches3x3Stride2InPlace);
+
+void sumFirstMatches3x3Stride2InPlace(const float *const *rows, int64_t inputWidth, int64_t padLeft,
+                                      const float *targets, const float *gradients, int64_t outputWidth,
+                                      float *partialEven, float *partialOdd, float *topOut, float *middleOut,
+                                      bool streaming) {
+    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2InPlace)
+    (rows, inputWidth, padLeft, targets, gradients, outputWidth, partialEven, partialOdd, topOut, middleOut,
+     streaming);
+}
 
 void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,
                                              int64_t outputWidth, int64_t inputWidth, int64_t padLeft, int64_t channels,

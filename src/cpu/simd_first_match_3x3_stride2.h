@@ -25,6 +25,17 @@ void sumFirstMatches3x3Stride2(const float *top, const float *middle, const floa
                                const float *gradients, int64_t windows, float *partialEven, float *partialOdd,
                                float *topSums, float *middleSums);
 
+// The same over float32 rows read where they lie, for padLeft 0, 1 or 2: rows[r] holds inputWidth columns
+// (nullptr: a row outside the input), targets and gradients outputWidth windows; window i's taps are
+// columns 2i - padLeft + {0, 1, 2}, and those outside [0, inputWidth) never match. partialEven/partialOdd
+// as above, for outputWidth rounded up to kStride2WindowPadding. topOut and middleOut [out]: the finished
+// top and middle rows, inputWidth columns each, every one written once, so they may be float32 gradInput
+// rows themselves; with streaming their aligned vectors bypass the caches.
+void sumFirstMatches3x3Stride2InPlace(const float *const *rows, int64_t inputWidth, int64_t padLeft,
+                                      const float *targets, const float *gradients, int64_t outputWidth,
+                                      float *partialEven, float *partialOdd, float *topOut, float *middleOut,
+                                      bool streaming);
+
 // The same for channels-last rows, across `channels` lanes: rows[r] holds inputWidth positions of
 // `channels` values (nullptr: a row outside the input, whose taps never match), targets and gradients
 // outputWidth positions; window ow's taps are columns 2*ow - padLeft + {0, 1, 2}, those outside

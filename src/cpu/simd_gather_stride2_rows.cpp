@@ -11,6 +11,7 @@
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
 #include "cpu/simd_bfloat16-inl.h"
+#include "cpu/simd_lanes-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
@@ -50,23 +51,6 @@ HWY_INLINE hn::Vec<IndexTag> countMatches(hn::Vec<IndexTag> count, hn::Mask<Inde
     return hn::Vec<IndexTag>{_mm512_mask_sub_epi32(count.raw, match.raw, count.raw, _mm512_set1_epi32(-1))};
 #else
     return hn::Sub(count, hn::VecFromMask(IndexTag(), match));
-#endif
-}
-
-// lower = even[0], odd[0], even[1], odd[1], ...; upper the same from the middle lane on.
-HWY_INLINE void interleave(hn::Vec<FloatTag> even, hn::Vec<FloatTag> odd, hn::Vec<FloatTag> &lower,
-                           hn::Vec<FloatTag> &upper) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    const __m512i lowerIndices = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i upperIndices = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    lower = hn::Vec<FloatTag>{_mm512_permutex2var_ps(even.raw, lowerIndices, odd.raw)};
-    upper = hn::Vec<FloatTag>{_mm512_permutex2var_ps(even.raw, upperIndices, odd.raw)};
-#else
-    const FloatTag d;
-    HWY_ALIGN float both[2 * 16];
-    hn::StoreInterleaved2(even, odd, d, both);
-    lower = hn::Load(d, both);
-    upper = hn::Load(d, both + hn::Lanes(d));
 #endif
 }
 
@@ -239,7 +223,7 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
     } else {
         const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
         hn::Vec<FloatTag> lower, upper;
-        interleave(evenSums, oddSums, lower, upper);
+        interleaveLanes(FloatTag(), evenSums, oddSums, lower, upper);
         storeSums(lower, at, std::min(left, lanes), store.streaming);
         if (left > lanes) storeSums(upper, at + lanes, std::min(left - lanes, lanes), store.streaming);
     }
