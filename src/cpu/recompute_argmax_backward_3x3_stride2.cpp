@@ -122,13 +122,7 @@ public:
         float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
 
         for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan_.bands;
-            const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
-            const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
-            const T *inPlane = problem_.input.plane<const T>(n, c);
-            const T *outPlane = problem_.output.plane<const T>(n, c);
-            const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
-            T *gradInPlane = problem_.gradInput.plane<T>(n, c);
+            const auto [band, inPlane, outPlane, gradPlane, gradInPlane] = workItem(item);
             std::fill(partial.begin(), partial.end(), 0.0f);
             int64_t held[3] = {-1, -1, -1};  // the input row each ring slot holds
             const auto inputRow = [&](int64_t h) -> const float * {
@@ -145,8 +139,10 @@ public:
                 prefetchAhead(inPlane, outPlane, gradPlane, oh);
                 widenRow(outPlane + oh * outW_, targets.data(), outW_);
                 widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
-                sumFirstMatches3x3Stride2(inputRow(top), inputRow(top + 1), inputRow(top + 2), targets.data(),
-                                          gradients.data(), windows, partialEven, partialOdd, topSums, middleSums);
+                // The padded rows are whole rows of rowFloats columns whose padding holds NaN: padLeft 0.
+                const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
+                sumFirstMatches3x3Stride2(rows, rowFloats, 0, targets.data(), gradients.data(), windows, partialEven,
+                                          partialOdd, topSums, middleSums, false);
             };
             int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
             const auto emit = [&](int64_t h, const float *rowSums) {
@@ -177,6 +173,20 @@ public:
 private:
     static constexpr int64_t kPrefetchOutputRows = 2;
 
+    // A work item's band of output rows and its plane of each operand.
+    struct WorkItem {
+        RowBand band;
+        const T *input, *output, *gradOutput;
+        T *gradInput;
+    };
+    WorkItem workItem(int64_t item) const {
+        const int64_t plane = item / plan_.bands;
+        const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
+        return {RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop),
+                problem_.input.plane<const T>(n, c), problem_.output.plane<const T>(n, c),
+                problem_.gradOutput.plane<const T>(n, c), problem_.gradInput.plane<T>(n, c)};
+    }
+
     // Asks for output row oh's new rows (two input rows, its origOutput and gradOutput rows) a few rows
     // ahead: the row copies, or the loads of rows read in place, would otherwise wait on memory one cache
     // line at a time.
@@ -199,13 +209,7 @@ private:
         float *scratchTop = scratch.data(), *scratchMiddle = scratchTop + inW_;
         const float *zeros = scratchMiddle + inW_;
         for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan_.bands;
-            const RowBand band = RowBand::of(item % plan_.bands, plan_.bands, outH_, inH_, plan_.padTop);
-            const int64_t n = plane / problem_.geometry.channels, c = plane % problem_.geometry.channels;
-            const float *inPlane = problem_.input.plane<const float>(n, c);
-            const float *outPlane = problem_.output.plane<const float>(n, c);
-            const float *gradPlane = problem_.gradOutput.plane<const float>(n, c);
-            float *gradInPlane = problem_.gradInput.plane<float>(n, c);
+            const auto [band, inPlane, outPlane, gradPlane, gradInPlane] = workItem(item);
             std::fill(partial.begin(), partial.end(), 0.0f);
             int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
             // Where row h's sums go: gradInput itself when the band owns the row and can store it there, else
@@ -228,7 +232,7 @@ private:
                 for (int r = 0; r < 3; ++r)
                     rows[r] = top + r >= 0 && top + r < inH_ ? inPlane + (top + r) * inW_ : nullptr;
                 float *topOut = destination(top, scratchTop), *middleOut = destination(top + 1, scratchMiddle);
-                sumFirstMatches3x3Stride2InPlace(rows, inW_, plan_.padLeft, outPlane + oh * outW_,
+                sumFirstMatches3x3Stride2(rows, inW_, plan_.padLeft, outPlane + oh * outW_,
                                                  gradPlane + oh * outW_, outW_, partialEven, partialOdd, topOut,
                                                  middleOut, plan_.streaming);
                 finish(top, topOut);

@@ -34,112 +34,13 @@ HWY_INLINE float lastLane(D d, hn::Vec<D> v) {
 }
 #endif
 
+// One output row of windows (simd_first_match_3x3_stride2.h), with the left padding a template argument:
+// window i's taps are columns 2i - PadLeft + {0, 1, 2} of rows[r], and a tap outside [0, inputWidth) never
+// matches. Column x of the finished rows is written once, at topOut[x] / middleOut[x].
 #if HWY_TARGET == HWY_SCALAR
 // One window at a time, the same sums in the same order.
-void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_RESTRICT middle,
-                               const float *HWY_RESTRICT bottom, const float *HWY_RESTRICT targets,
-                               const float *HWY_RESTRICT gradients, int64_t windows, float *HWY_RESTRICT partialEven,
-                               float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topSums,
-                               float *HWY_RESTRICT middleSums) {
-    float carry[3] = {0.0f, 0.0f, 0.0f};
-    const float *rows[3] = {top, middle, bottom};
-    for (int64_t i = 0; i <= windows; ++i) {
-        float tap[3][3] = {};
-        if (i < windows) {
-            float remaining = 0.0f + gradients[i];
-            for (int r = 0; r < 3; ++r)
-                for (int j = 0; j < 3; ++j)
-                    if (rows[r][2 * i + j] == targets[i]) {
-                        tap[r][j] = remaining;
-                        remaining = 0.0f;
-                    }
-        }
-        topSums[2 * i] = (partialEven[i] + carry[0]) + tap[0][0];
-        topSums[2 * i + 1] = partialOdd[i] + tap[0][1];
-        middleSums[2 * i] = carry[1] + tap[1][0];
-        middleSums[2 * i + 1] = 0.0f + tap[1][1];
-        partialEven[i] = carry[2] + tap[2][0];
-        partialOdd[i] = 0.0f + tap[2][1];
-        for (int r = 0; r < 3; ++r) carry[r] = tap[r][2];
-    }
-}
-#else
-void SumFirstMatches3x3Stride2(const float *HWY_RESTRICT top, const float *HWY_RESTRICT middle,
-                               const float *HWY_RESTRICT bottom, const float *HWY_RESTRICT targets,
-                               const float *HWY_RESTRICT gradients, int64_t windows, float *HWY_RESTRICT partialEven,
-                               float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topSums,
-                               float *HWY_RESTRICT middleSums) {
-    const hn::ScalableTag<float> d;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const auto zero = hn::Zero(d);
-    // Tap 2 of a vector's last window lies in the next vector's first column: carried across.
-    auto carryTop = zero, carryMiddle = zero, carryBottom = zero;
-    for (int64_t s = 0; s < windows; s += lanes) {
-        const auto wanted = hn::LoadU(d, targets + s);
-        // What is left of each window's gradient: all of it until a tap matches, +0 after. 0 + g turns
-        // -0 into +0 as the float32 sum from +0 would, so no sum below can become -0 and adding the +0
-        // of an unmatched tap never changes a sum.
-        auto remaining = hn::Add(zero, hn::LoadU(d, gradients + s));
-        const auto take = [&](hn::Vec<decltype(d)> values) {
-            const auto hit = hn::Eq(values, wanted);
-            const auto contribution = hn::IfThenElseZero(hit, remaining);
-            remaining = hn::IfThenZeroElse(hit, remaining);
-            return contribution;
-        };
-        struct RowContributions {
-            hn::Vec<decltype(d)> tap0, tap1, tap2;
-        };
-        const auto searchRow = [&](const float *row) {
-            const float *at = row + 2 * s;
-            hn::Vec<decltype(d)> even, odd;
-            hn::LoadInterleaved2(d, at, even, odd);
-            const auto nextEven = hn::ConcatEven(d, hn::LoadU(d, at + 2 + lanes), hn::LoadU(d, at + 2));
-            RowContributions c;
-            c.tap0 = take(even);
-            c.tap1 = take(odd);
-            c.tap2 = take(nextEven);
-            return c;
-        };
-        const RowContributions t = searchRow(top);
-        const RowContributions m = searchRow(middle);
-        const RowContributions b = searchRow(bottom);
-
-        const auto topShifted = shiftUpLanes<1>(d, t.tap2, carryTop);
-        const auto middleShifted = shiftUpLanes<1>(d, m.tap2, carryMiddle);
-        const auto bottomShifted = shiftUpLanes<1>(d, b.tap2, carryBottom);
-        carryTop = t.tap2;
-        carryMiddle = m.tap2;
-        carryBottom = b.tap2;
-
-        const auto topEven = hn::Add(hn::Add(hn::LoadU(d, partialEven + s), topShifted), t.tap0);
-        const auto topOdd = hn::Add(hn::LoadU(d, partialOdd + s), t.tap1);
-        hn::Vec<decltype(d)> lower, upper;
-        interleaveLanes(d, topEven, topOdd, lower, upper);
-        hn::StoreU(lower, d, topSums + 2 * s);
-        hn::StoreU(upper, d, topSums + 2 * s + lanes);
-        interleaveLanes(d, hn::Add(middleShifted, m.tap0), m.tap1, lower, upper);
-        hn::StoreU(lower, d, middleSums + 2 * s);
-        hn::StoreU(upper, d, middleSums + 2 * s + lanes);
-        hn::StoreU(hn::Add(bottomShifted, b.tap0), d, partialEven + s);
-        hn::StoreU(b.tap1, d, partialOdd + s);
-    }
-    // Column 2*windows: only the last window's tap 2 reaches it.
-    topSums[2 * windows] = partialEven[windows] + lastLane(d, carryTop);
-    topSums[2 * windows + 1] = partialOdd[windows];
-    middleSums[2 * windows] = 0.0f + lastLane(d, carryMiddle);
-    middleSums[2 * windows + 1] = 0.0f;
-    partialEven[windows] = 0.0f + lastLane(d, carryBottom);
-    partialOdd[windows] = 0.0f;
-}
-#endif
-
-// Rows read where they lie: window i's taps are columns 2i - PadLeft + {0, 1, 2} of rows[r] (inputWidth
-// columns; nullptr for a row outside the input), and a tap outside [0, inputWidth) never matches. Column x
-// of the finished rows is written once, at topOut[x] / middleOut[x]; the sums and their order are those of
-// SumFirstMatches3x3Stride2 on the same rows padded with NaN.
-#if HWY_TARGET == HWY_SCALAR
 template <int PadLeft>
-void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
+void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
                             const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
                             int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
                             float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool) {
@@ -175,7 +76,7 @@ void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t input
 }
 #else
 template <int PadLeft>
-void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
+void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
                             const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
                             int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
                             float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool streaming) {
@@ -233,7 +134,9 @@ void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t input
             wanted = hn::IfThenElse(present, MaskedLoadUnaligned(present, d, targets + s), nan);
             gradient = MaskedLoadUnaligned(present, d, gradients + s);
         }
-        // As in SumFirstMatches3x3Stride2: 0 + g is never -0, and every tap takes what is left.
+        // What is left of each window's gradient: all of it until a tap matches, +0 after. 0 + g turns
+        // -0 into +0 as the float32 sum from +0 would, so no sum below can become -0 and adding the +0
+        // of an unmatched tap never changes a sum.
         V remaining = hn::Add(zero, gradient);
         const auto take = [&](V values) POOLGRAD_LAMBDA_INLINE {
             const auto hit = hn::Eq(values, wanted);
@@ -303,22 +206,22 @@ void sumFirstMatchesInPlace(const float *const *HWY_RESTRICT rows, int64_t input
 }
 #endif
 
-void SumFirstMatches3x3Stride2InPlace(const float *const *HWY_RESTRICT rows, int64_t inputWidth, int64_t padLeft,
-                                      const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+void SumFirstMatches3x3Stride2(const float *const *HWY_RESTRICT rows, int64_t inputWidth, int64_t padLeft,
+                               const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
                                       int64_t outputWidth, float *HWY_RESTRICT partialEven,
                                       float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topOut,
                                       float *HWY_RESTRICT middleOut, bool streaming) {
     switch (padLeft) {
         case 0:
-            sumFirstMatchesInPlace<0>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+            sumFirstMatchesOfRow<0>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
                                       topOut, middleOut, streaming);
             return;
         case 1:
-            sumFirstMatchesInPlace<1>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+            sumFirstMatchesOfRow<1>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
                                       topOut, middleOut, streaming);
             return;
         default:
-            sumFirstMatchesInPlace<2>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
+            sumFirstMatchesOfRow<2>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
                                       topOut, middleOut, streaming);
             return;
     }
@@ -505,15 +408,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace poolgrad::cpu {
 
-HWY_EXPORT(SumFirstMatches3x3Stride2);
 HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
-HWY_EXPORT(SumFirstMatches3x3Stride2InPlace);
+HWY_EXPORT(SumFirstMatches3x3Stride2);
 
-void sumFirstMatches3x3Stride2InPlace(const float *const *rows, int64_t inputWidth, int64_t padLeft,
-                                      const float *targets, const float *gradients, int64_t outputWidth,
-                                      float *partialEven, float *partialOdd, float *topOut, float *middleOut,
-                                      bool streaming) {
-    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2InPlace)
+void sumFirstMatches3x3Stride2(const float *const *rows, int64_t inputWidth, int64_t padLeft, const float *targets,
+                               const float *gradients, int64_t outputWidth, float *partialEven, float *partialOdd,
+                               float *topOut, float *middleOut, bool streaming) {
+    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2)
     (rows, inputWidth, padLeft, targets, gradients, outputWidth, partialEven, partialOdd, topOut, middleOut,
      streaming);
 }
@@ -525,13 +426,6 @@ void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const flo
     HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2AcrossChannels)
     (rows, targets, gradients, outputWidth, inputWidth, padLeft, channels, partial, topSums, middleSums, carries,
      streaming);
-}
-
-void sumFirstMatches3x3Stride2(const float *top, const float *middle, const float *bottom, const float *targets,
-                               const float *gradients, int64_t windows, float *partialEven, float *partialOdd,
-                               float *topSums, float *middleSums) {
-    HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2)
-    (top, middle, bottom, targets, gradients, windows, partialEven, partialOdd, topSums, middleSums);
 }
 
 }  // namespace poolgrad::cpu

@@ -57,14 +57,14 @@ HWY_INLINE void interleaveLanes(D d, hwy::HWY_NAMESPACE::Vec<D> even, hwy::HWY_N
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// Lanes lower[N..] followed by upper[0..N): the vector that starts N lanes into `lower` (0 < N < 4, float
-// lanes).
+// Lanes lower[N..] followed by upper[0..N): the vector that starts N lanes into `lower` (float lanes,
+// 0 < N < the vector's lanes).
 template <int N, class D>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> lanesFrom(D d, hwy::HWY_NAMESPACE::Vec<D> lower,
                                                 hwy::HWY_NAMESPACE::Vec<D> upper) {
     namespace hn = hwy::HWY_NAMESPACE;
-    static_assert(N > 0 && N < 4);
-    constexpr size_t kBytes = hn::MaxLanes(d) * sizeof(float);
+    static_assert(N > 0 && static_cast<size_t>(N) < hn::MaxLanes(D()));
+    [[maybe_unused]] constexpr size_t kBytes = hn::MaxLanes(d) * sizeof(float);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kBytes == 64)
         return hn::Vec<D>{_mm512_castsi512_ps(
@@ -73,8 +73,14 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> lanesFrom(D d, hwy::HWY_NAMESPACE::Vec<D> 
     if constexpr (kBytes == 32) {
         // (lower's upper block, upper's lower block), then byte shifts within each block.
         const __m256 straddle = _mm256_permute2f128_ps(lower.raw, upper.raw, 0x21);
-        return hn::Vec<D>{_mm256_castsi256_ps(
-            _mm256_alignr_epi8(_mm256_castps_si256(straddle), _mm256_castps_si256(lower.raw), 4 * N))};
+        if constexpr (N < 4)
+            return hn::Vec<D>{_mm256_castsi256_ps(
+                _mm256_alignr_epi8(_mm256_castps_si256(straddle), _mm256_castps_si256(lower.raw), 4 * N))};
+        else if constexpr (N == 4)
+            return hn::Vec<D>{straddle};
+        else
+            return hn::Vec<D>{_mm256_castsi256_ps(
+                _mm256_alignr_epi8(_mm256_castps_si256(upper.raw), _mm256_castps_si256(straddle), 4 * (N - 4)))};
     }
 #endif
     if constexpr (kBytes == 16) {
@@ -87,34 +93,11 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> lanesFrom(D d, hwy::HWY_NAMESPACE::Vec<D> 
     }
 }
 
-// Lanes previous[L-N..L) followed by current[0..L-N): current moved up N lanes, its first lanes taken from
-// the end of `previous` (0 < N < 4, float lanes).
+// current moved up N lanes, its first N lanes taken from the end of `previous`.
 template <int N, class D>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> shiftUpLanes(D d, hwy::HWY_NAMESPACE::Vec<D> current,
                                                    hwy::HWY_NAMESPACE::Vec<D> previous) {
-    namespace hn = hwy::HWY_NAMESPACE;
-    static_assert(N > 0 && N < 4);
-    constexpr size_t kBytes = hn::MaxLanes(d) * sizeof(float);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kBytes == 64)
-        return hn::Vec<D>{_mm512_castsi512_ps(
-            _mm512_alignr_epi32(_mm512_castps_si512(current.raw), _mm512_castps_si512(previous.raw), 16 - N))};
-#elif HWY_TARGET == HWY_AVX2
-    if constexpr (kBytes == 32) {
-        const __m256 straddle = _mm256_permute2f128_ps(previous.raw, current.raw, 0x21);
-        return hn::Vec<D>{_mm256_castsi256_ps(
-            _mm256_alignr_epi8(_mm256_castps_si256(current.raw), _mm256_castps_si256(straddle), 16 - 4 * N))};
-    }
-#endif
-    if constexpr (kBytes == 16) {
-        return hn::CombineShiftRightBytes<16 - 4 * N>(d, current, previous);
-    } else {
-        const size_t lanes = hn::Lanes(d);
-        HWY_ALIGN float both[2 * hn::MaxLanes(d)];
-        hn::Store(previous, d, both);
-        hn::Store(current, d, both + lanes);
-        return hn::LoadU(d, both + lanes - N);
-    }
+    return lanesFrom<static_cast<int>(hwy::HWY_NAMESPACE::MaxLanes(D())) - N>(d, previous, current);
 }
 #endif
 
