@@ -122,7 +122,12 @@ public:
         float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
 
         for (int64_t item = begin; item < end; ++item) {
-            const auto [band, inPlane, outPlane, gradPlane, gradInPlane] = workItem(item);
+            // (Named locals, not a structured binding: the lambdas below capture them, which clang before 16
+            // does not allow for bindings.)
+            const WorkItem work = workItem(item);
+            const RowBand band = work.band;
+            const T *const inPlane = work.input, *const outPlane = work.output, *const gradPlane = work.gradOutput;
+            T *const gradInPlane = work.gradInput;
             std::fill(partial.begin(), partial.end(), 0.0f);
             int64_t held[3] = {-1, -1, -1};  // the input row each ring slot holds
             const auto inputRow = [&](int64_t h) -> const float * {
@@ -209,7 +214,12 @@ private:
         float *scratchTop = scratch.data(), *scratchMiddle = scratchTop + inW_;
         const float *zeros = scratchMiddle + inW_;
         for (int64_t item = begin; item < end; ++item) {
-            const auto [band, inPlane, outPlane, gradPlane, gradInPlane] = workItem(item);
+            // (Named locals, not a structured binding: the lambdas below capture them, which clang before 16
+            // does not allow for bindings.)
+            const WorkItem work = workItem(item);
+            const RowBand band = work.band;
+            const T *const inPlane = work.input, *const outPlane = work.output, *const gradPlane = work.gradOutput;
+            T *const gradInPlane = work.gradInput;
             std::fill(partial.begin(), partial.end(), 0.0f);
             int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
             // Where row h's sums go: gradInput itself when the band owns the row and can store it there, else
