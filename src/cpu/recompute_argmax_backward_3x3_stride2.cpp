@@ -37,7 +37,7 @@ struct Stride2Plan final : ImplementationPlan {
     int threads = 1;
     int64_t itemsPerTurn = 0;  // itemsPerTurnFor: bands taken in turns of this many, or fixed shares (0)
     // Float32 with at most two padding columns on the left: rows, targets and gradients read where they lie
-    // and finished rows written straight to gradInput (sumFirstMatches3x3Stride2InPlace); else padded copies.
+    // and finished rows written straight to gradInput (sumFirstMatches3x3Stride2); else padded copies.
     bool rowsInPlace = false;
 
     std::string describe() const override {
@@ -122,56 +122,51 @@ public:
         float *partialEven = partial.data(), *partialOdd = partialEven + windows + 1;
 
         for (int64_t item = begin; item < end; ++item) {
-            // (Named locals, not a structured binding: the lambdas below capture them, which clang before 16
-            // does not allow for bindings.)
             const WorkItem work = workItem(item);
-            const RowBand band = work.band;
-            const T *const inPlane = work.input, *const outPlane = work.output, *const gradPlane = work.gradOutput;
-            T *const gradInPlane = work.gradInput;
             std::fill(partial.begin(), partial.end(), 0.0f);
             int64_t held[3] = {-1, -1, -1};  // the input row each ring slot holds
             const auto inputRow = [&](int64_t h) -> const float * {
                 if (h < 0 || h >= inH_) return nanRow;
                 float *row = inputRows.data() + h % 3 * rowFloats;
                 if (held[h % 3] != h) {
-                    widenRow(inPlane + h * inW_, row + plan_.padLeft, inW_);
+                    widenRow(work.input + h * inW_, row + plan_.padLeft, inW_);
                     held[h % 3] = h;
                 }
                 return row;
             };
             const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
-                prefetchAhead(inPlane, outPlane, gradPlane, oh);
-                widenRow(outPlane + oh * outW_, targets.data(), outW_);
-                widenRow(gradPlane + oh * outW_, gradients.data(), outW_);
+                prefetchAhead(work, oh);
+                widenRow(work.output + oh * outW_, targets.data(), outW_);
+                widenRow(work.gradOutput + oh * outW_, gradients.data(), outW_);
                 // The padded rows are whole rows of rowFloats columns whose padding holds NaN: padLeft 0.
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
                 sumFirstMatches3x3Stride2(rows, rowFloats, 0, targets.data(), gradients.data(), windows, partialEven,
                                           partialOdd, topSums, middleSums, false);
             };
-            int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
+            int64_t emitted = work.band.rowBegin;  // the band's gradInput rows below are written
             const auto emit = [&](int64_t h, const float *rowSums) {
-                if (!band.owns(h)) return;
-                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
-                storeRow(rowSums + plan_.padLeft, gradInPlane, h);
+                if (!work.band.owns(h)) return;
+                for (; emitted < h; ++emitted) storeRow(zeros, work.gradInput, emitted);
+                storeRow(rowSums + plan_.padLeft, work.gradInput, h);
                 emitted = h + 1;
             };
-            if (band.ohBegin > 0) search(band.ohBegin - 1);
-            for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) {
+            if (work.band.ohBegin > 0) search(work.band.ohBegin - 1);
+            for (int64_t oh = work.band.ohBegin; oh < work.band.ohEnd; ++oh) {
                 search(oh);
                 emit(2 * oh - plan_.padTop, topSums);
                 emit(2 * oh - plan_.padTop + 1, middleSums);
             }
             // The last output row's bottom row has all its sums now.
             const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
-            if (band.ohEnd == outH_ && band.owns(last)) {
+            if (work.band.ohEnd == outH_ && work.band.owns(last)) {
                 for (int64_t i = 0; i <= windows; ++i) {
                     topSums[2 * i] = partialEven[i];
                     topSums[2 * i + 1] = partialOdd[i];
                 }
                 emit(last, topSums);
             }
-            for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, gradInPlane, emitted);
+            for (; emitted < work.band.rowEnd; ++emitted) storeRow(zeros, work.gradInput, emitted);
         }
     }
 
@@ -195,13 +190,13 @@ private:
     // Asks for output row oh's new rows (two input rows, its origOutput and gradOutput rows) a few rows
     // ahead: the row copies, or the loads of rows read in place, would otherwise wait on memory one cache
     // line at a time.
-    void prefetchAhead(const T *inPlane, const T *outPlane, const T *gradPlane, int64_t oh) const {
+    void prefetchAhead(const WorkItem &work, int64_t oh) const {
         if (oh + kPrefetchOutputRows >= outH_) return;
         const int64_t ahead = 2 * oh - plan_.padTop + 2 * kPrefetchOutputRows;
         for (int64_t h = std::max<int64_t>(ahead + 1, 0); h < std::min(ahead + 3, inH_); ++h)
-            prefetchLines(inPlane + h * inW_, inW_);
-        prefetchLines(outPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
-        prefetchLines(gradPlane + (oh + kPrefetchOutputRows) * outW_, outW_);
+            prefetchLines(work.input + h * inW_, inW_);
+        prefetchLines(work.output + (oh + kPrefetchOutputRows) * outW_, outW_);
+        prefetchLines(work.gradOutput + (oh + kPrefetchOutputRows) * outW_, outW_);
     }
 
     // The float32 rows in place: each finished row goes straight to gradInput, or (a row another band owns,
@@ -214,52 +209,47 @@ private:
         float *scratchTop = scratch.data(), *scratchMiddle = scratchTop + inW_;
         const float *zeros = scratchMiddle + inW_;
         for (int64_t item = begin; item < end; ++item) {
-            // (Named locals, not a structured binding: the lambdas below capture them, which clang before 16
-            // does not allow for bindings.)
             const WorkItem work = workItem(item);
-            const RowBand band = work.band;
-            const T *const inPlane = work.input, *const outPlane = work.output, *const gradPlane = work.gradOutput;
-            T *const gradInPlane = work.gradInput;
             std::fill(partial.begin(), partial.end(), 0.0f);
-            int64_t emitted = band.rowBegin;  // the band's gradInput rows below are written
+            int64_t emitted = work.band.rowBegin;  // the band's gradInput rows below are written
             // Where row h's sums go: gradInput itself when the band owns the row and can store it there, else
             // the scratch row (finish() then stores an owned row).
             const auto destination = [&](int64_t h, float *scratchRow) {
-                if (!band.owns(h)) return scratchRow;
-                float *row = gradInPlane + h * inW_;
+                if (!work.band.owns(h)) return scratchRow;
+                float *row = work.gradInput + h * inW_;
                 return !plan_.streaming || reinterpret_cast<uintptr_t>(row) % 64 == 0 ? row : scratchRow;
             };
             const auto finish = [&](int64_t h, const float *sums) {
-                if (!band.owns(h)) return;
-                for (; emitted < h; ++emitted) storeRow(zeros, gradInPlane, emitted);
-                if (sums != gradInPlane + h * inW_) storeRow(sums, gradInPlane, h);
+                if (!work.band.owns(h)) return;
+                for (; emitted < h; ++emitted) storeRow(zeros, work.gradInput, emitted);
+                if (sums != work.gradInput + h * inW_) storeRow(sums, work.gradInput, h);
                 emitted = h + 1;
             };
             const auto search = [&](int64_t oh) {
-                prefetchAhead(inPlane, outPlane, gradPlane, oh);
+                prefetchAhead(work, oh);
                 const int64_t top = 2 * oh - plan_.padTop;
                 const float *rows[3];
                 for (int r = 0; r < 3; ++r)
-                    rows[r] = top + r >= 0 && top + r < inH_ ? inPlane + (top + r) * inW_ : nullptr;
+                    rows[r] = top + r >= 0 && top + r < inH_ ? work.input + (top + r) * inW_ : nullptr;
                 float *topOut = destination(top, scratchTop), *middleOut = destination(top + 1, scratchMiddle);
-                sumFirstMatches3x3Stride2(rows, inW_, plan_.padLeft, outPlane + oh * outW_,
-                                                 gradPlane + oh * outW_, outW_, partialEven, partialOdd, topOut,
-                                                 middleOut, plan_.streaming);
+                sumFirstMatches3x3Stride2(rows, inW_, plan_.padLeft, work.output + oh * outW_,
+                                          work.gradOutput + oh * outW_, outW_, partialEven, partialOdd, topOut,
+                                          middleOut, plan_.streaming);
                 finish(top, topOut);
                 finish(top + 1, middleOut);
             };
-            if (band.ohBegin > 0) search(band.ohBegin - 1);
-            for (int64_t oh = band.ohBegin; oh < band.ohEnd; ++oh) search(oh);
+            if (work.band.ohBegin > 0) search(work.band.ohBegin - 1);
+            for (int64_t oh = work.band.ohBegin; oh < work.band.ohEnd; ++oh) search(oh);
             // The last output row's bottom row has all its sums now: column x is padded column x + padLeft.
             const int64_t last = 2 * (outH_ - 1) - plan_.padTop + 2;
-            if (band.ohEnd == outH_ && band.owns(last)) {
+            if (work.band.ohEnd == outH_ && work.band.owns(last)) {
                 for (int64_t x = 0; x < inW_; ++x) {
                     const int64_t column = x + plan_.padLeft, i = column / 2;
                     scratchTop[x] = i > windows ? 0.0f : column % 2 ? partialOdd[i] : partialEven[i];
                 }
                 finish(last, scratchTop);
             }
-            for (; emitted < band.rowEnd; ++emitted) storeRow(zeros, gradInPlane, emitted);
+            for (; emitted < work.band.rowEnd; ++emitted) storeRow(zeros, work.gradInput, emitted);
         }
     }
 
