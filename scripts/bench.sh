@@ -151,6 +151,14 @@ if ((report_only == 0)); then
   dirty=false
   [[ -n "$commit" && -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]] && dirty=true
   compiler=$(c++ --version | head -1)
+  # The build just used every core, and the 1-minute load average decays from it for about a minute: wait
+  # (up to 3 minutes) until it is under 0.5, so that the build's own load neither reads as a busy machine
+  # nor switches the run to passive waiting. Load that stays is another process's, and is reported.
+  for ((waited = 0; waited < 180; waited += 10)); do
+    awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {exit !(l >= 0.5)}' || break
+    ((waited == 0)) && echo "bench.sh: load average $(cut -d' ' -f1 /proc/loadavg) after the build: waiting for it to settle"
+    sleep 10
+  done
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   if awk -v l="${load%% *}" 'BEGIN {exit !(l >= 0.5)}'; then
     echo "bench.sh: WARNING: load average $load before the run: other processes compete for the CPUs, the figures will be noisy"
