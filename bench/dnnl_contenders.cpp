@@ -96,6 +96,17 @@ std::string dnnlVersion() {
         case dnnl::cpu_isa::avx512_core_amx:
             isa = "avx512_core_amx";
             break;
+#if DNNL_VERSION_MAJOR >= 3
+        case dnnl::cpu_isa::avx2_vnni_2:
+            isa = "avx2_vnni_2";
+            break;
+        case dnnl::cpu_isa::avx512_core_fp16:
+            isa = "avx512_core_fp16";
+            break;
+        case dnnl::cpu_isa::avx512_core_amx_fp16:
+            isa = "avx512_core_amx_fp16";
+            break;
+#endif
         default:
             isa = "other";
             break;
@@ -138,10 +149,17 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set) {
         try {
             auto st = std::make_shared<DnnlState>();
             const dnnl::memory::desc srcMd(srcDims, dt, layoutTag), dstMd(dstDims, dt, layoutTag);
-            dnnl::pooling_forward::desc fwdDesc(
-                inference ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training,
-                dnnl::algorithm::pooling_max, srcMd, dstMd, strides, kernel, padL, padR);
+            const auto propKind = inference ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+#if DNNL_VERSION_MAJOR >= 3
+            // oneDNN 3 builds primitive descriptors directly and always takes a dilation (none here).
+            const dnnl::memory::dims noDilation(kernel.size(), 0);
+            dnnl::pooling_forward::primitive_desc fwdPd(engine(), propKind, dnnl::algorithm::pooling_max, srcMd, dstMd,
+                                                        strides, kernel, noDilation, padL, padR);
+#else
+            dnnl::pooling_forward::desc fwdDesc(propKind, dnnl::algorithm::pooling_max, srcMd, dstMd, strides, kernel,
+                                                padL, padR);
             dnnl::pooling_forward::primitive_desc fwdPd(fwdDesc, engine());
+#endif
             dnnl::memory src = filled(srcMd, srcDims, c, data.input, st->stream);
             dnnl::memory dst(dstMd, engine());
             std::unordered_map<int, dnnl::memory> fwdArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
@@ -155,9 +173,14 @@ void addDnnlContenders(const Case &c, const CaseData &data, ContenderSet &set) {
             st->stream.wait();
             std::string note = std::string(fwdPd.impl_info_str());
             if (c.dir == Dir::Backward) {
+#if DNNL_VERSION_MAJOR >= 3
+                dnnl::pooling_backward::primitive_desc bwdPd(engine(), dnnl::algorithm::pooling_max, srcMd, dstMd,
+                                                             strides, kernel, noDilation, padL, padR, fwdPd);
+#else
                 dnnl::pooling_backward::desc bwdDesc(dnnl::algorithm::pooling_max, srcMd, dstMd, strides, kernel, padL,
                                                      padR);
                 dnnl::pooling_backward::primitive_desc bwdPd(bwdDesc, engine(), fwdPd);
+#endif
                 dnnl::memory diffDst = filled(dstMd, dstDims, c, data.gradOutput, st->stream);
                 dnnl::memory diffSrc(srcMd, engine());
                 st->primitive = dnnl::pooling_backward(bwdPd);

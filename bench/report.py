@@ -427,6 +427,8 @@ def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one
     elif meta.get("torch_package"):
         versions += f" (Debian {meta['torch_package']})"
     versions += "; oneDNN " + (run["onednn_version"] or "**not built**")
+    if run.get("onednn_version") and meta.get("onednn_origin"):
+        versions += f" ({meta['onednn_origin']})"
     L.append(f"| versions | {versions} |")
     if meta.get("compiler"):
         L.append(f"| build | {meta['compiler']}, Release (-O3), build/bench |")

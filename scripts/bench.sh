@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark command: installs what it needs when missing (the build tools, the oneDNN peer libdnnl-dev,
-# python3-matplotlib for the chart, and the PyTorch peer: the current torch 2.x wheel from PyPI in the venv
-# build/bench-env, whose libtorch_cpu the driver links; Debian's libtorch-dev 1.13 only when PyPI cannot be
-# had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON), runs the standard set
+# The benchmark command: installs what it needs when missing (the build tools, python3-matplotlib for the
+# chart, and in the venv build/bench-env the PyTorch peer: the current torch 2.x wheel from PyPI, whose
+# libtorch_cpu the driver links, and the oneDNN peer: PyPI's onednn-cpu-gomp 3.x; Debian's libtorch-dev 1.13
+# and libdnnl-dev 2.6 only when PyPI cannot be had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON), runs the standard set
 # (bench/standard_cases.txt) into build/bench/results, its cache-resident companions and the standard set
 # again on one thread (build/bench/results-cache, results-1thread), and writes this host's section of docs/performance.md
 # and its chart from those results (the sections of other hosts stay).
@@ -14,6 +14,8 @@
 #   scripts/bench.sh --no-install      never call apt-get or pip (build without whatever peer is missing)
 #   scripts/bench.sh -- ARGS...        extra poolgrad_bench arguments, e.g. -- --only A,D --threads 1
 #   POOLGRAD_BENCH_TORCH=SPEC          pip requirement of the PyTorch peer (default: torch, the newest release)
+#   POOLGRAD_BENCH_ONEDNN=SPECS        pip requirements of the oneDNN peer (default: onednn-cpu-gomp
+#                                      onednn-devel-cpu-gomp, the newest OpenMP build)
 #   POOLGRAD_BENCH_NOTE=TEXT           a sentence for the top of this host's section (e.g. what else ran)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +28,7 @@ while (($#)); do
     --report-only) report_only=1 ;;
     --no-install) install=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -99,12 +101,33 @@ PYTHON
   echo "$site/torch"
 }
 
+# The oneDNN peer: PyPI's newest oneDNN built for GNU OpenMP (onednn-cpu-gomp + onednn-devel-cpu-gomp,
+# oneDNN 3.2 since 2023: the later PyPI builds, `onednn` 2024-2026, run the CPU engine through SYCL on TBB
+# and need the DPC++ and OpenCL runtimes), installed into the same venv, which shares one OpenMP runtime
+# with poolgrad and libtorch. Debian's libdnnl-dev (oneDNN 2.6) only when PyPI cannot be had: on the Intel
+# Xeon hosts its pooling kernels measured 3-5x slower than 3.2's (bench/analysis.md), a handicapped peer.
+# Prints the prefix holding include/oneapi/dnnl/dnnl.hpp and lib/libdnnl.so.3, or nothing.
+setup_pypi_onednn() {
+  local python=$torch_env/bin/python prefix
+  [[ -x $python ]] || python3 -m venv "$torch_env" >&2 || return 0
+  prefix=$(cd "$torch_env" && pwd)
+  if [[ ! -f $prefix/lib/libdnnl.so.3 || ! -f $prefix/include/oneapi/dnnl/dnnl.hpp ]] && ((install == 1)); then
+    echo "bench.sh: installing ${POOLGRAD_BENCH_ONEDNN:-onednn-cpu-gomp onednn-devel-cpu-gomp} from PyPI into $torch_env (~55 MB)" >&2
+    # shellcheck disable=SC2086
+    "$python" -m pip install --quiet --no-deps ${POOLGRAD_BENCH_ONEDNN:-onednn-cpu-gomp onednn-devel-cpu-gomp} >&2 || return 0
+  fi
+  [[ -f $prefix/lib/libdnnl.so.3 && -f $prefix/include/oneapi/dnnl/dnnl.hpp ]] || return 0
+  echo "$prefix"
+}
+
 if ((report_only == 0 && install == 1)); then
   scripts/install_dependencies.sh
-  install_debian libdnnl-dev python3-matplotlib python3-venv
+  install_debian python3-matplotlib python3-venv
 fi
 torch_package=""
 torch_origin=""
+onednn_origin=""
+onednn_cmake=()
 if ((report_only == 0)); then
   torch_package=$(setup_pypi_torch)
   if [[ -n $torch_package ]]; then
@@ -113,6 +136,17 @@ if ((report_only == 0)); then
     echo "bench.sh: no PyPI torch: falling back to Debian's libtorch-dev (1.13) for the PyTorch peer"
     ((install == 1)) && install_debian libtorch-dev
     torch_origin="Debian libtorch-dev $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "(not installed)")"
+  fi
+  onednn_prefix=$(setup_pypi_onednn)
+  if [[ -n $onednn_prefix ]]; then
+    onednn_origin="PyPI onednn-cpu-gomp $("$torch_env/bin/python" -c 'import importlib.metadata as m; print(m.version("onednn-cpu-gomp"))' 2>/dev/null || echo "?") (from $torch_env)"
+    onednn_cmake=(-DPOOLGRAD_BENCH_DNNL_INCLUDE="$onednn_prefix/include" -DPOOLGRAD_BENCH_DNNL_LIBRARY="$onednn_prefix/lib/libdnnl.so.3")
+  else
+    echo "bench.sh: no PyPI oneDNN: falling back to Debian's libdnnl-dev (oneDNN 2.6) for the oneDNN peer"
+    ((install == 1)) && install_debian libdnnl-dev
+    onednn_origin="Debian libdnnl-dev $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo "(not installed)")"
+    # Forget a PyPI oneDNN an earlier configure found: CMake looks for the system's again.
+    onednn_cmake=(-UPOOLGRAD_BENCH_DNNL_INCLUDE -UPOOLGRAD_BENCH_DNNL_LIBRARY)
   fi
 fi
 
@@ -141,7 +175,7 @@ if ((report_only == 0)); then
   echo "== build ($build, Release, POOLGRAD_BUILD_BENCHMARKS=ON) =="
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_BENCHMARKS=ON \
     -DPOOLGRAD_BUILD_TESTS=OFF -DPOOLGRAD_BUILD_EXAMPLES=OFF -DPOOLGRAD_BENCH_TORCH_PACKAGE="$torch_package" \
-    | grep "poolgrad bench" || true
+    "${onednn_cmake[@]}" | grep "poolgrad bench" || true
   cmake --build "$build" -j "$(nproc)" --target poolgrad_bench
   built=$(date +%s)
 
@@ -164,7 +198,7 @@ if ((report_only == 0)); then
     echo "bench.sh: WARNING: load average $load before the run: other processes compete for the CPUs, the figures will be noisy"
   fi
   cat >"$results/meta.json" <<EOF
-{"commit": "$commit", "dirty": $dirty, "torch_origin": "$torch_origin", "compiler": "$compiler", "load": "$load"}
+{"commit": "$commit", "dirty": $dirty, "torch_origin": "$torch_origin", "onednn_origin": "$onednn_origin", "compiler": "$compiler", "load": "$load"}
 EOF
 
   echo "== run (bench/standard_cases.txt) =="
