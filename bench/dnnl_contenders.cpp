@@ -70,47 +70,25 @@ std::vector<float> readBack(const dnnl::memory &m, const dnnl::memory::dims &d, 
 
 std::string dnnlVersion() {
     const dnnl_version_t *v = dnnl_version();
-    std::string isa;
-    switch (dnnl::get_effective_cpu_isa()) {
-        case dnnl::cpu_isa::sse41:
-            isa = "sse41";
-            break;
-        case dnnl::cpu_isa::avx:
-            isa = "avx";
-            break;
-        case dnnl::cpu_isa::avx2:
-            isa = "avx2";
-            break;
-        case dnnl::cpu_isa::avx2_vnni:
-            isa = "avx2_vnni";
-            break;
-        case dnnl::cpu_isa::avx512_core:
-            isa = "avx512_core";
-            break;
-        case dnnl::cpu_isa::avx512_core_vnni:
-            isa = "avx512_core_vnni";
-            break;
-        case dnnl::cpu_isa::avx512_core_bf16:
-            isa = "avx512_core_bf16";
-            break;
-        case dnnl::cpu_isa::avx512_core_amx:
-            isa = "avx512_core_amx";
-            break;
+    // The ISAs oneDNN reports, by the names its verbose output uses.
+    static const std::pair<dnnl::cpu_isa, const char *> kIsaNames[] = {
+        {dnnl::cpu_isa::sse41, "sse41"},
+        {dnnl::cpu_isa::avx, "avx"},
+        {dnnl::cpu_isa::avx2, "avx2"},
+        {dnnl::cpu_isa::avx2_vnni, "avx2_vnni"},
+        {dnnl::cpu_isa::avx512_core, "avx512_core"},
+        {dnnl::cpu_isa::avx512_core_vnni, "avx512_core_vnni"},
+        {dnnl::cpu_isa::avx512_core_bf16, "avx512_core_bf16"},
+        {dnnl::cpu_isa::avx512_core_amx, "avx512_core_amx"},
 #if DNNL_VERSION_MAJOR >= 3
-        case dnnl::cpu_isa::avx2_vnni_2:
-            isa = "avx2_vnni_2";
-            break;
-        case dnnl::cpu_isa::avx512_core_fp16:
-            isa = "avx512_core_fp16";
-            break;
-        case dnnl::cpu_isa::avx512_core_amx_fp16:
-            isa = "avx512_core_amx_fp16";
-            break;
+        {dnnl::cpu_isa::avx2_vnni_2, "avx2_vnni_2"},
+        {dnnl::cpu_isa::avx512_core_fp16, "avx512_core_fp16"},
+        {dnnl::cpu_isa::avx512_core_amx_fp16, "avx512_core_amx_fp16"},
 #endif
-        default:
-            isa = "other";
-            break;
-    }
+    };
+    std::string isa = "other";
+    for (const auto &[value, name] : kIsaNames)
+        if (value == dnnl::get_effective_cpu_isa()) isa = name;
     return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + " (" +
            (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "non-OpenMP") + ", ISA " + isa + ")";
 }

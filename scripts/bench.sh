@@ -2,7 +2,8 @@
 # The benchmark command: installs what it needs when missing (the build tools, python3-matplotlib for the
 # chart, and in the venv build/bench-env the PyTorch peer: the current torch 2.x wheel from PyPI, whose
 # libtorch_cpu the driver links, and the oneDNN peer: PyPI's onednn-cpu-gomp 3.x; Debian's libtorch-dev 1.13
-# and libdnnl-dev 2.6 only when PyPI cannot be had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON), runs the standard set
+# and libdnnl-dev 2.6 only when PyPI cannot be had), builds build/bench (Release, POOLGRAD_BUILD_BENCHMARKS=ON),
+# runs the standard set
 # (bench/standard_cases.txt) into build/bench/results, its cache-resident companions and the standard set
 # again on one thread (build/bench/results-cache, results-1thread), and writes this host's section of docs/performance.md
 # and its chart from those results (the sections of other hosts stay).
@@ -28,7 +29,7 @@ while (($#)); do
     --report-only) report_only=1 ;;
     --no-install) install=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -36,6 +37,9 @@ done
 
 build=build/bench
 results=$build/results
+
+# Whether the 1-minute load average is at least $1.
+load_at_least() { awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v t="$1" 'BEGIN {exit !(l >= t)}'; }
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
@@ -189,12 +193,12 @@ if ((report_only == 0)); then
   # (up to 3 minutes) until it is under 0.5, so that the build's own load neither reads as a busy machine
   # nor switches the run to passive waiting. Load that stays is another process's, and is reported.
   for ((waited = 0; waited < 180; waited += 10)); do
-    awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {exit !(l >= 0.5)}' || break
+    load_at_least 0.5 || break
     ((waited == 0)) && echo "bench.sh: load average $(cut -d' ' -f1 /proc/loadavg) after the build: waiting for it to settle"
     sleep 10
   done
   load=$(cut -d' ' -f1-3 /proc/loadavg)
-  if awk -v l="${load%% *}" 'BEGIN {exit !(l >= 0.5)}'; then
+  if load_at_least 0.5; then
     echo "bench.sh: WARNING: load average $load before the run: other processes compete for the CPUs, the figures will be noisy"
   fi
   cat >"$results/meta.json" <<EOF
@@ -209,7 +213,7 @@ EOF
   # machine spinning threads are preempted in the middle of barriers and calls take whole scheduler
   # ticks (measured: 20-120 ms medians for 0.2-3 ms calls at load 14 on 2 processors), so there the
   # run waits passively; the report records the policy in force. An OMP_WAIT_POLICY set by the caller wins.
-  if [[ -z ${OMP_WAIT_POLICY:-} ]] && awk -v l="${load%% *}" 'BEGIN {exit !(l >= 1.0)}'; then
+  if [[ -z ${OMP_WAIT_POLICY:-} ]] && load_at_least 1.0; then
     echo "bench.sh: load average ${load%% *} >= 1: OMP_WAIT_POLICY=passive for this run (spinning threads would be preempted mid-barrier)"
     export OMP_WAIT_POLICY=passive
   fi
