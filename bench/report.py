@@ -6,6 +6,7 @@ model, widest ISA and L3 size: a run replaces its own host's section and keeps t
 
     python3 bench/report.py [--results build/bench/results] [--cache-results build/bench/results-cache]
                             [--one-thread-results build/bench/results-1thread]
+                            [--scaling-results build/bench/scaling (scripts/bench_scaling.sh's threads-N runs)]
                             [--md docs/performance.md] [--png FILE] [--note TEXT]
 """
 import argparse
@@ -254,6 +255,46 @@ def thread_scaling_section(cases, run, one_thread_dir):
     return L
 
 
+def scaling_section(cases, run, scaling_dir):
+    """scripts/bench_scaling.sh's runs (DIR/threads-N): each library's time at every thread count it ran, for
+    the cases the runs between one thread and all share, and the gain from one thread to the most."""
+    if not scaling_dir or not os.path.isdir(scaling_dir):
+        return []
+    runs = {}
+    for entry in os.listdir(scaling_dir):
+        path = os.path.join(scaling_dir, entry)
+        if entry.startswith("threads-") and os.path.exists(os.path.join(path, "results.csv")):
+            runs[int(entry.split("-")[1])] = {c["name"]: c for c in organise(load(path)[0])}
+    counts = sorted(runs)
+    if len(counts) < 3:
+        return []  # one thread and all of them: thread_scaling_section has those
+    between = set.intersection(*(set(runs[t]) for t in counts))
+    most = counts[-1]
+    L = [f"### Threads: {', '.join(map(str, counts))}", "",
+         f"A subset of the standard set at every thread count (`scripts/bench_scaling.sh`); ms, warm / cold medians, "
+         f"each library with its own split of the work (oneDNN in the layout fastest on {most} threads). "
+         f"**gain** = time on 1 thread / time on {most}; with {most} threads sharing one memory system, a "
+         "DRAM-bound case gains only as far as the bandwidth grows.", "",
+         "| case | library | " + " | ".join(f"{t} thr" for t in counts) + f" | gain 1 → {most} |",
+         "|---|---|" + "--:|" * (len(counts) + 1)]
+    for case in cases:
+        if case["name"] not in between:
+            continue
+        best = best_of(runs[most][case["name"]], "onednn", "cold") or best_of(runs[most][case["name"]], "onednn", "warm")
+        libraries = [("poolgrad", lambda c: headline(c)),
+                     ("PyTorch", lambda c: best_of(c, "torch", "cold") or best_of(c, "torch", "warm"))]
+        if best:
+            libraries.append((f"oneDNN {best['name'].split(':')[1]}", lambda c: c["contenders"].get(best["name"])))
+        for label, pick in libraries:
+            cells = [pick(runs[t][case["name"]]) for t in counts]
+            if all(c is None for c in cells):
+                continue
+            L.append(f"| {case['name']} | {label} | " + " | ".join(ms_pair(c) for c in cells)
+                     + f" | {ratio_pair(cells[0], cells[-1])} |")
+    L.append("")
+    return L
+
+
 def traffic_section(cases, dram):
     """The bytes each contender's own interface makes it move, and the speed ratio that bounds on DRAM."""
     L = ["### What each library's interface makes it move", ""]
@@ -377,7 +418,7 @@ def kept_sections(md_path):
     return sections
 
 
-def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one_thread_dir=None):
+def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one_thread_dir=None, scaling_dir=None):
     dram = run["copy_dram_gbps"]
     load1 = float(meta["load"].split()[0]) if meta.get("load") else None
     L = [f"{SECTION_BEGIN}{key} | {run['date']} -->", f"## Host: {key}", ""]
@@ -477,6 +518,7 @@ def host_section(cases, run, meta, key, png_name, chart_ok, cache_dir, note, one
     L.extend(streaming_section(cases))
     L.extend(demote(cache_resident_section(cases, run, cache_dir)))
     L.extend(thread_scaling_section(cases, run, one_thread_dir))
+    L.extend(scaling_section(cases, run, scaling_dir))
     issue_cases = [c for c in cases if c["name"] in ISSUE_FIGURES]
     if issue_cases:
         L.append("#### The peers here and in the issue")
@@ -627,6 +669,7 @@ def main():
                         help="results of bench/cache_resident_cases.txt (optional)")
     parser.add_argument("--one-thread-results", default=os.path.join(ROOT, "build", "bench", "results-1thread"),
                         help="results of the standard set on one thread, for the scaling table (optional)")
+    parser.add_argument("--scaling-results", help="scripts/bench_scaling.sh's directory of threads-N runs (optional)")
     parser.add_argument("--md", default=os.path.join(ROOT, "docs", "performance.md"))
     parser.add_argument("--png", help="the chart (default: performance-<host>.png beside --md)")
     parser.add_argument("--note", default="", help="a sentence for the top of this host's section")
@@ -648,7 +691,7 @@ def main():
     sections[key] = (run["date"], host_section(cases, run, meta, key,
                                                os.path.relpath(png, os.path.dirname(os.path.abspath(args.md))),
                                                chart_ok, args.cache_results, args.note,
-                                               args.one_thread_results))
+                                               args.one_thread_results, args.scaling_results))
     write_markdown(sections, args.md)
     others = len(sections) - 1
     print(f"report.py: wrote the section of host \"{key}\" in {args.md}" + (f" and {png}" if chart_ok else " (no chart)")
