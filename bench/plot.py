@@ -38,7 +38,7 @@ def plot(cases, run, png_path):
         print(f"plot.py: matplotlib is not available ({e}); no chart", file=sys.stderr)
         return False
     sys.path.insert(0, HERE)
-    dram = run["copy_dram_gbps"]
+    dram = run.get("dram_reference_gbps", run["copy_dram_gbps"])  # bench/report.py's choice of reference
     modes = [m for m in ("warm", "cold") if any(m in c for case in cases for c in case["contenders"].values())]
     n = len(cases)
     fig, axes = plt.subplots(1, len(modes), figsize=(7 * len(modes), 0.42 * n * len(SERIES) / 2 + 2), sharey=True,

@@ -83,6 +83,13 @@ done
 echo "bench_scaling.sh: measured in $(($(date +%s) - started)) s"
 
 if ((report)); then
-  python3 bench/report.py --results "$out/threads-$most" --one-thread-results "$out/threads-1" \
+  python=python3  # the first with matplotlib, for the chart (as scripts/bench.sh chooses; it installs it)
+  for candidate in python3 /usr/bin/python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then
+      python=$candidate
+      break
+    fi
+  done
+  "$python" bench/report.py --results "$out/threads-$most" --one-thread-results "$out/threads-1" \
     --cache-results "$out/cache" --scaling-results "$out" --note "${POOLGRAD_BENCH_NOTE:-}"
 fi
