@@ -3,7 +3,8 @@
 // and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
 // whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
-// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes taken in turns. float32 gradients
+// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes in fixed shares (in turns only
+// past 32 MiB moved: work_in_turns_test). float32 gradients
 // only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time. Each
 // against the naive reference bit for bit and against the scatter reference bit for bit including NaN payloads,
 // the run the kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices
@@ -42,8 +43,8 @@ const Geometry geometries[] = {
     // Two and a half vectors (40 columns with AVX-512, 20 with AVX2): the plan takes rows of fewer than 4.
     {"wide rows", {2, 3, 4, 6, 5 * test_support::hostFloatLanes() / 2}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {"adaptive, evenly divided, rows of 12", {1, 3, 4, 8, 12}, {}, {}, {}, {}, false, true, {2, 4, 6}},
-    // Whole planes taken in turns of 2 (3 threads) or 3 (2 threads), the last turn shorter.
-    {"125 planes of case E's, taken in turns", {5, 25, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    // Whole planes in fixed shares of 41-42 (3 threads) or 62-63 (2 threads).
+    {"125 planes of case E's, whole planes per thread", {5, 25, 4, 14, 14}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
 };
 constexpr size_t kManyPlanes = 12;  // geometries[kManyPlanes]
 
@@ -107,7 +108,7 @@ TEST(IndexGatherBackwardPlaneChunks, AnIndexOutsideItsWindowHandsOverToTheScatte
                                                    kPlaneChunks);
         }
     }
-    // Planes taken in turns: a stray index in the last plane, taken by whichever thread comes last.
+    // Whole planes per thread: a stray index in the last plane, the last thread's.
     for (const int threads : {2, 3}) {
         ThreadSetting setting(threads, 1);
         IndexBackwardCase problem = makeCase(geometries[kManyPlanes], ACL_FLOAT, ACL_INT32, 8);
@@ -131,7 +132,7 @@ TEST(IndexGatherBackwardPlaneChunks, ABadIndexIs161002WithAZeroGradInput) {
         problem.indices[17] = bad;
         test_support::expectBadIndexZeroes(test_support::runIndexBackward(problem, kPlaneChunks), bad);
     }
-    // Planes taken in turns: a bad index in a plane of a later turn.
+    // Whole planes per thread: a bad index in a plane of the second thread's share.
     for (const int threads : {2, 3}) {
         ThreadSetting turns(threads, 1);
         IndexBackwardCase problem = makeCase(geometries[kManyPlanes], ACL_FLOAT, ACL_INT32, 10);

@@ -53,27 +53,27 @@ TEST(IndexGatherPlaneChunksPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         // their window: of the 25 units of two chunks, 22 are pair units; not the two crossing from depth 0
         // into 1 and 2 into 3 (outputs in two vectors), nor the last (one chunk).
         {"case E's planes, every thread", 2, 1, pooled({2, 3, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=2 "
-         "taking turns of 1 plane"},
+         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=2"},
         {"tiny, default threshold", 2, 0, pooled({2, 3, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=1 "
-         "taking turns of 1 plane"},
+         "plane chunks blocks=6x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=1"},
         // One plane, three threads: its chunks cut in 6 blocks so that every thread has two.
         {"one plane split across threads", 3, 1, pooled({1, 1, 4, 14, 14}, {2, 2, 2}),
          "plane chunks blocks=1x6 of <=9 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=3"},
         // 2-D planes of 10x7 (5 chunks, the last partial): no window spans two depths; rows of odd width make
         // no pairs.
         {"2-D rows of 7", 2, 1, pooled({1, 8, 1, 10, 7}, {1, 2, 2}),
-         "plane chunks blocks=8x1 of <=5 chunks of 16 lanes, 0 pair units, 0 reading two vectors, cached threads=2 "
-         "taking turns of 1 plane"},
+         "plane chunks blocks=8x1 of <=5 chunks of 16 lanes, 0 pair units, 0 reading two vectors, cached threads=2"},
         // 1400 planes of 784 float32: 4.4 MB of gradInput, written with streaming stores.
         {"streaming", 1, 0, pooled({2, 700, 4, 14, 14}, {2, 2, 2}),
          "plane chunks blocks=1400x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, streaming "
-         "threads=1 taking turns of 87 planes"},
-        // Whole planes are taken in turns, about 16 per thread: 100 planes, 3 threads, turns of 2.
-        {"turns of several planes", 3, 1, pooled({4, 25, 4, 14, 14}, {2, 2, 2}),
-         "plane chunks blocks=100x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=3 "
-         "taking turns of 2 planes"},
+         "threads=1"},
+        // Whole planes in turns only past 32 MiB moved (itemsPerTurnFor): 100 planes (0.4 MB) keep fixed shares;
+        // 9600 planes (37.6 MB) on 3 threads are taken in turns of 9600 / 48 = 200.
+        {"fixed shares below 32 MiB", 3, 1, pooled({4, 25, 4, 14, 14}, {2, 2, 2}),
+         "plane chunks blocks=100x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, cached threads=3"},
+        {"turns past 32 MiB", 3, 1, pooled({2, 4800, 4, 14, 14}, {2, 2, 2}),
+         "plane chunks blocks=9600x1 of <=49 chunks of 16 lanes, 22 pair units, 2 reading two vectors, streaming "
+         "threads=3 in turns of 200"},
     };
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);

@@ -1,6 +1,6 @@
 // Problems that move more than 32 MiB take their work items in turns from a shared counter (itemsPerTurnFor,
 // src/core/threading.h) in the kernels measured to gain from it: the dense row search and channels-last
-// forwards, the stride-2 index gather, and MaxPoolV3Grad's 3x3 stride-2 kernels in both layouts. Which thread
+// forwards, the stride-2 and plane-chunk index gathers, and MaxPoolV3Grad's 3x3 stride-2 kernels in both layouts. Which thread
 // takes which rows then changes from call to call, so each kernel runs such a problem (3x3 stride 2 padding 1,
 // tie-heavy values with NaN, -0 and infinities) on 2 and 3 threads into poisoned outputs, says so in its plan,
 // and must give the reference implementation's bits, nothing outside the outputs touched.
@@ -153,6 +153,40 @@ TEST(WorkInTurns, LargeStride2GatherMatchesTheReference) {
             if (threads > 1) EXPECT_NE(lastPlan().find(" in turns of "), std::string::npos) << lastPlan();
             expectTheFirstRunsBits(expected, gradInput, gradOutput.elementCount() / 2);
         }
+    }
+}
+
+// Case E's planes (4 x 14 x 14, 2x2x2 windows), 9600 of them: 37.6 MB moved, past the turns' 32 MiB. Below it
+// the plane chunks keep fixed shares (the plan test checks that).
+TEST(WorkInTurns, LargePlaneChunkGatherMatchesTheReference) {
+    pool_diff::LibraryControlsGuard reset;
+    const std::vector<int64_t> inShape{2, 4800, 4, 14, 14}, outShape{2, 4800, 2, 7, 7};
+    test_support::MaxPool3dLists lists;
+    lists.kernel = {2, 2, 2};
+    lists.stride = {2, 2, 2};
+    lists.padding = {0, 0, 0};
+    TestTensor self(inShape, ACL_FLOAT);
+    self.setValues(tieHeavyValues(self.elementCount(), 18));
+    TestTensor out(outShape, ACL_FLOAT), indices(outShape, ACL_INT32);
+    ASSERT_EQ(test_support::runMaxPool3dWithArgmax(self, lists, out, indices).phaseTwo, 0);
+    TestTensor gradOutput(outShape, ACL_FLOAT);
+    gradOutput.setValues(gradientValues(gradOutput.elementCount(), 19));
+    std::vector<uint64_t> expected;
+    for (const auto &[name, threads] :
+         std::vector<std::pair<const char *, int>>{{"cpu_index_scatter_backward_reference", 1},
+                                                   {"cpu_index_gather_backward_plane_chunks", 2},
+                                                   {"cpu_index_gather_backward_plane_chunks", 3}}) {
+        SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+        useThreads(threads);
+        ASSERT_EQ(poolgradForceImplementation(name), ACL_SUCCESS);
+        TestTensor gradInput(inShape, ACL_FLOAT);
+        gradInput.poison();
+        const auto status =
+            test_support::runMaxPool3dWithArgmaxBackward(gradOutput, self, indices, lists, gradInput);
+        ASSERT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(gradInput.bytesOutsideViewChanged(), 0);
+        if (threads > 1) EXPECT_NE(lastPlan().find(" in turns of "), std::string::npos) << lastPlan();
+        expectTheFirstRunsBits(expected, gradInput, gradOutput.elementCount() / 2);
     }
 }
 

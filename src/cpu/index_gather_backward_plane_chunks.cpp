@@ -37,7 +37,7 @@ struct PlaneChunkPlan final : ImplementationPlan {
     int64_t planes = 0;
     int64_t blocksPerPlane = 1;  // each a range of a plane's chunks, and a share of its outputs to count
     int64_t threads = 1;
-    int64_t planesPerTurn = 1;  // whole planes: the block of planes a thread takes at a time
+    int64_t planesPerTurn = 0;  // whole planes: itemsPerTurnFor's turns of this many planes, or fixed shares (0)
     int64_t twoVectorChunks = 0;
     bool streaming = false;
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
@@ -57,9 +57,7 @@ struct PlaneChunkPlan final : ImplementationPlan {
         return joinText("plane chunks blocks=", planes, "x", blocksPerPlane, " of <=", most, " chunks of ",
                         tables.lanes, " lanes, ", tables.pairUnit.size(), " pair units, ", twoVectorChunks,
                         " reading two vectors, ", streaming ? "streaming" : "cached", " threads=", threads,
-                        blocksPerPlane == 1
-                            ? joinText(" taking turns of ", planesPerTurn, planesPerTurn == 1 ? " plane" : " planes")
-                            : "");
+                        blocksPerPlane == 1 ? turnsText(planesPerTurn) : "");
     }
 };
 
@@ -242,10 +240,9 @@ PlanOutcome planPlaneChunks(const PoolProblem &problem) {
     if (plan.planes < 2 * plan.threads)
         plan.blocksPerPlane = std::clamp<int64_t>((2 * plan.threads + plan.planes - 1) / plan.planes, 1,
                                                   std::max<int64_t>((plan.tables.chunks + 1) / 2, 1));
-    // Whole planes are taken in turns, about 16 per thread: a thread that starts late (passive OpenMP threads
-    // sleep between calls; on a busy machine a processor may be taken) then makes the others wait less than
-    // for a fixed half of the planes.
-    plan.planesPerTurn = std::max<int64_t>(1, plan.planes / (16 * plan.threads));
+    // Whole planes in turns only where turns pay (itemsPerTurnFor: problems past 32 MiB); smaller ones keep
+    // fixed contiguous shares, so that repeated calls find each thread's planes in its own L2.
+    plan.planesPerTurn = itemsPerTurnFor(static_cast<int>(plan.threads), plan.planes, problem.bytesMoved());
     plan.streaming = streamingStoresPay(problem.gradInput, geometry.inputPlaneElements());
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     return PlanOutcome::accept(std::move(plan));
