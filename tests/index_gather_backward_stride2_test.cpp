@@ -147,6 +147,50 @@ TEST(IndexGatherBackwardStride2, SumsFourContributionsInIncreasingOutputOrder) {
 // (sums zero or at least 2^-126) may skip it. The look comes after a block is made (it is made again where
 // a sum may be subnormal), so each run is also made with streaming stores, whose second writes of a row must
 // land over the first.
+// float32 rows that are not whole cache lines but pairs of rows are (40, 56 and 24 columns: 160, 224 and 96
+// bytes), 3x3 stride 2 padding 1 along H and W (rows 2k and 2k + 1 made together), with every output made to
+// stream: with 16 lanes the pairs' lines are formed in registers, with fewer (the mocked targets) in a staging
+// row, and streamed. The split on 3 threads may start a block on an odd row, where the plan stores plainly; at
+// least the others stream the pairs.
+TEST(IndexGatherBackwardStride2, StreamedRowPairsGiveTheSameBits) {
+    const Geometry pairGeometries[] = {
+        {"rows of 40", {1, 3, 1, 12, 40}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+        {"rows of 56", {2, 2, 1, 14, 56}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+        {"3-D, depth windows of 1, rows of 24", {1, 2, 3, 8, 24}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
+    };
+    ASSERT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_ALWAYS), ACL_SUCCESS);
+    uint64_t seed = 700;
+    int64_t pairRuns = 0;
+    for (const Geometry &geometry : pairGeometries)
+        for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+            for (const int threads : {1, 2, 3}) {
+                const IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, indexType, ++seed);
+                SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                             std::to_string(threads));
+                ThreadSetting setting(threads, 1);
+                test_support::expectOwnRunMatchesReferences(problem, kStride2Gather);
+                pairRuns += test_support::runIndexBackward(problem, kStride2Gather).plan.find("streaming row pairs") !=
+                            std::string::npos;
+            }
+    // The instruction sets below AVX-512 make the pairs in a staging row and stream them from there.
+    for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        for (const int threads : {1, 2}) {
+            const IndexBackwardCase problem = makeCase(pairGeometries[1], ACL_FLOAT, ACL_INT32, ++seed);
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", threads " + std::to_string(threads));
+            ThreadSetting setting(threads, 1);
+            const IndexBackwardRun run = test_support::runIndexBackward(problem, kStride2Gather);
+            ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+            EXPECT_NE(run.plan.find("streaming row pairs"), std::string::npos) << run.plan;
+            EXPECT_EQ(run.fallback, "");
+            test_support::expectGradInputBits(problem.expectedBits(), run, ACL_FLOAT, false);
+        }
+    }
+    EXPECT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT), ACL_SUCCESS);
+    EXPECT_GE(pairRuns, 12);
+}
+
 TEST(IndexGatherBackwardStride2, BFloat16SubnormalSumsAreExact) {
     uint64_t seed = 500;
     int64_t subnormalResults = 0, otherResults = 0, subnormalFromExponentSeven = 0, streamedRuns = 0;

@@ -80,6 +80,18 @@ TEST(IndexGatherStride2Plans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         // bfloat16 rows of 4064 bytes: half lines, each of which the 16-bit rows stream, so they stream.
         {"bfloat16 rows of half lines", 1, pooled({1, 1, 1, 1040, 2032}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, ACL_BF16),
          "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, streaming threads=1"},
+        // float32 rows of 4064 bytes (63.5 lines), pairs of rows 127 lines: rows 2k and 2k + 1 are made together
+        // (3x3 stride 2 padding 1) and streamed from a staging row as whole lines.
+        {"rows of part lines, pairs of whole lines", 1, pooled({1, 1, 1, 1040, 1016}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ",
+         " lanes, streaming row pairs threads=1"},
+        // The same rows without padding: row 0 pairs with 1, but row 2 reads two output rows and is made alone,
+        // so the later pairs start on odd rows, mid-line: stored plainly.
+        {"row pairs off the lines", 1, pooled({1, 1, 1, 1040, 1016}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}),
+         "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=0, ", " lanes, cached threads=1"},
+        // Three threads cut the plane in six blocks of 173-174 rows; the second starts on row 173 (odd): plainly.
+        {"a block starting on an odd row", 3, pooled({1, 1, 1, 1040, 1016}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}),
+         "stride-2 gather blocks=1x6 of <=174 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=3"},
         {"gradInput off the line alignment", 1, offsetBase,
          "stride-2 gather blocks=1x2 of <=520 rows, <=2 output rows a row, padLeft=1, ", " lanes, cached threads=1"},
     };

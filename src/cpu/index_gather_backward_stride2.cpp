@@ -52,13 +52,20 @@ struct Stride2GatherPlan final : ImplementationPlan {
     int threads = 1;
     int64_t blocksPerTurn = 0;  // itemsPerTurnFor: taken in turns of this many blocks, or fixed shares (0)
     bool streaming = false;
+    bool streamingRowPairs = false;  // float32 rows of part lines, made and streamed in pairs of whole lines
     std::shared_ptr<const ImplementationPlan> fallback;  // the scatter reference's plan
 
+    Stride2Stores stores() const {
+        return streaming           ? Stride2Stores::Streaming
+               : streamingRowPairs ? Stride2Stores::StreamingRowPairs
+                                   : Stride2Stores::Cached;
+    }
     std::string describe() const override {
         return joinText("stride-2 gather blocks=", planes, "x", blocksPerPlane,
                         " of <=", (rows + blocksPerPlane - 1) / blocksPerPlane, " rows, <=", mostCandidates,
                         " output rows a row, padLeft=", padLeft, ", ", lanes, " lanes, ",
-                        streaming ? "streaming" : "cached", " threads=", threads, turnsText(blocksPerTurn));
+                        streaming ? "streaming" : streamingRowPairs ? "streaming row pairs" : "cached", " threads=",
+                        threads, turnsText(blocksPerTurn));
     }
 };
 
@@ -92,6 +99,23 @@ size_t mostOf(const std::vector<std::vector<int64_t>> &containing) {
     size_t most = 0;
     for (const auto &outputs : containing) most = std::max(most, outputs.size());
     return most;
+}
+
+// Whether gatherStride2PlaneRows makes every input row of a plane in a pair starting on an even row (rows
+// 2k and 2k + 1: 2k reads one output row alone, 2k + 1 that one first and at most one more), and every block
+// of the plan's split starts on an even row.
+bool rowsMadeInEvenPairs(const Stride2GatherPlan &plan) {
+    if (plan.rows % 2 != 0) return false;
+    for (int64_t r = 0; r < plan.rows; r += 2) {
+        const int64_t first = plan.rowStart[static_cast<size_t>(r)], next = plan.rowStart[static_cast<size_t>(r + 1)];
+        const int64_t candidates = next - first, nextCandidates = plan.rowStart[static_cast<size_t>(r + 2)] - next;
+        if (candidates != 1 || nextCandidates < 1 || nextCandidates > 2 ||
+            plan.rowOutputs[static_cast<size_t>(next)] != plan.rowOutputs[static_cast<size_t>(first)])
+            return false;
+    }
+    for (int64_t block = 0; block < plan.blocksPerPlane; ++block)
+        if (plan.rows * block / plan.blocksPerPlane % 2 != 0) return false;
+    return true;
 }
 
 // Below 16 lanes the gather takes rows of at least this many columns (the measurements are in the plan).
@@ -156,6 +180,14 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     plan.blocksPerTurn = itemsPerTurnFor(plan.threads, plan.planes * plan.blocksPerPlane, problem.bytesMoved());
     // Row by row; 16-bit rows stream each aligned half line (simd_gather_stride2_rows.cpp).
     plan.streaming = streamingStoresPay(problem.gradInput, width, elementSize(problem.gradInput.type) == 2 ? 32 : 64);
+    // float32 rows that are not whole lines (56 columns: 3.5 lines) where two rows are: the pairs 2k, 2k + 1
+    // are made in a staging row and streamed from it as whole lines, when every row of the plane is made in
+    // such a pair and every block starts on an even row (a row made alone would share a line between plain
+    // and streaming stores).
+    const std::optional<int64_t> pairBytes = checkedMul(width, int64_t{8});
+    plan.streamingRowPairs = !plan.streaming && problem.gradInput.type == ElementType::Float32 &&
+                             pairBytes && *pairBytes <= kScratchBytesPerThread && rowsMadeInEvenPairs(plan) &&
+                             streamingStoresPay(problem.gradInput, 2 * width);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
     // A block makes 2 x lanes columns whatever the row's width, and with 8 lanes (AVX2: 16 registers, the
     // block's operands spill) the slab scatter, whose cost does not depend on the vector, measured faster on
@@ -235,7 +267,7 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
     Stride2PlaneOperands operands{indices32, problem.gradOutput.plane<const T>(n, c), problem.gradInput.plane<T>(n, c),
                                   problem.gradInput.type};
     if constexpr (std::is_same_v<T, BFloat16>) operands.bfloat16SumsStayNormal = bfloat16HardwareRounding();
-    int64_t matched = gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
+    int64_t matched = gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.stores());
     // Where the rounding instruction runs, blocks whose gradients cannot sum to a subnormal (almost all) round
     // with no look for one (Intel Xeon AVX-512 host, D-bf16 one thread: 5.8 against 6.9 ms warm,
     // docs/kernels/index_backward.md). Asked of the output rows the block's input rows read, after the gather
@@ -247,7 +279,7 @@ void gatherBlock(const PoolProblem &problem, const Stride2GatherPlan &plan, int6
             if (!bfloat16SumsStayNormal(static_cast<const uint16_t *>(operands.gradients) + read.first * Wo,
                                         (read.end - read.first) * Wo)) {
                 operands.bfloat16SumsStayNormal = false;
-                matched = gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.streaming);
+                matched = gatherStride2PlaneRows(tables, operands, firstRow, endRow, sumsRow.data(), plan.stores());
             }
         }
     }
@@ -263,9 +295,12 @@ template <typename T, typename I>
 bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     const int64_t W = problem.geometry.axes[2].inputSize;
     return gatherOnThreads(
-        plan.threads, plan.planes * plan.blocksPerPlane, plan.blocksPerTurn, plan.streaming,
+        plan.threads, plan.planes * plan.blocksPerPlane, plan.blocksPerTurn, plan.streaming || plan.streamingRowPairs,
         [&](int64_t begin, int64_t end) {
-            std::vector<float> sumsRow(std::is_same_v<T, float> ? 0 : static_cast<size_t>(W));
+            // 16-bit: a row of sums where the target cannot round in registers; staged pairs: two rows.
+            std::vector<float> sumsRow(!std::is_same_v<T, float> ? static_cast<size_t>(W)
+                                       : plan.streamingRowPairs   ? static_cast<size_t>(2 * W)
+                                                                  : 0);
             std::vector<int32_t> converted(
                 std::is_same_v<I, int32_t> ? 0 : static_cast<size_t>(problem.geometry.outputPlaneElements()));
             GatherMatchCount counts;

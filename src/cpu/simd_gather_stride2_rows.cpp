@@ -288,14 +288,47 @@ HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, 
     }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Streams a pair of float32 rows of width 16m + 8 (each 8 floats past whole lines, the pair whole lines) with
+// 16 lanes, one vector per line, as gatherRowPair makes their vectors: row r's vectors k < m are lines of
+// their own; row r + 1 starts half a line in, so its lines are the upper half of one vector and the lower
+// half of the next; the line they share is r's last half vector and r + 1's first.
+struct PairLineWriter {
+    float *HWY_RESTRICT rowA;  // the pair's first row (line aligned); the second follows at rowA + width
+    int64_t wholeVectors;      // m: row r's vectors that are whole lines
+    hn::Vec<FloatTag> previousB, lastHalfA, firstB;
+
+    // Vector k (columns 16k..16k+15) of both rows.
+    HWY_INLINE void add(int64_t k, hn::Vec<FloatTag> a, hn::Vec<FloatTag> b) {
+        const FloatTag df;
+        if (k < wholeVectors)
+            hn::Stream(a, df, rowA + 16 * k);
+        else
+            lastHalfA = a;
+        if (k == 0)
+            firstB = b;
+        else  // row r + 1's columns 16k-8..16k+7: at rowA + 16m + 8 + 16k - 8
+            hn::Stream(hn::ConcatLowerUpper(df, b, previousB), df, rowA + 16 * (wholeVectors + k));
+        previousB = b;
+    }
+    HWY_INLINE void finish() {
+        const FloatTag df;
+        hn::Stream(hn::ConcatLowerLower(df, firstB, lastHalfA), df, rowA + 16 * wholeVectors);
+    }
+};
+#endif
+
 // Two input rows r and r + 1 (positions from rowStart, r + 1's from rowStart + width) where r reads output
 // row q alone and r + 1 reads q and then (kSecondCandidates 2) one more, q' > q: the 3x3 stride 2 pattern
 // of rows 2k, 2k + 1. q's vectors are loaded (and 16-bit gradients widened) once for both rows; loaders
 // as in gatherRow, candidate 0 being q and 1 being q'. Each lane's window matches at most one of the four
 // columns of q it meets, so their masks are counted OR-ed.
-template <int kPadLeft, int kSecondCandidates, typename Out, class Load, class EdgeLoad>
+template <int kPadLeft, int kSecondCandidates, bool kPairLines = false, typename Out, class Load, class EdgeLoad>
 HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
                               const StoreMode &store, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+#if HWY_TARGET != HWY_SCALAR
+    [[maybe_unused]] PairLineWriter lines{reinterpret_cast<float *>(destination), width / 16, {}, {}, {}};
+#endif
     const auto nextRow = hn::Set(IndexTag(), static_cast<int32_t>(width));
     BlockWalk walk(width, rowStart);
     for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
@@ -324,9 +357,23 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
         else
             sumCandidates(edgeLoad);
         const int64_t column = 2 * b * walk.lanes;
+#if HWY_TARGET != HWY_SCALAR
+        if constexpr (kPairLines) {
+            static_assert(std::is_same_v<Out, float>, "float32 rows only");
+            hn::Vec<FloatTag> lowerA, upperA, lowerB, upperB;
+            interleaveLanes(FloatTag(), evenSums, oddSums, lowerA, upperA);
+            interleaveLanes(FloatTag(), nextEvenSums, nextOddSums, lowerB, upperB);
+            lines.add(2 * b, lowerA, lowerB);
+            if (column + walk.lanes < width) lines.add(2 * b + 1, upperA, upperB);
+            continue;
+        }
+#endif
         storeBlock(evenSums, oddSums, destination + column, width - column, store);
         storeBlock(nextEvenSums, nextOddSums, destination + width + column, width - column, store);
     }
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (kPairLines) lines.finish();
+#endif
 }
 
 // gatherRow for a candidate count known only at run time (at most 2: the plan declines more).
@@ -437,9 +484,18 @@ HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t cou
     for (int64_t i = 0; i < lanes; ++i) out[i] = first + i >= 0 && first + i < count ? row[first + i] : fill;
 }
 
+// `count` floats (a whole number of vectors: whole cache lines) from the staging row `from` to `to`, streamed.
+HWY_INLINE void streamWholeLines(const float *HWY_RESTRICT from, float *HWY_RESTRICT to, int64_t count) {
+    const FloatTag df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    for (int64_t i = 0; i < count; i += lanes) hn::Stream(hn::LoadU(df, from + i), df, to + i);
+}
+
 template <int kPadLeft, typename G, bool kHalf>
 int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow, int64_t endRow,
-                  float *sumsRow, bool streaming) {
+                  float *sumsRow, Stride2Stores stores) {
+    const bool streaming = stores == Stride2Stores::Streaming;
+    [[maybe_unused]] const bool stagedPairs = stores == Stride2Stores::StreamingRowPairs && std::is_same_v<G, float>;
     const FloatTag df;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -538,16 +594,42 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
             if (candidates == 1 && r + 1 < endRow) {
                 const int64_t nextFirst = rowStart[r + 1], nextCandidates = rowStart[r + 2] - nextFirst;
                 if (nextCandidates >= 1 && nextCandidates <= 2 && rowOutputs[nextFirst] == rowOutputs[first]) {
+#if HWY_TARGET != HWY_SCALAR
+                    // 16 lanes: the pair's lines are formed in registers and streamed.
+                    if constexpr (std::is_same_v<Out, float> && hn::MaxLanes(FloatTag()) == 16) {
+                        if (stagedPairs) {
+                            if (nextCandidates == 2) {
+                                rowOffsets[1] = rowOutputs[nextFirst + 1] * outputWidth;
+                                indexRows[1] = indexPlane + rowOffsets[1];
+                                gradientRows[1] = gradientPlane + rowOffsets[1];
+                                gatherRowPair<kPadLeft, 2, true>(width, outputWidth, rowPosition, destination, store,
+                                                                 load, edgeLoad, counts);
+                            } else {
+                                gatherRowPair<kPadLeft, 1, true>(width, outputWidth, rowPosition, destination, store,
+                                                                 load, edgeLoad, counts);
+                            }
+                            ++r;
+                            continue;
+                        }
+                    }
+#endif
+                    // Other vector sizes: the pair is made in sumsRow (plain stores into L1) and leaves it as
+                    // whole lines.
+                    Out *pairTo = destination;
+                    if constexpr (std::is_same_v<Out, float>)
+                        if (stagedPairs) pairTo = sumsRow;
                     if (nextCandidates == 2) {
                         rowOffsets[1] = rowOutputs[nextFirst + 1] * outputWidth;
                         indexRows[1] = indexPlane + rowOffsets[1];
                         gradientRows[1] = gradientPlane + rowOffsets[1];
-                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, destination, store, load, edgeLoad,
+                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
                                                    counts);
                     } else {
-                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, destination, store, load, edgeLoad,
+                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
                                                    counts);
                     }
+                    if constexpr (std::is_same_v<Out, float>)
+                        if (stagedPairs) streamWholeLines(sumsRow, destination, 2 * width);
                     ++r;
                     continue;
                 }
@@ -565,20 +647,20 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
 
 template <typename G, bool kHalf>
 int64_t planeRowsOfType(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
-                        int64_t endRow, float *sumsRow, bool streaming) {
-    return tables.padLeft == 1 ? planeRows<1, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming)
-                               : planeRows<0, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, streaming);
+                        int64_t endRow, float *sumsRow, Stride2Stores stores) {
+    return tables.padLeft == 1 ? planeRows<1, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, stores)
+                               : planeRows<0, G, kHalf>(tables, plane, firstRow, endRow, sumsRow, stores);
 }
 
 int64_t GatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
-                               int64_t endRow, float *sumsRow, bool streaming) {
+                               int64_t endRow, float *sumsRow, Stride2Stores stores) {
     switch (plane.type) {
         case ElementType::Float16:
-            return planeRowsOfType<uint16_t, true>(tables, plane, firstRow, endRow, sumsRow, streaming);
+            return planeRowsOfType<uint16_t, true>(tables, plane, firstRow, endRow, sumsRow, stores);
         case ElementType::BFloat16:
-            return planeRowsOfType<uint16_t, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+            return planeRowsOfType<uint16_t, false>(tables, plane, firstRow, endRow, sumsRow, stores);
         default:
-            return planeRowsOfType<float, false>(tables, plane, firstRow, endRow, sumsRow, streaming);
+            return planeRowsOfType<float, false>(tables, plane, firstRow, endRow, sumsRow, stores);
     }
 }
 
@@ -605,8 +687,8 @@ int64_t countIndicesNotMinusOne(const int32_t *indices, int64_t count) {
 int64_t gatherStride2LaneCount() { return HWY_DYNAMIC_DISPATCH(GatherStride2LaneCount)(); }
 
 int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
-                               int64_t endRow, float *sumsRow, bool streaming) {
-    return HWY_DYNAMIC_DISPATCH(GatherStride2PlaneRows)(tables, plane, firstRow, endRow, sumsRow, streaming);
+                               int64_t endRow, float *sumsRow, Stride2Stores stores) {
+    return HWY_DYNAMIC_DISPATCH(GatherStride2PlaneRows)(tables, plane, firstRow, endRow, sumsRow, stores);
 }
 
 }  // namespace poolgrad::cpu

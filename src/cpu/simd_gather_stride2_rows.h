@@ -46,6 +46,12 @@ struct Stride2PlaneOperands {
 // zero or at least 2^-126, never subnormal.
 bool bfloat16SumsStayNormal(const uint16_t *gradients, int64_t count);
 
+// How the rows are written: plainly; streaming (every row whole lines: aligned vectors bypass the caches);
+// or, float32 only, streaming row pairs: rows 2k and 2k + 1 made as a pair go to sumsRow (2 x width floats)
+// and from there to gradInput as whole streamed lines, where a row is not whole lines but a pair of rows is
+// (the plan checks that the plane's rows pair up from an even row and that the pairs start on a line).
+enum class Stride2Stores { Cached, Streaming, StreamingRowPairs };
+
 // Input rows [firstRow, endRow) of a plane, windows 2*ow - padLeft + {0, 1, 2} along W (padLeft 0 or 1):
 // element w of row r gets +0 + the gradients, in the order of the row's output rows and within one in
 // increasing window order, of the windows whose index is its position r*width + w. Read straight from the
@@ -53,8 +59,9 @@ bool bfloat16SumsStayNormal(const uint16_t *gradients, int64_t count);
 // copy otherwise); float32 rows are written into gradInput, 16-bit ones rounded once in registers (through
 // sumsRow, width floats, on targets that cannot). Where rows r and r + 1 read output row q, r + 1 then
 // possibly one more (rows 2k and 2k + 1 of a 3x3 stride 2 pooling), both are made in one pass that loads
-// (and widens) q once. Returns the matches.
+// (and widens) q once. Returns the matches. Rows not made in pairs are stored plainly under
+// StreamingRowPairs.
 int64_t gatherStride2PlaneRows(const Stride2RowTables &tables, const Stride2PlaneOperands &plane, int64_t firstRow,
-                               int64_t endRow, float *sumsRow, bool streaming);
+                               int64_t endRow, float *sumsRow, Stride2Stores stores);
 
 }  // namespace poolgrad::cpu
