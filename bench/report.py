@@ -633,6 +633,8 @@ def write_markdown(sections, md_path):
              "write this host's section")
     L.append("scripts/bench.sh --report-only   # rewrite this host's section and chart from build/bench/results")
     L.append("scripts/bench.sh --quick         # a shorter run (fewer repetitions), for trying things")
+    L.append("scripts/bench_scaling.sh         # many cores: a built driver at 1, 2, 4, ... threads, then this host's "
+             "section")
     L.append("build/bench/bench/poolgrad_bench --cases bench/standard_cases.txt --only A,D   # some cases, console only")
     L.append("build/bench/bench/poolgrad_bench \"--op=max3d --dt=bf16 mb2ic32_id16ih64iw64_kd2sd2\"  # one descriptor")
     L.append("```")
@@ -646,7 +648,9 @@ def write_markdown(sections, md_path):
              "indices: origInput + origOutput + grad + outGrad); forward = input + output + indices "
              "(MaxPoolV3WithAttrs: input + output). poolgrad's indices are INT32. Every contender's GB/s uses these "
              "same bytes (PyTorch actually moves INT64 indices, oneDNN a 1-byte workspace), so GB/s and %copy "
-             "compare times, not traffic. **%copy** = GB/s / the DRAM copy bandwidth of this run; above 100% "
+             "compare times, not traffic. **%copy** = GB/s / the DRAM copy bandwidth of this run (a multi-threaded "
+             "memcpy between two buffers of max(128 MiB, 2 × last-level cache) each; runs before that size rule "
+             "whose 128 MiB buffers fitted in the L3 use the copies measured between their cases); above 100% "
              "means the data came (partly) from cache. **floor** = bytes / DRAM copy bandwidth.")
     L.append("- **warm**: the same buffers, one untimed run right before each burst of timed runs. **cold**: a "
              "cache flush (max(4 × last-level cache, 32 MiB), written and read by every thread) before every timed "
