@@ -594,43 +594,39 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
             if (candidates == 1 && r + 1 < endRow) {
                 const int64_t nextFirst = rowStart[r + 1], nextCandidates = rowStart[r + 2] - nextFirst;
                 if (nextCandidates >= 1 && nextCandidates <= 2 && rowOutputs[nextFirst] == rowOutputs[first]) {
-#if HWY_TARGET != HWY_SCALAR
-                    // 16 lanes: the pair's lines are formed in registers and streamed.
-                    if constexpr (std::is_same_v<Out, float> && hn::MaxLanes(FloatTag()) == 16) {
-                        if (stagedPairs) {
-                            if (nextCandidates == 2) {
-                                rowOffsets[1] = rowOutputs[nextFirst + 1] * outputWidth;
-                                indexRows[1] = indexPlane + rowOffsets[1];
-                                gradientRows[1] = gradientPlane + rowOffsets[1];
-                                gatherRowPair<kPadLeft, 2, true>(width, outputWidth, rowPosition, destination, store,
-                                                                 load, edgeLoad, counts);
-                            } else {
-                                gatherRowPair<kPadLeft, 1, true>(width, outputWidth, rowPosition, destination, store,
-                                                                 load, edgeLoad, counts);
-                            }
-                            ++r;
-                            continue;
-                        }
-                    }
-#endif
-                    // Other vector sizes: the pair is made in sumsRow (plain stores into L1) and leaves it as
-                    // whole lines.
-                    Out *pairTo = destination;
-                    if constexpr (std::is_same_v<Out, float>)
-                        if (stagedPairs) pairTo = sumsRow;
                     if (nextCandidates == 2) {
                         rowOffsets[1] = rowOutputs[nextFirst + 1] * outputWidth;
                         indexRows[1] = indexPlane + rowOffsets[1];
                         gradientRows[1] = gradientPlane + rowOffsets[1];
+                    }
+                    ++r;
+#if HWY_TARGET != HWY_SCALAR
+                    // Streamed pairs with 16 lanes: the pair's lines are formed in registers.
+                    if constexpr (std::is_same_v<Out, float> && hn::MaxLanes(FloatTag()) == 16) {
+                        if (stagedPairs) {
+                            if (nextCandidates == 2)
+                                gatherRowPair<kPadLeft, 2, true>(width, outputWidth, rowPosition, destination, store,
+                                                                 load, edgeLoad, counts);
+                            else
+                                gatherRowPair<kPadLeft, 1, true>(width, outputWidth, rowPosition, destination, store,
+                                                                 load, edgeLoad, counts);
+                            continue;
+                        }
+                    }
+#endif
+                    // Streamed pairs with other vector sizes: made in sumsRow (plain stores into L1), then
+                    // streamed from it as whole lines.
+                    Out *pairTo = destination;
+                    if constexpr (std::is_same_v<Out, float>)
+                        if (stagedPairs) pairTo = sumsRow;
+                    if (nextCandidates == 2)
                         gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
                                                    counts);
-                    } else {
+                    else
                         gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
                                                    counts);
-                    }
                     if constexpr (std::is_same_v<Out, float>)
                         if (stagedPairs) streamWholeLines(sumsRow, destination, 2 * width);
-                    ++r;
                     continue;
                 }
             }
