@@ -181,9 +181,9 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
     // Row by row; 16-bit rows stream each aligned half line (simd_gather_stride2_rows.cpp).
     plan.streaming = streamingStoresPay(problem.gradInput, width, elementSize(problem.gradInput.type) == 2 ? 32 : 64);
     // float32 rows that are not whole lines (56 columns: 3.5 lines) where two rows are: the pairs 2k, 2k + 1
-    // are made in a staging row and streamed from it as whole lines, when every row of the plane is made in
-    // such a pair and every block starts on an even row (a row made alone would share a line between plain
-    // and streaming stores).
+    // are streamed as whole lines (formed in registers with 16 lanes, through a staging row otherwise), when
+    // every row of the plane is made in such a pair and every block starts on an even row (a row made alone
+    // would share a line between plain and streaming stores).
     const std::optional<int64_t> pairBytes = checkedMul(width, int64_t{8});
     plan.streamingRowPairs = !plan.streaming && problem.gradInput.type == ElementType::Float32 &&
                              pairBytes && *pairBytes <= kScratchBytesPerThread && rowsMadeInEvenPairs(plan) &&
@@ -297,7 +297,8 @@ bool gatherAll(const PoolProblem &problem, const Stride2GatherPlan &plan) {
     return gatherOnThreads(
         plan.threads, plan.planes * plan.blocksPerPlane, plan.blocksPerTurn, plan.streaming || plan.streamingRowPairs,
         [&](int64_t begin, int64_t end) {
-            // 16-bit: a row of sums where the target cannot round in registers; staged pairs: two rows.
+            // 16-bit: a row of sums where the target cannot round in registers; streamed row pairs: two rows
+            // (the staging row of targets with fewer than 16 lanes).
             std::vector<float> sumsRow(!std::is_same_v<T, float> ? static_cast<size_t>(W)
                                        : plan.streamingRowPairs   ? static_cast<size_t>(2 * W)
                                                                   : 0);

@@ -47,9 +47,10 @@ struct Stride2PlaneOperands {
 bool bfloat16SumsStayNormal(const uint16_t *gradients, int64_t count);
 
 // How the rows are written: plainly; streaming (every row whole lines: aligned vectors bypass the caches);
-// or, float32 only, streaming row pairs: rows 2k and 2k + 1 made as a pair go to sumsRow (2 x width floats)
-// and from there to gradInput as whole streamed lines, where a row is not whole lines but a pair of rows is
-// (the plan checks that the plane's rows pair up from an even row and that the pairs start on a line).
+// or, float32 only, streaming row pairs, where a row is not whole lines but a pair of rows is (the plan checks
+// that the plane's rows pair up from an even row and that the pairs start on a line): rows 2k and 2k + 1 made
+// as a pair leave as whole streamed lines, formed in registers with 16 lanes, else through sumsRow (2 x width
+// floats).
 enum class Stride2Stores { Cached, Streaming, StreamingRowPairs };
 
 // Input rows [firstRow, endRow) of a plane, windows 2*ow - padLeft + {0, 1, 2} along W (padLeft 0 or 1):
