@@ -305,6 +305,8 @@ struct ProblemLimits {
     bool threeWideRows = false;
     // With threeWideRows: float32 values and 16 to 40 windows along W: what the stride-2 forward takes.
     bool threeWideFloat32 = false;
+    // With both: windows three wide at stride 2 along H too, one plane deep: what the 3x3 stride-2 forward takes.
+    bool threeByThreePlanes = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -376,6 +378,10 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             if (a == 0) p.in[2] = p.out[0] * uniform(rng, 1, 2);
             if (a == 2) p.in[4] = 2 * p.out[2] + 1;
         }
+    if (limits.threeByThreePlanes) {
+        p.in[2] = p.out[0] = 1;
+        p.in[3] = 2 * p.out[1] + 1;
+    }
     switch (limits.divisibleWideRows || limits.wideChannelsLast || limits.threeWideRows ? 3 : uniform(rng, 0, 3)) {
         case 0:  // length 0: output = input size
             for (int a = firstAxis; a < 3; ++a) p.out[a] = p.in[2 + a];
@@ -451,10 +457,15 @@ TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) 
     int nonDivisible = 0, outputLarger = 0;
     // Every fourth (from the second) has float32 windows three wide at stride 2 along W, 16 or more: the
     // stride-2 forward's problems.
-    ProblemLimits threeWide;
+    // Every other one of those, and one in sixteen more, has windows three wide at stride 2 along H too, one
+    // plane deep: the 3x3 stride-2 forward's.
+    ProblemLimits threeWide, threeByThree;
     threeWide.threeWideRows = threeWide.threeWideFloat32 = true;
+    threeByThree.threeWideRows = threeByThree.threeWideFloat32 = threeByThree.threeByThreePlanes = true;
     const auto draw = [&](Rng &rng, int n) {
-        ForwardCase c = randomForwardCase(rng, n % 4 == 1 ? threeWide : ProblemLimits{});
+        ForwardCase c = randomForwardCase(rng, n % 8 == 1                  ? threeWide
+                                               : n % 8 == 5 || n % 16 == 3 ? threeByThree
+                                                                           : ProblemLimits{});
         for (int a = 0; a < 3; ++a) {
             nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;
             outputLarger += c.problem.out[a] > c.problem.in[2 + a];

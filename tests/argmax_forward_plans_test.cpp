@@ -156,9 +156,10 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
               std::make_pair(std::string("cpu_argmax_forward_stride2"),
                              std::string("stride-2 vectors: 20 windows k3 s2 from column -1, whole 1..19, row winners "
                                          "carried down 2 blocks of output rows per plane; 8 items on 2 threads")));
-    // Unforced, a 2-D problem passes to the row search (measured as fast or faster there), a 3-D one of
-    // 3x3x3 windows runs here: 3 planes of depth, windows 3 deep at stride 2 give one output plane.
-    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_dense_rows");
+    // Unforced, a 2-D problem with indices goes to the 3x3 stride-2 search, without indices to the row search
+    // (both measured faster); a 3-D one of 3x3x3 windows runs here: 3 planes of depth, windows 3 deep at
+    // stride 2 give one output plane.
+    EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_3x3_stride2");
     const Forward deep{{1, 4, 3, 5, 40}, {1, 4, 1, 3, 20}, {{3, 3, 3}, {2, 2, 2}, {0, 1, 1}}};
     EXPECT_EQ(planOf(deep, nullptr).first, "cpu_argmax_forward_stride2");
     const auto declines = [](const Forward &forward, const char *reason) {

@@ -22,15 +22,17 @@
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_pooling.h"
-#include "support/max_pool3d_run.h"
+#include "support/argmax_forward_case.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 
 namespace {
 
 using reference::Shape5;
-using test_support::MaxPool3dLists;
+using test_support::ArgmaxForwardCase;
 using test_support::TestTensor;
+using test_support::tieHeavyBits;
+using Case = ArgmaxForwardCase;
 
 constexpr const char *kStride2 = "cpu_argmax_forward_stride2";
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -59,99 +61,11 @@ float floatOf(uint32_t bits) {
     return value;
 }
 
-struct Case {
-    Shape5 input{};  // N, C, D, H, W
-    reference::Pool3dParams params;
-    aclDataType indexType = ACL_INT32;
-    std::vector<uint32_t> bits;  // float32 input, row-major over `input`
-
-    std::string describe() const {
-        std::ostringstream text;
-        text << (indexType == ACL_INT32 ? "i32" : "i64") << " input " << input[0] << "x" << input[1] << "x" << input[2]
-             << "x" << input[3] << "x" << input[4] << " k" << params.kernel[0] << params.kernel[1] << params.kernel[2]
-             << " s" << params.stride[0] << params.stride[1] << params.stride[2] << " p" << params.padding[0]
-             << params.padding[1] << params.padding[2] << " d" << params.dilation[0] << params.dilation[1]
-             << params.dilation[2] << (params.ceilMode ? " ceil" : "");
-        return text.str();
-    }
-};
-
-MaxPool3dLists listsOf(const reference::Pool3dParams &p) {
-    return {{p.kernel.begin(), p.kernel.end()},
-            {p.stride.begin(), p.stride.end()},
-            {p.padding.begin(), p.padding.end()},
-            {p.dilation.begin(), p.dilation.end()},
-            p.ceilMode};
-}
-
-// Runs the case through aclnnMaxPool3dWithArgmax with the stride-2 forward forced; returns the indices it
-// wrote after comparing every output with the reference (index, and value bits = the named element's).
 std::vector<int64_t> checkCase(const Case &c, int threads) {
-    SCOPED_TRACE(c.describe() + ", " + std::to_string(threads) + " threads");
-    const ThreadSetting setting(threads);
-    TestTensor self(std::vector<int64_t>(c.input.begin(), c.input.end()), ACL_FLOAT);
-    std::vector<float> values(c.bits.size());
-    for (size_t i = 0; i < c.bits.size(); ++i) {
-        self.setBits(static_cast<int64_t>(i), c.bits[i]);
-        values[i] = floatOf(c.bits[i]);
-    }
-    const reference::ForwardResult expected = reference::maxPool3dWithArgmax(values, c.input, c.params);
-    const std::vector<int64_t> outputShape(expected.outputShape.begin(), expected.outputShape.end());
-    TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, c.indexType);
-    out.poison();
-    indices.poison();
-    EXPECT_EQ(poolgradForceImplementation(kStride2), ACL_SUCCESS);
-    const test_support::TwoPhaseStatus status =
-        test_support::runMaxPool3dWithArgmax(self, listsOf(c.params), out, indices);
-    EXPECT_EQ(status.phaseOne, 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
-    poolgradRunReport report{};
-    EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
-    EXPECT_STREQ(report.implementation, kStride2);
-    const int64_t planeIn = c.input[2] * c.input[3] * c.input[4];
-    const Shape5 &o = expected.outputShape;
-    const int64_t planeOut = o[2] * o[3] * o[4];
-    std::vector<int64_t> written(static_cast<size_t>(out.elementCount()));
-    int failures = 0;
-    for (int64_t q = 0; q < out.elementCount(); ++q) {
-        const int64_t expectedIndex = expected.indices[static_cast<size_t>(q)];
-        const int64_t index = written[static_cast<size_t>(q)] = static_cast<int64_t>(indices.at(q));
-        const uint64_t expectedBits =
-            expectedIndex >= 0 ? self.bitsAt(q / planeOut * planeIn + expectedIndex) : bitsOf(-kInf);
-        if ((index != expectedIndex || out.bitsAt(q) != expectedBits) && ++failures <= 5)
-            ADD_FAILURE() << "output " << q << ": index " << index << " (expected " << expectedIndex << "), bits 0x"
-                          << std::hex << out.bitsAt(q) << " (expected 0x" << expectedBits << ")" << std::dec;
-    }
-    return written;
+    return test_support::checkArgmaxForward(c, kStride2, threads);
 }
 
-// Float32 bits drawn from a few values (ties everywhere), with NaNs of several payloads (quiet, signalling,
-// negative), +-inf, -0, and now and then huge values whose products overflow.
-// finite: no infinities either, so that the fast search's detector (a product of two taps: inf x 0 is a
-// false alarm that sends a vector to the NaN rule) lets the fast search's results stand.
-std::vector<uint32_t> tieHeavyBits(std::mt19937_64 &rng, int64_t count, double nanChance, double hugeChance = 0,
-                                   bool finite = false) {
-    const float pool[] = {finite ? -3.0f : -kInf, -2, -1, -0.0f, 0.0f, 1, 2, 3, finite ? 4.0f : kInf};
-    const uint32_t nans[] = {0x7fc00000u, 0x7fc12345u, 0x7f800001u, 0xffc00000u, 0xff812345u};
-    std::uniform_int_distribution<int> pick(0, 8), pickNan(0, 4);
-    std::uniform_real_distribution<double> unit(0, 1);
-    std::vector<uint32_t> bits(static_cast<size_t>(count));
-    for (uint32_t &b : bits) {
-        const double u = unit(rng);
-        b = u < nanChance                ? nans[pickNan(rng)]
-            : u < nanChance + hugeChance ? bitsOf(pick(rng) % 2 ? 3e38f : -3e38f)
-                                         : bitsOf(pool[pick(rng)]);
-    }
-    return bits;
-}
-
-reference::Pool3dParams params2d(int64_t padH, int64_t padW) {
-    reference::Pool3dParams p;
-    p.kernel = {1, 3, 3};
-    p.stride = {1, 2, 2};
-    p.padding = {0, padH, padW};
-    return p;
-}
+reference::Pool3dParams params2d(int64_t padH, int64_t padW) { return test_support::threeByThreeStride2(padH, padW); }
 
 // ------------------------------------------------------------------------------------------------ exact cases
 

@@ -417,6 +417,8 @@ struct Sizes {
     bool stride2Rows = false;
     // With stride2Rows: float32 values and rows of at least 16 whole windows: what the stride-2 forward takes.
     bool stride2Float32 = false;
+    // With both: windows 3x3 at stride 2 along H too: what the 3x3 stride-2 forward takes.
+    bool threeByThree = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -466,6 +468,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         params.kernel[1] = uniform(rng, 1, std::min<int64_t>(4, 2 * params.stride[1]));
         params.padding[1] = uniform(rng, 0, params.kernel[1] / 2);
         params.kernel[2] = 3, params.stride[2] = 2, params.padding[2] = uniform(rng, 0, 1);
+        if (sizes.threeByThree) params.kernel[1] = 3, params.stride[1] = 2, params.padding[1] = uniform(rng, 0, 1);
         params.dilation[1] = params.dilation[2] = 1;
         p.lists.kernel = {params.kernel[1], params.kernel[2]};
         p.lists.stride = {params.stride[1], params.stride[2]};
@@ -597,11 +600,18 @@ OperatorCall forwardCall(const ForwardCase &c, ForwardOperands &o) {
 TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     int oneByOneMasks = 0, ceilCases = 0, rank3 = 0;
     // Every second has float32 windows three wide at stride 2 along W and wide rows (the stride-2 forward's
-    // problems; a third of the cases have dense operands).
-    Sizes stride2;
+    // problems; a third of the cases have dense operands), every other one of those 3x3 windows at stride 2 (the
+    // 3x3 stride-2 forward's).
+    // One in four of the others is float32 (small rows: the narrow-rows forward's).
+    Sizes stride2, threeByThree, float32;
     stride2.stride2Rows = stride2.stride2Float32 = true;
+    threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThree = true;
+    float32.float32Int32 = true;
     const auto draw = [&](Rng &rng, int n) {
-        ForwardCase c = randomForwardCase(rng, n % 2 == 1 ? stride2 : Sizes{});
+        ForwardCase c = randomForwardCase(rng, n % 4 == 1   ? stride2
+                                               : n % 4 == 3 ? threeByThree
+                                               : n % 8 == 0 ? float32
+                                                            : Sizes{});
         oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
         ceilCases += c.problem.lists.ceilMode;
         rank3 += !c.problem.batched;

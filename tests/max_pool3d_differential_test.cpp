@@ -97,6 +97,9 @@ struct ProblemLimits {
     bool stride2Rows = false;
     // With stride2Rows: float32 values and rows of at least 16 whole windows: what the stride-2 forward takes.
     bool stride2Float32 = false;
+    // With both: 2-D planes (depth 1, window 1 deep) under 3x3 windows at stride 2 along H and W, three quarters of
+    // them with dense operands: what the 3x3 stride-2 forward takes.
+    bool threeByThreePlanes = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -178,6 +181,16 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         lists.dilation = {1};
         if (limits.stride2Float32) problem.type = ACL_FLOAT;
         problem.indexType = ACL_INT32;  // the stride-2 gather declines INT64 indices
+        if (limits.threeByThreePlanes) {
+            problem.contiguousOperands = chance(rng, 0.75);
+            p.kernel = {1, 3, 3};
+            p.stride = {1, 2, 2};
+            p.padding = {0, uniform(rng, 0, 1), uniform(rng, 0, 1)};
+            lists.kernel = {p.kernel.begin(), p.kernel.end()};
+            lists.stride = {p.stride.begin(), p.stride.end()};
+            lists.padding = {p.padding.begin(), p.padding.end()};
+            problem.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
+        }
     }
 
     if (limits.wideChannelsLast) {
@@ -211,6 +224,7 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         if (limits.disjointNarrowRows && a == 2) problem.inputShape[4] = smallest + uniform(rng, 0, 20);
         if (limits.stride2Rows && a == 2)
             problem.inputShape[4] = smallest + uniform(rng, limits.stride2Float32 ? 33 : 0, 70);
+        if (limits.threeByThreePlanes && a == 0) problem.inputShape[2] = 1;
         // At least two outputs along W, so that the windows overlap.
         if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
@@ -293,10 +307,18 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     wideChannels.maxExtra = 3;
     // Every fourth (from the second) has float32 windows three wide at stride 2 along W and wide rows: the
     // stride-2 forward's problems.
-    ProblemLimits stride2;
+    // Every other one of those has 2-D planes and 3x3 windows at stride 2: the 3x3 stride-2 forward's. One in
+    // eight has narrow float32 rows (half of them dense): the narrow-rows forward's.
+    ProblemLimits stride2, threeByThree, narrow;
     stride2.stride2Rows = stride2.stride2Float32 = true;
+    threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThreePlanes = true;
+    narrow.disjointNarrowRows = true;
     const auto draw = [&](Rng &rng, int n) {
-        ForwardCase c = randomForwardCase(rng, n % 4 == 3 ? wideChannels : n % 4 == 1 ? stride2 : ProblemLimits{});
+        ForwardCase c = randomForwardCase(rng, n % 4 == 3   ? wideChannels
+                                               : n % 8 == 1 ? stride2
+                                               : n % 8 == 5 ? threeByThree
+                                               : n % 8 == 2 ? narrow
+                                                            : ProblemLimits{});
         emptyWindows += c.emptyWindows;
         casesWithEmptyWindows += c.emptyWindows > 0;
         casesWithUnitAxis += std::count(c.problem.inputShape.begin() + 2, c.problem.inputShape.end(), 1) > 0;

@@ -279,8 +279,10 @@ struct OnnxCase {
 // wideStride2: rows of 34 to 60 columns under windows three wide at stride 2 along W, left padding 0 or 1
 // (what the stride-2 forward takes).
 // wideStride2: rows of 34-60 columns with windows 3 wide at stride 2 (the stride-2 forward's); contiguous: every
-// operand dense and in order (the dense-plane forwards take only those).
-OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false, bool contiguous = false) {
+// operand dense and in order (the dense-plane forwards take only those); threeByThree (with wideStride2): windows
+// 3 high at stride 2 too (the 3x3 stride-2 forward's).
+OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false, bool contiguous = false,
+                        bool threeByThree = false) {
     const Storage storages[] = {Storage::Contiguous, Storage::Permuted, Storage::Gapped, Storage::PermutedGapped};
     reference::MaxPoolV3Windows windows;
     reference::MaxPoolV3Params params;
@@ -306,6 +308,12 @@ OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = 
             params.strideW = 2;
             left = uniform(rng, 0, 1);
             right = uniform(rng, 0, 1);
+        }
+        if (threeByThree) {
+            params.kernelH = 3;
+            params.strideH = 2;
+            top = uniform(rng, 0, 1);
+            bottom = uniform(rng, 0, 1);
         }
         params.pads = {top, bottom, left, right};
         params.ceilMode = uniform(rng, 0, 1) == 1;
@@ -431,9 +439,11 @@ TEST(MaxPoolOnnxImplementations, EveryForwardImplementationMatchesTheReference) 
             SCOPED_TRACE("case " + std::to_string(i));
             // Of the float32 cases, two in three have the stride-2 forward's wide rows (one of them with contiguous
             // operands) and one in three narrow rows with contiguous operands (the narrow-rows forward's), so that
-            // each dense-plane forward sees enough cases whatever the seed.
+            // each dense-plane forward sees enough cases whatever the seed; every other contiguous wide one has 3x3
+            // windows at stride 2 (the 3x3 stride-2 forward's).
             const bool float32 = i % 9 == 0, wide = float32 && i / 9 % 3 != 2;
-            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9], wide, float32 && i / 9 % 3 != 1);
+            OnnxCase oc =
+                randomOnnxCase(rng, kOnnxTypes[i % 9], wide, float32 && i / 9 % 3 != 1, float32 && i / 9 % 6 == 0);
             pool_diff::OperatorCall call = onnxCall(oc);
             if (!driver.run(call)) return;
         }

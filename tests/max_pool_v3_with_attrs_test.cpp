@@ -353,8 +353,10 @@ struct ForwardCase {
 };
 
 // wideStride2: float32 rows of 34 to 60 columns under windows three wide at stride 2 along W, left and right
-// padding 0 or 1 (what the stride-2 forward takes).
-ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t maxSide = 9, bool wideStride2 = false) {
+// padding 0 or 1 (what the stride-2 forward takes); threeByThree (with wideStride2): windows 3 high at stride 2
+// too, top and bottom padding 0 or 1 (what the 3x3 stride-2 forward takes).
+ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t maxSide = 9, bool wideStride2 = false,
+                              bool threeByThree = false) {
     for (;;) {
         ForwardCase fc;
         const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -384,6 +386,12 @@ ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t ma
             p.pads[2] = uniform(rng, 0, 1);
             p.pads[3] = uniform(rng, 0, 1);
             p.globalPooling = false;
+        }
+        if (threeByThree) {
+            p.kernelH = 3;
+            p.strideH = 2;
+            p.pads[0] = uniform(rng, 0, 1);
+            p.pads[1] = uniform(rng, 0, 1);
         }
         const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(fc.h, fc.w, p);
         fc.outH = windows.outH;
@@ -487,8 +495,9 @@ TEST(MaxPoolV3WithAttrsImplementations, EveryForwardImplementationMatchesTheRefe
         std::mt19937 rng(static_cast<uint32_t>(seed));
         for (int i = 0; i < 80; ++i) {
             SCOPED_TRACE("case " + std::to_string(i));
-            // Half contiguous NCHW; every eighth of those with the stride-2 forward's wide rows.
-            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0, 9, i % 8 == 0);
+            // Half contiguous NCHW; every fourth of those with the stride-2 forward's wide rows, every other one of
+            // them with 3x3 windows at stride 2 (the 3x3 stride-2 forward's).
+            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0, 9, i % 8 == 0 || i % 8 == 4, i % 8 == 4);
             PreparedForward pf = prepareForward(fc, rng);
             pool_diff::OperatorCall call = forwardCall(fc, pf);
             if (!driver.run(call)) return;

@@ -9,6 +9,8 @@ namespace poolgrad {
 namespace {
 
 constexpr std::array implementations{
+    Implementation{"cpu_argmax_forward_3x3_stride2", PoolTask::ArgmaxForward, Backend::Cpu,
+                   cpu::planArgmaxForwardThreeByThreeStride2, cpu::runArgmaxForwardThreeByThreeStride2},
     Implementation{"cpu_argmax_forward_narrow_rows", PoolTask::ArgmaxForward, Backend::Cpu,
                    cpu::planArgmaxForwardNarrowRows, cpu::runArgmaxForwardNarrowRows},
     Implementation{"cpu_argmax_forward_stride2", PoolTask::ArgmaxForward, Backend::Cpu, cpu::planArgmaxForwardStride2,

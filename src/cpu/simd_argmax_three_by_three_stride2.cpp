@@ -1,0 +1,382 @@
+// Highway implementation of simd_argmax_three_by_three_stride2.h: one source compiled for every target (the
+// scalar target searches one window per "vector").
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_argmax_three_by_three_stride2.cpp"
+#include "cpu/simd_argmax_three_by_three_stride2.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "hwy/aligned_allocator.h"
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_lanes-inl.h"
+#include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
+// clang-format on
+
+// The chunk-kind lambda must be inlined into the row loop (out of line its vectors go through memory).
+#ifndef POOLGRAD_LAMBDA_INLINE
+#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using FloatTag = hn::CappedTag<float, 16>;
+using IndexTag = hn::RebindToSigned<FloatTag>;
+using VF = hn::Vec<FloatTag>;
+using VI = hn::Vec<IndexTag>;
+
+// 0, 2, 4, ... and 0, 1, 2, ...: lane constants (from tables: Iota builds its vector through memory).
+HWY_ALIGN constexpr int32_t kEvenLanes[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+HWY_ALIGN constexpr int32_t kLanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+// How a vector of windows reads a row. Interior: every tap inside the row, the loads too (InteriorOdd: windows
+// starting on odd columns, padding 1). LeftPadded: the row's first windows with padding 1 (lane 0's first tap
+// is column -1), loads from column 0 on. Edge: anything else (a row's end, rows narrower than two vectors):
+// masked loads, clipped taps replaced by their neighbours.
+enum class ChunkKind { Interior, InteriorOdd, LeftPadded, Edge };
+
+struct Chunk {
+    int64_t firstWindow;  // output column of lane 0
+    int64_t count;        // windows that exist (lanes from count on are computed and not stored)
+    ChunkKind kind;
+    bool detectFirstTap;  // the row's first column is lane 0's tap 0 and no other chunk's detector covers it
+};
+
+// The chunks of an output row: vectors of `lanes` windows from column 0; a last vector that would leave the row
+// moves back to end at the row's end where it then fits inside it (windows computed twice agree), else the
+// row's end goes to Edge chunks.
+std::vector<Chunk> chunksOf(const ThreeByThreeStride2Rows &job, int64_t lanes) {
+    std::vector<Chunk> chunks;
+    const int64_t outputs = job.outputWidth, width = job.width;
+    const auto inside = [&](int64_t first) {  // an Interior chunk at `first` reads only the row
+        const int64_t base = 2 * first - job.padLeft;
+        return first + lanes <= outputs && base >= 0 && base + 2 * lanes <= width - 1;
+    };
+    int64_t next = 0;
+    if (job.padLeft == 1 && lanes <= outputs && 2 * lanes - 1 <= width - 1) {
+        chunks.push_back({0, lanes, ChunkKind::LeftPadded, false});
+        next = lanes;
+    }
+    const ChunkKind interior = job.padLeft == 1 ? ChunkKind::InteriorOdd : ChunkKind::Interior;
+    while (next < outputs && inside(next)) {
+        chunks.push_back({next, lanes, interior, next == 0});
+        next += lanes;
+    }
+    if (next < outputs && outputs >= lanes && outputs - lanes <= next && inside(outputs - lanes)) {
+        chunks.push_back({outputs - lanes, lanes, interior, false});
+        next = outputs;
+    }
+    for (; next < outputs; next += lanes)
+        chunks.push_back({next, std::min(lanes, outputs - next), ChunkKind::Edge, true});
+    return chunks;
+}
+
+// One input row's winner per window of a chunk: value and column.
+struct RowWinner {
+    VF value;
+    VI column;
+};
+
+template <bool NanRule>
+HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
+    if constexpr (NanRule)
+        return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
+    else
+        return hn::Gt(value, best);
+}
+
+// The three taps of the chunk's windows on one row, with their columns.
+struct Taps {
+    VF t0, t1, t2;
+    VI c0, c1, c2;
+};
+
+template <ChunkKind Kind>
+HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t base) {
+    const FloatTag d;
+    const IndexTag di;
+    Taps taps;
+    taps.c0 = hn::Add(hn::Load(di, kEvenLanes), hn::Set(di, static_cast<int32_t>(base)));
+    taps.c1 = hn::Add(taps.c0, hn::Set(di, 1));
+    taps.c2 = hn::Add(taps.c0, hn::Set(di, 2));
+#if HWY_TARGET == HWY_SCALAR
+    // One window: its columns clipped to the row, each missing one replaced by its neighbour in the window.
+    (void)d;
+    const int64_t c0 = base < 0 ? base + 1 : base;
+    const int64_t c1 = base + 1 < width ? base + 1 : c0;
+    const int64_t c2 = base + 2 < width ? base + 2 : c1;
+    taps.t0 = hn::Set(d, row[c0]);
+    taps.t1 = hn::Set(d, row[c1]);
+    taps.t2 = hn::Set(d, row[c2]);
+    taps.c0 = hn::Set(di, static_cast<int32_t>(c0));
+    taps.c1 = hn::Set(di, static_cast<int32_t>(c1));
+    taps.c2 = hn::Set(di, static_cast<int32_t>(c2));
+#else
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    if constexpr (Kind == ChunkKind::InteriorOdd) {
+        // An odd first column (padding 1): the pair loaded from the even column after it, which starts a line
+        // wherever the row does (unaligned 64-byte loads cross two lines each). Tap 1 is its even columns, tap
+        // 2 its odd ones, tap 0 tap 2 one lane up with the first column in lane 0.
+        const VF low = hn::LoadU(d, row + base + 1), high = hn::LoadU(d, row + base + 1 + lanes);
+        taps.t1 = hn::ConcatEven(d, high, low);
+        taps.t2 = hn::ConcatOdd(d, high, low);
+        taps.t0 = shiftUpLanes<1>(d, taps.t2, hn::Set(d, row[base]));
+    } else if constexpr (Kind == ChunkKind::Interior) {
+        const VF low = hn::LoadU(d, row + base), high = hn::LoadU(d, row + base + lanes);
+        taps.t0 = hn::ConcatEven(d, high, low);
+        taps.t1 = hn::ConcatOdd(d, high, low);
+        // Tap 2 is tap 0 one lane on, the last lane's from the column after the pair.
+        taps.t2 = lanesFrom<1>(d, taps.t0, hn::Set(d, row[base + 2 * lanes]));
+    } else if constexpr (Kind == ChunkKind::LeftPadded) {
+        // base = -1: columns 0, 2, ... are tap 1, columns 1, 3, ... tap 2, and tap 0 is tap 2 one lane up,
+        // lane 0 (column -1) taking tap 1's column 0.
+        const VF low = hn::LoadU(d, row), high = hn::LoadU(d, row + lanes);
+        taps.t1 = hn::ConcatEven(d, high, low);
+        taps.t2 = hn::ConcatOdd(d, high, low);
+        const auto laneZero = hn::FirstN(d, 1);
+        taps.t0 = hn::IfThenElse(laneZero, taps.t1, shiftUpLanes<1>(d, taps.t2, taps.t2));
+        taps.c0 = hn::IfThenElse(hn::RebindMask(di, laneZero), taps.c1, taps.c0);
+    } else {
+        // Only columns inside the row are read; a tap outside it takes the next tap of its window (column -1)
+        // or the previous one (columns from width on).
+        const VI lane = hn::Load(di, kLanes), start = hn::Set(di, static_cast<int32_t>(base)),
+                 end = hn::Set(di, static_cast<int32_t>(width)), zero = hn::Zero(di),
+                 last = hn::Set(di, static_cast<int32_t>(width - 1)), minusOne = hn::Set(di, -1);
+        const auto load = [&](int64_t offset) {
+            const VI column = hn::Add(lane, hn::Add(start, hn::Set(di, static_cast<int32_t>(offset))));
+            const auto inRow = hn::And(hn::Gt(column, minusOne), hn::Lt(column, end));
+            return MaskedLoadUnaligned(hn::RebindMask(d, inRow), d, row + base + offset);
+        };
+        const VF low = load(0), high = load(lanes);
+        taps.t0 = hn::ConcatEven(d, high, low);
+        taps.t1 = hn::ConcatOdd(d, high, low);
+        taps.t2 = hn::ConcatOdd(d, load(1 + lanes), load(1));
+        const auto before = hn::Lt(taps.c0, zero);
+        taps.t0 = hn::IfThenElse(hn::RebindMask(d, before), taps.t1, taps.t0);
+        taps.c0 = hn::IfThenElse(before, taps.c1, taps.c0);
+        const auto past1 = hn::Gt(taps.c1, last);
+        taps.t1 = hn::IfThenElse(hn::RebindMask(d, past1), taps.t0, taps.t1);
+        taps.c1 = hn::IfThenElse(past1, taps.c0, taps.c1);
+        const auto past2 = hn::Gt(taps.c2, last);
+        taps.t2 = hn::IfThenElse(hn::RebindMask(d, past2), taps.t1, taps.t2);
+        taps.c2 = hn::IfThenElse(past2, taps.c1, taps.c2);
+    }
+#endif
+    return taps;
+}
+
+// The row winners of a chunk's windows on one row. Fast (no NanRule): the detector takes the products of taps
+// 1 and 2 (and tap 0 where the chunk covers the row's first column).
+template <bool NanRule, ChunkKind Kind>
+HWY_INLINE RowWinner searchRow(const float *HWY_RESTRICT row, int64_t width, int64_t base, bool detectFirstTap,
+                               VF &detector) {
+    const Taps taps = tapsOf<Kind>(row, width, base);
+    if constexpr (!NanRule) {
+        detector = hn::MulAdd(taps.t1, taps.t2, detector);
+        if (Kind == ChunkKind::Edge || detectFirstTap) detector = hn::MulAdd(taps.t0, taps.t0, detector);
+    }
+    RowWinner winner{taps.t0, taps.c0};
+    const auto take1 = takes<NanRule>(taps.t1, winner.value);
+    winner.value = hn::IfThenElse(take1, taps.t1, winner.value);
+    winner.column = hn::IfThenElse(hn::RebindMask(IndexTag(), take1), taps.c1, winner.column);
+    const auto take2 = takes<NanRule>(taps.t2, winner.value);
+    winner.value = hn::IfThenElse(take2, taps.t2, winner.value);
+    winner.column = hn::IfThenElse(hn::RebindMask(IndexTag(), take2), taps.c2, winner.column);
+    return winner;
+}
+
+// The first `count` winners of a chunk to the output planes at `at`. (Streaming stores were tried: D-fwd's rows
+// made in an L1 staging area and streamed out as whole lines ran as fast cold and 1.6x slower warm.)
+HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values, VI indices) {
+    const FloatTag d;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const bool whole = count == lanes;
+    if (whole)
+        hn::StoreU(values, d, job.values + at);
+    else
+        storeFirstLanes(d, values, job.values + at, static_cast<size_t>(count));
+    if (job.indices32) {
+        if (whole)
+            hn::StoreU(indices, di, job.indices32 + at);
+        else
+            storeFirstLanes(di, indices, job.indices32 + at, static_cast<size_t>(count));
+    } else if (job.indices64) {
+#if HWY_TARGET == HWY_SCALAR
+        job.indices64[at] = hn::GetLane(indices);
+#else
+        const hn::Half<IndexTag> dh;
+        const hn::Repartition<int64_t, IndexTag> d64;
+        const int64_t half = static_cast<int64_t>(hn::Lanes(d64));
+        const auto low = hn::PromoteTo(d64, hn::LowerHalf(dh, indices)),
+                   high = hn::PromoteTo(d64, hn::UpperHalf(dh, indices));
+        if (whole) {
+            hn::StoreU(low, d64, job.indices64 + at);
+            hn::StoreU(high, d64, job.indices64 + at + half);
+        } else {
+            storeFirstLanes(d64, low, job.indices64 + at, static_cast<size_t>(std::min(count, half)));
+            if (count > half) storeFirstLanes(d64, high, job.indices64 + at + half, static_cast<size_t>(count - half));
+        }
+#endif
+    }
+}
+
+// Row winners kept from one output row for the next: per chunk a vector of values and one of columns.
+struct CarriedRows {
+    float *values;
+    int32_t *columns;
+    int64_t row = -1;  // the input row they belong to (-1: none)
+};
+
+template <bool NanRule, ChunkKind Kind>
+HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t firstRow,
+                            int64_t lastRow, int64_t keptRow, const CarriedRows &carriedIn, CarriedRows &carriedOut,
+                            int64_t outputStart, VF &detector) {
+    const FloatTag d;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t base = 2 * chunk.firstWindow - job.padLeft;
+    VF best = hn::Zero(d);
+    VI index = hn::Zero(di);
+    for (int64_t r = firstRow; r <= lastRow; ++r) {
+        RowWinner winner;
+        if (r == carriedIn.row) {
+            winner.value = hn::Load(d, carriedIn.values + k * lanes);
+            winner.column = hn::Load(di, carriedIn.columns + k * lanes);
+        } else {
+            winner =
+                searchRow<NanRule, Kind>(job.plane + r * job.width, job.width, base, chunk.detectFirstTap, detector);
+        }
+        if (r == keptRow) {
+            hn::Store(winner.value, d, carriedOut.values + k * lanes);
+            hn::Store(winner.column, di, carriedOut.columns + k * lanes);
+        }
+        const VI position = hn::Add(winner.column, hn::Set(di, static_cast<int32_t>(r * job.width)));
+        if (r == firstRow) {
+            best = winner.value;
+            index = position;
+            continue;
+        }
+        const auto take = takes<NanRule>(winner.value, best);
+        best = hn::IfThenElse(take, winner.value, best);
+        index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
+    }
+    storeChunk(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+}
+
+// The common case of searchChunk as straight-line code: three rows, the first carried, the last kept.
+template <bool NanRule, ChunkKind Kind>
+HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t top,
+                                   const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
+                                   VF &detector) {
+    const FloatTag d;
+    const IndexTag di;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t base = 2 * chunk.firstWindow - job.padLeft;
+    const float *row1 = job.plane + (top + 1) * job.width;
+    const RowWinner w1 = searchRow<NanRule, Kind>(row1, job.width, base, chunk.detectFirstTap, detector);
+    const RowWinner w2 = searchRow<NanRule, Kind>(row1 + job.width, job.width, base, chunk.detectFirstTap, detector);
+    hn::Store(w2.value, d, carriedOut.values + k * lanes);
+    hn::Store(w2.column, di, carriedOut.columns + k * lanes);
+    const VI rowStart = hn::Set(di, static_cast<int32_t>(top * job.width)),
+             width = hn::Set(di, static_cast<int32_t>(job.width));
+    VF best = hn::Load(d, carriedIn.values + k * lanes);
+    VI index = hn::Add(hn::Load(di, carriedIn.columns + k * lanes), rowStart);
+    const auto take1 = takes<NanRule>(w1.value, best);
+    best = hn::IfThenElse(take1, w1.value, best);
+    index = hn::IfThenElse(hn::RebindMask(di, take1), hn::Add(w1.column, hn::Add(rowStart, width)), index);
+    const auto take2 = takes<NanRule>(w2.value, best);
+    best = hn::IfThenElse(take2, w2.value, best);
+    index =
+        hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, hn::Add(rowStart, hn::Add(width, width))), index);
+    storeChunk(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+}
+
+// body(kind) with the chunk kind as a compile-time constant (std::integral_constant).
+template <class Body>
+HWY_INLINE void withKind(ChunkKind kind, const Body &body) {
+    switch (kind) {
+        case ChunkKind::Interior:
+            return body(std::integral_constant<ChunkKind, ChunkKind::Interior>());
+        case ChunkKind::InteriorOdd:
+            return body(std::integral_constant<ChunkKind, ChunkKind::InteriorOdd>());
+        case ChunkKind::LeftPadded:
+            return body(std::integral_constant<ChunkKind, ChunkKind::LeftPadded>());
+        case ChunkKind::Edge:
+            return body(std::integral_constant<ChunkKind, ChunkKind::Edge>());
+    }
+}
+
+// One output row; false when the fast search's detector saw a NaN (the row's outputs and kept winners are
+// then not valid, and it is searched again with the rule).
+template <bool NanRule>
+HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::vector<Chunk> &chunks, int64_t oh,
+                                const CarriedRows &carriedIn, CarriedRows &carriedOut) {
+    const int64_t top = 2 * oh - job.padTop;
+    const int64_t firstRow = std::max<int64_t>(top, 0), lastRow = std::min<int64_t>(top + 2, job.height - 1);
+    const int64_t keptRow = top + 2 <= job.height - 1 ? top + 2 : -1;  // the next output row's first row
+    const int64_t outputStart = oh * job.outputWidth;
+    const bool carriedCase = top >= 0 && keptRow == top + 2 && carriedIn.row == top;
+    VF detector = hn::Zero(FloatTag());
+    for (size_t k = 0; k < chunks.size(); ++k) {
+        const Chunk &chunk = chunks[k];
+        withKind(chunk.kind, [&](auto kind) POOLGRAD_LAMBDA_INLINE {
+            if (carriedCase)
+                searchChunkCarried<NanRule, decltype(kind)::value>(job, chunk, k, top, carriedIn, carriedOut,
+                                                                   outputStart, detector);
+            else
+                searchChunk<NanRule, decltype(kind)::value>(job, chunk, k, firstRow, lastRow, keptRow, carriedIn,
+                                                            carriedOut, outputStart, detector);
+        });
+    }
+    carriedOut.row = keptRow;
+    if constexpr (!NanRule) return hn::AllFalse(FloatTag(), hn::IsNaN(detector));
+    return true;
+}
+
+void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+    const std::vector<Chunk> chunks = chunksOf(job, lanes);
+    const size_t perBuffer = chunks.size() * static_cast<size_t>(lanes);
+    const hwy::AlignedFreeUniquePtr<float[]> keptValues = hwy::AllocateAligned<float>(2 * perBuffer);
+    const hwy::AlignedFreeUniquePtr<int32_t[]> keptColumns = hwy::AllocateAligned<int32_t>(2 * perBuffer);
+    CarriedRows carried[2] = {{keptValues.get(), keptColumns.get()},
+                              {keptValues.get() + perBuffer, keptColumns.get() + perBuffer}};
+    int in = 0;
+    for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
+        const CarriedRows &carriedIn = carried[in];
+        CarriedRows &carriedOut = carried[1 - in];
+        if (!searchOutputRow<false>(job, chunks, oh, carriedIn, carriedOut))
+            searchOutputRow<true>(job, chunks, oh, carriedIn, carriedOut);
+        in = 1 - in;
+    }
+}
+
+int64_t ArgmaxThreeByThreeStride2LaneCount() { return static_cast<int64_t>(hn::Lanes(FloatTag())); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(ArgmaxThreeByThreeStride2Rows);
+HWY_EXPORT(ArgmaxThreeByThreeStride2LaneCount);
+
+void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Rows)(rows);
+}
+
+int64_t argmaxThreeByThreeStride2Lanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2LaneCount)(); }
+
+}  // namespace poolgrad::cpu
+#endif

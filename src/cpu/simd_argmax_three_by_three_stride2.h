@@ -1,0 +1,48 @@
+// The vector core of the 3x3 stride-2 argmax forward on 2-D planes (ResNet's stem pooling; Google Highway,
+// run-time dispatch). Windows cover rows 2*oh - padTop + {0, 1, 2} and columns 2*ow - padLeft + {0, 1, 2},
+// clipped to the plane (padding 0 or 1, no dilation). Selection rule of every forward (SPEC §3.7): scan order,
+// the first strictly greater value wins (ties and -0/+0 keep the first), a NaN wins over everything and the
+// last NaN in scan order is kept.
+//
+// How: a vector holds the windows of consecutive output columns. For each input row, one pair of loads split
+// into even and odd columns (one permute each) and one more pair gives the three taps of every window, and two
+// compare-and-blends give the row's winner per window ("row winners"). A window's rows are then taken in scan
+// order with the same rule, which picks its winner since scan order is rows first. The last row of output row
+// oh's windows is the first of oh + 1's: its row winners are kept (an L1 row per call) and not searched again,
+// so each input row is searched once. Clipped columns are not padded with -inf but replaced by a tap of the
+// same window next to them (window [x, x, y] has the winner of [x, y] under the rule), so that edge windows
+// take the vector code too and no padding column is ever named.
+//
+// NaN: each output row is first searched with one compare and one blend per tap, while a detector sums the
+// products of taps 1 and 2 of every row searched, which covers every column but the first tap of a row's first
+// window (covered separately) ; a row whose detector comes out NaN (a NaN, or an overflow meeting a zero or an
+// opposite infinity) is searched again with the NaN rule. The carried row winners need no detector: they come
+// from the previous output row, searched again with the rule when it held a NaN, and they are the first row
+// of the windows that take them, whose NaN a fast compare never replaces.
+#pragma once
+
+#include <cstdint>
+
+namespace poolgrad::cpu {
+
+// Output rows [firstRow, endRow) of one dense float32 plane of height x width (row-major); values, indices32
+// and indices64 (whichever are non-null; neither for value-only forwards) are the output plane, indices flat
+// plane positions (h * width + w). Requires padTop, padLeft in {0, 1}, outputHeight and outputWidth the windows
+// that hold at least one element (every window does with padding at most 1), and plane positions below 2^31.
+// Writes only the outputs of those rows.
+struct ThreeByThreeStride2Rows {
+    const float *plane;
+    int64_t height, width;
+    int64_t outputHeight, outputWidth;
+    int64_t padTop, padLeft;
+    int64_t firstRow, endRow;
+    float *values;
+    int32_t *indices32;
+    int64_t *indices64;
+};
+void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows);
+
+// Windows a vector holds on the running CPU.
+int64_t argmaxThreeByThreeStride2Lanes();
+
+}  // namespace poolgrad::cpu

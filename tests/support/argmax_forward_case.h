@@ -1,0 +1,40 @@
+// A forced run of one argmax forward implementation on a float32 input given bit for bit, checked against the
+// naive reference (tests/reference): every index, and every value bit for bit the element the reference names
+// (-inf for an empty window). Shared by the suites of the vector forwards (stride-2 searches).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "reference/naive_pooling.h"
+
+namespace test_support {
+
+struct ArgmaxForwardCase {
+    reference::Shape5 input{};  // N, C, D, H, W
+    reference::Pool3dParams params;
+    aclDataType indexType = ACL_INT32;
+    std::vector<uint32_t> bits;  // float32 input, row-major over `input`
+
+    std::string describe() const;
+};
+
+// Runs the case through aclnnMaxPool3dWithArgmax with `implementation` forced on `threads` threads, checks
+// through poolgradGetLastRunReport that it ran, compares every output (failures are reported with the first
+// five outputs that differ) and returns the indices written.
+std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *implementation, int threads);
+
+// Float32 bits drawn from a few values (ties everywhere), with NaNs of several payloads (quiet, signalling,
+// negative) at nanChance, +-inf, -0, and at hugeChance +-3e38 (products that overflow: the fast searches'
+// detectors' false alarms). finite: no infinities either, so that a detector built from products of taps lets
+// the fast search's results stand.
+std::vector<uint32_t> tieHeavyBits(std::mt19937_64 &rng, int64_t count, double nanChance, double hugeChance = 0,
+                                   bool finite = false);
+
+// 2-D windows 3x3 at stride 2 with the given paddings (the depth axis one plane, window 1).
+reference::Pool3dParams threeByThreeStride2(int64_t padH, int64_t padW);
+
+}  // namespace test_support
