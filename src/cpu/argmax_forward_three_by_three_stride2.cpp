@@ -116,6 +116,9 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
             ThreeByThreeStride2Rows job{};
             job.plane = in.plane<const float>(n, c);
+            const int64_t nextPlane = (item + 1) / plan.rowBlocks;
+            if (item + 1 < end && nextPlane != plane)
+                job.nextPlane = in.plane<const float>(nextPlane / geometry.channels, nextPlane % geometry.channels);
             job.height = geometry.axes[1].inputSize;
             job.width = geometry.axes[2].inputSize;
             job.outputHeight = outH;

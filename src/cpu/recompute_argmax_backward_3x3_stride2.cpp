@@ -334,7 +334,6 @@ public:
             const auto search = [&](int64_t oh, float *topOut, float *middleOut) {
                 const int64_t top = 2 * oh - plan_.padTop;
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
-                if constexpr (!widen) prefetchRowsOf(n, oh + 1);
                 sumFirstMatches3x3Stride2AcrossChannels(
                     rows, outputRow(problem_.output, oh, 0), outputRow(problem_.gradOutput, oh, 1), outW_, inW_,
                     plan_.padLeft, channels_, partial, topOut, middleOut, carries, plan_.streaming && !widen);
@@ -372,20 +371,6 @@ public:
 
 private:
     static constexpr bool widen = !std::is_same_v<T, float>;
-
-    // Asks for output row oh's new rows (two input rows, its origOutput and gradOutput rows) in the L2, one
-    // row ahead. The search walks a row once per group of channels, each walk using one line in every
-    // C * 4 bytes: from memory that stride is slow, a line at a time (D-v3-nhwc on AVX2, 9.4 ms without
-    // this; the rows of a search stay in the L2 between walks).
-    void prefetchRowsOf(int64_t n, int64_t oh) const {
-        if (oh >= outH_) return;
-        constexpr PrefetchInto kL2 = PrefetchInto::SecondLevel;
-        const int64_t top = 2 * oh - plan_.padTop;
-        for (int64_t h = std::max<int64_t>(top + 1, 0); h <= std::min(top + 2, inH_ - 1); ++h)
-            prefetchLines<kL2>(problem_.input.at<const T>(n, 0, 0, h, 0), rowElements_);
-        prefetchLines<kL2>(problem_.output.at<const T>(n, 0, 0, oh, 0), outRowElements_);
-        prefetchLines<kL2>(problem_.gradOutput.at<const T>(n, 0, 0, oh, 0), outRowElements_);
-    }
 
     void storeRow(const float *rowSums, int64_t n, int64_t h) const {
         storeFloatRow(problem_.gradInput.type, rowSums, problem_.gradInput.at<T>(n, 0, 0, h, 0), rowElements_,

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/prefetch.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
@@ -300,6 +301,23 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     storeChunk(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
+// Input read ahead of the search into the L2, past the plane's end into the next plane the thread searches:
+// the hardware prefetcher follows a plane's rows but not the jump to the next one (D-fwd, 2 threads, cold:
+// 3.2-3.7 ms with rows 8 to 80 ahead against 4.7-5.2 without; rows ahead within the plane only: no change).
+constexpr int64_t kPrefetchBytesAhead = 4 << 10;
+
+// The two rows the output row after `rowsAhead` more will search first, from input row `next` on.
+HWY_INLINE void prefetchRowsAhead(const ThreeByThreeStride2Rows &job, int64_t next) {
+    const int64_t rowsAhead =
+        std::max<int64_t>(2, kPrefetchBytesAhead / (job.width * static_cast<int64_t>(sizeof(float)))) & ~int64_t{1};
+    for (int64_t r = next + rowsAhead; r < next + rowsAhead + 2; ++r) {
+        const float *row = r < job.height                                 ? job.plane + r * job.width
+                           : job.nextPlane && r - job.height < job.height ? job.nextPlane + (r - job.height) * job.width
+                                                                          : nullptr;
+        if (row) prefetchLines<PrefetchInto::SecondLevel>(row, job.width);
+    }
+}
+
 // body(kind) with the chunk kind as a compile-time constant (std::integral_constant).
 template <class Body>
 HWY_INLINE void withKind(ChunkKind kind, const Body &body) {
@@ -325,6 +343,7 @@ HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::v
     const int64_t keptRow = top + 2 <= job.height - 1 ? top + 2 : -1;  // the next output row's first row
     const int64_t outputStart = oh * job.outputWidth;
     const bool carriedCase = top >= 0 && keptRow == top + 2 && carriedIn.row == top;
+    if constexpr (!NanRule) prefetchRowsAhead(job, top + 3);
     VF detector = hn::Zero(FloatTag());
     for (size_t k = 0; k < chunks.size(); ++k) {
         const Chunk &chunk = chunks[k];

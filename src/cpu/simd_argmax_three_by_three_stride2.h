@@ -32,6 +32,7 @@ namespace poolgrad::cpu {
 // Writes only the outputs of those rows.
 struct ThreeByThreeStride2Rows {
     const float *plane;
+    const float *nextPlane;  // the plane the calling thread searches next (read ahead into the L2), or null
     int64_t height, width;
     int64_t outputHeight, outputWidth;
     int64_t padTop, padLeft;
