@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -23,6 +22,7 @@
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_pooling.h"
 #include "support/argmax_forward_case.h"
+#include "support/float_bits.h"
 #include "support/highway_target_mock.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
@@ -38,11 +38,7 @@ using test_support::tieHeavyBits;
 constexpr const char *kThreeByThree = "cpu_argmax_forward_3x3_stride2";
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-uint32_t bitsOf(float value) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
+uint32_t bitsOf(float value) { return test_support::bitsFromFloat(value); }
 
 std::vector<int64_t> check(const ArgmaxForwardCase &c, int threads) {
     return test_support::checkArgmaxForward(c, kThreeByThree, threads);
@@ -196,7 +192,7 @@ TEST(ArgmaxForward3x3Stride2, ValueOnlyForwardMatchesTheReference) {
         std::vector<float> values(bits.size());
         for (size_t i = 0; i < bits.size(); ++i) {
             x.setBits(static_cast<int64_t>(i), bits[i]);
-            std::memcpy(&values[i], &bits[i], sizeof(float));
+            values[i] = test_support::floatFromBits(bits[i]);
         }
         const reference::ForwardResult expected =
             reference::maxPool3dWithArgmax(values, {n, ch, 1, h, w}, threeByThreeStride2(1, 1));
@@ -225,6 +221,15 @@ TEST(ArgmaxForward3x3Stride2, ValueOnlyForwardMatchesTheReference) {
 
 // ------------------------------------------------------------------------------------------------ plans
 
+// The lists aclnnMaxPool3dWithArgmax takes for params.
+test_support::MaxPool3dLists listsOf(const reference::Pool3dParams &params) {
+    return {{params.kernel.begin(), params.kernel.end()},
+            {params.stride.begin(), params.stride.end()},
+            {params.padding.begin(), params.padding.end()},
+            {1},
+            params.ceilMode};
+}
+
 // What phase 1 decides for an unforced aclnnMaxPool3dWithArgmax on `input` with `params`: the implementation
 // and its plan text.
 poolgradRunReport dispatchedFor(const reference::Shape5 &input, const reference::Pool3dParams &params) {
@@ -234,13 +239,7 @@ poolgradRunReport dispatchedFor(const reference::Shape5 &input, const reference:
     const std::vector<int64_t> outputShape(o.begin(), o.end());
     TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, ACL_INT32);
     const test_support::TwoPhaseStatus status =
-        test_support::runMaxPool3dWithArgmax(self,
-                                             {{params.kernel.begin(), params.kernel.end()},
-                                              {params.stride.begin(), params.stride.end()},
-                                              {params.padding.begin(), params.padding.end()},
-                                              {1},
-                                              params.ceilMode},
-                                             out, indices);
+        test_support::runMaxPool3dWithArgmax(self, listsOf(params), out, indices);
     EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
     poolgradRunReport report{};
     EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
@@ -264,13 +263,7 @@ TEST(ArgmaxForward3x3Stride2, DeclinesWhatItCannotSearch) {
         TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, ACL_INT32);
         EXPECT_EQ(poolgradForceImplementation(kThreeByThree), ACL_SUCCESS);
         const test_support::TwoPhaseStatus status =
-            test_support::runMaxPool3dWithArgmax(self,
-                                                 {{params.kernel.begin(), params.kernel.end()},
-                                                  {params.stride.begin(), params.stride.end()},
-                                                  {params.padding.begin(), params.padding.end()},
-                                                  {1},
-                                                  params.ceilMode},
-                                                 out, indices);
+            test_support::runMaxPool3dWithArgmax(self, listsOf(params), out, indices);
         const std::string message = aclGetRecentErrMsg();
         poolgradForceImplementation(nullptr);
         EXPECT_NE(status.phaseOne, 0);

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <limits>
 #include <sstream>
 
 #include "poolgrad/poolgrad.h"
+#include "support/float_bits.h"
 #include "support/max_pool3d_run.h"
 #include "support/test_tensor.h"
 
@@ -15,17 +15,9 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-uint32_t bitsOf(float value) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
+uint32_t bitsOf(float value) { return bitsFromFloat(value); }
 
-float floatOf(uint32_t bits) {
-    float value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-}
+float floatOf(uint32_t bits) { return floatFromBits(bits); }
 
 // Threads and the forced implementation for one scope; every setting restored after it.
 struct ForcedRun {
