@@ -178,6 +178,58 @@ TEST(ArgmaxForward3x3Stride2, NarrowerVectorsAgreeWithTheReference) {
     }
 }
 
+// ------------------------------------------------------------------------------------------------ 16-bit values
+
+TEST(ArgmaxForward3x3Stride2, SixteenBitValuesAgreeWithTheReference) {
+    // float16 and bfloat16 inputs: compared widened to float32, every output value the input element's own bits
+    // (a float16 signalling NaN too, which the hardware widening quiets), on the CPU's vectors and on the mocked
+    // AVX2, SSE4 and scalar targets (float16 widened on the bits there).
+    std::mt19937_64 rng(16);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
+        for (int trial = 0; trial < 60; ++trial) {
+            ArgmaxForwardCase c = randomCase(rng, trial);
+            c.valueType = type;
+            c.bits = test_support::sixteenBitPatterns(c.bits, type);
+            check(c, 1 + trial % 3);
+            if (HasFailure()) return;
+        }
+        for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+            SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
+            const test_support::HighwayTargetMock mock(target);
+            for (int trial = 0; trial < 12; ++trial) {
+                ArgmaxForwardCase c = randomCase(rng, trial);
+                c.valueType = type;
+                c.bits = test_support::sixteenBitPatterns(c.bits, type);
+                check(c, 1 + trial % 2);
+                if (HasFailure()) return;
+            }
+        }
+    }
+}
+
+TEST(ArgmaxForward3x3Stride2, SixteenBitNaNInEveryColumnOfEveryRow) {
+    // A signalling NaN moved over every position of 5 rows of 41 columns of float16 and bfloat16 (every chunk
+    // kind, both paddings): the detector sends it to the NaN rule and the output keeps its bits.
+    std::mt19937_64 rng(17);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+        for (const int64_t padding : {1, 0}) {
+            ArgmaxForwardCase c;
+            c.valueType = type;
+            c.input = {1, 1, 1, 5, 41};
+            c.params = threeByThreeStride2(padding, padding);
+            const std::vector<uint32_t> base =
+                test_support::sixteenBitPatterns(tieHeavyBits(rng, 5 * 41, 0, 0, true), type);
+            const uint32_t signalling = type == ACL_FLOAT16 ? 0x7d23u : 0x7f91u;
+            for (int64_t position = 0; position < 5 * 41; ++position) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = signalling;
+                check(c, 1);
+                if (HasFailure()) return;
+            }
+        }
+}
+
 // ------------------------------------------------------------------------------------------------ values only
 
 TEST(ArgmaxForward3x3Stride2, ValueOnlyForwardMatchesTheReference) {

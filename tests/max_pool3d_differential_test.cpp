@@ -98,7 +98,7 @@ struct ProblemLimits {
     // With stride2Rows: float32 values and rows of at least 16 whole windows: what the stride-2 forward takes.
     bool stride2Float32 = false;
     // With both: 2-D planes (depth 1, window 1 deep) under 3x3 windows at stride 2 along H and W, three quarters of
-    // them with dense operands: what the 3x3 stride-2 forward takes.
+    // them with dense operands, any value type: what the 3x3 stride-2 forward takes.
     bool threeByThreePlanes = false;
 };
 
@@ -190,6 +190,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
             lists.stride = {p.stride.begin(), p.stride.end()};
             lists.padding = {p.padding.begin(), p.padding.end()};
             problem.indexType = chance(rng, 0.5) ? ACL_INT32 : ACL_INT64;
+            const aclDataType valueTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};  // it takes 16-bit values too
+            problem.type = valueTypes[uniform(rng, 0, 2)];
         }
     }
 

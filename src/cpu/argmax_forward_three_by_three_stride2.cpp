@@ -1,8 +1,8 @@
-// Argmax forward of dense float32 2-D planes with 3x3 windows at stride 2 (padding 0 or 1, no dilation; the
-// stem pooling of ResNet-style networks): each input row searched once for the winners of every window that
-// reads it, those of a window's last row kept for the next output row, every output (and index) written once
-// from the vectors, the edge windows included (simd_argmax_three_by_three_stride2.h). Work items are blocks of
-// output rows of a plane, enough blocks that a few planes still fill every thread.
+// Argmax forward of dense 2-D planes (float32, float16 or bfloat16) with 3x3 windows at stride 2 (padding 0 or 1,
+// no dilation; the stem pooling of ResNet-style networks): each input row searched once for the winners of every
+// window that reads it, those of a window's last row kept for the next output row, every output (and index)
+// written once from the vectors, the edge windows included (simd_argmax_three_by_three_stride2.h). Work items are
+// blocks of output rows of a plane, enough blocks that a few planes still fill every thread.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -61,7 +61,9 @@ std::optional<std::string> notThreeWideStride2(const WindowAxis &axis, const std
 
 PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
-    if (problem.input.type != ElementType::Float32) return PlanOutcome::decline("values are not float32");
+    const ElementType type = problem.input.type;
+    if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
+        return PlanOutcome::decline("values are not float32, float16 or bfloat16");
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
         return PlanOutcome::decline("the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
@@ -98,7 +100,7 @@ PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     // Without indices the row search takes column maxima first (one max per column and row, no index blends):
     // D-v3-fwd (16x64 planes of 112x112, 2 threads, Intel Xeon 260 MiB L3 host) 1.70-1.96 ms warm against
     // 2.57-3.48 here, cold 3.51-3.72 against 3.25-3.64.
-    if (!problem.indices.present())
+    if (!problem.indices.present() && type == ElementType::Float32)
         return PlanOutcome::slowerThanLater(std::move(plan),
                                             "values only: the row search's column maxima measured faster");
     return PlanOutcome::accept(std::move(plan));
@@ -110,15 +112,24 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
     const int64_t outH = geometry.axes[1].outputSize;
     const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
     const bool withIndices = idx.present(), wide = withIndices && idx.type == ElementType::Int64;
+    const ArgmaxValueType valueType = in.type == ElementType::Float16    ? ArgmaxValueType::Float16
+                                      : in.type == ElementType::BFloat16 ? ArgmaxValueType::BFloat16
+                                                                         : ArgmaxValueType::Float32;
+    // Planes are addressed in elements of the values' type (float32, or the 16-bit patterns).
+    const auto planeOf = [&](const StridedTensor &tensor, int64_t n, int64_t c) -> const void * {
+        if (valueType == ArgmaxValueType::Float32) return tensor.plane<const float>(n, c);
+        return tensor.plane<const uint16_t>(n, c);
+    };
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
             ThreeByThreeStride2Rows job{};
-            job.plane = in.plane<const float>(n, c);
+            job.type = valueType;
+            job.plane = planeOf(in, n, c);
             const int64_t nextPlane = (item + 1) / plan.rowBlocks;
             if (item + 1 < end && nextPlane != plane)
-                job.nextPlane = in.plane<const float>(nextPlane / geometry.channels, nextPlane % geometry.channels);
+                job.nextPlane = planeOf(in, nextPlane / geometry.channels, nextPlane % geometry.channels);
             job.height = geometry.axes[1].inputSize;
             job.width = geometry.axes[2].inputSize;
             job.outputHeight = outH;
@@ -127,7 +138,7 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
             job.padLeft = plan.padLeft;
             job.firstRow = outH * block / plan.rowBlocks;
             job.endRow = outH * (block + 1) / plan.rowBlocks;
-            job.values = out.plane<float>(n, c);
+            job.values = const_cast<void *>(planeOf(out, n, c));
             job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
             job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
             argmaxThreeByThreeStride2Rows(job);

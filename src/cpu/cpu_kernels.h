@@ -9,7 +9,7 @@
 namespace poolgrad::cpu {
 
 // Argmax forward: gathers each window of the input, writes its maximum and the flat index of it.
-// 3x3 windows at stride 2 (padding 0 or 1) on dense float32 2-D planes: each input row searched once, the
+// 3x3 windows at stride 2 (padding 0 or 1) on dense 2-D float planes: each input row searched once, the
 // edge windows in the same vectors, every output written once.
 PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem);
 RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const ImplementationPlan &plan);

@@ -17,6 +17,7 @@
 #include "cpu/simd_lanes-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 
 // The chunk-kind lambda must be inlined into the row loop (out of line its vectors go through memory).
@@ -94,14 +95,38 @@ HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
         return hn::Gt(value, best);
 }
 
+// The values a search reads, as float32 vectors: float32 itself, or the bits of float16 / bfloat16 widened
+// exactly (comparisons are those of the values; the outputs take the input's own bits, storeChunk).
+template <ArgmaxValueType Type>
+struct Values {
+    using In = std::conditional_t<Type == ArgmaxValueType::Float32, float, uint16_t>;
+    static HWY_INLINE VF widen(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
+        return widenSixteenBit<Type == ArgmaxValueType::Float16>(FloatTag(), bits);
+    }
+    // Lanes(FloatTag) values from p.
+    static HWY_INLINE VF load(const In *HWY_RESTRICT p) {
+        if constexpr (Type == ArgmaxValueType::Float32)
+            return hn::LoadU(FloatTag(), p);
+        else
+            return widen(hn::LoadU(hn::Rebind<uint16_t, FloatTag>(), p));
+    }
+    static HWY_INLINE VF broadcast(In value) {
+        if constexpr (Type == ArgmaxValueType::Float32)
+            return hn::Set(FloatTag(), value);
+        else
+            return widen(hn::Set(hn::Rebind<uint16_t, FloatTag>(), value));
+    }
+};
+
 // The three taps of the chunk's windows on one row, with their columns.
 struct Taps {
     VF t0, t1, t2;
     VI c0, c1, c2;
 };
 
-template <ChunkKind Kind>
-HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t base) {
+template <ChunkKind Kind, ArgmaxValueType Type>
+HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_t width, int64_t base) {
+    using V = Values<Type>;
     const FloatTag d;
     const IndexTag di;
     Taps taps;
@@ -114,9 +139,9 @@ HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t bas
     const int64_t c0 = base < 0 ? base + 1 : base;
     const int64_t c1 = base + 1 < width ? base + 1 : c0;
     const int64_t c2 = base + 2 < width ? base + 2 : c1;
-    taps.t0 = hn::Set(d, row[c0]);
-    taps.t1 = hn::Set(d, row[c1]);
-    taps.t2 = hn::Set(d, row[c2]);
+    taps.t0 = V::broadcast(row[c0]);
+    taps.t1 = V::broadcast(row[c1]);
+    taps.t2 = V::broadcast(row[c2]);
     taps.c0 = hn::Set(di, static_cast<int32_t>(c0));
     taps.c1 = hn::Set(di, static_cast<int32_t>(c1));
     taps.c2 = hn::Set(di, static_cast<int32_t>(c2));
@@ -126,20 +151,20 @@ HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t bas
         // An odd first column (padding 1): the pair loaded from the even column after it, which starts a line
         // wherever the row does (unaligned 64-byte loads cross two lines each). Tap 1 is its even columns, tap
         // 2 its odd ones, tap 0 tap 2 one lane up with the first column in lane 0.
-        const VF low = hn::LoadU(d, row + base + 1), high = hn::LoadU(d, row + base + 1 + lanes);
+        const VF low = V::load(row + base + 1), high = V::load(row + base + 1 + lanes);
         taps.t1 = hn::ConcatEven(d, high, low);
         taps.t2 = hn::ConcatOdd(d, high, low);
-        taps.t0 = shiftUpLanes<1>(d, taps.t2, hn::Set(d, row[base]));
+        taps.t0 = shiftUpLanes<1>(d, taps.t2, V::broadcast(row[base]));
     } else if constexpr (Kind == ChunkKind::Interior) {
-        const VF low = hn::LoadU(d, row + base), high = hn::LoadU(d, row + base + lanes);
+        const VF low = V::load(row + base), high = V::load(row + base + lanes);
         taps.t0 = hn::ConcatEven(d, high, low);
         taps.t1 = hn::ConcatOdd(d, high, low);
         // Tap 2 is tap 0 one lane on, the last lane's from the column after the pair.
-        taps.t2 = lanesFrom<1>(d, taps.t0, hn::Set(d, row[base + 2 * lanes]));
+        taps.t2 = lanesFrom<1>(d, taps.t0, V::broadcast(row[base + 2 * lanes]));
     } else if constexpr (Kind == ChunkKind::LeftPadded) {
         // base = -1: columns 0, 2, ... are tap 1, columns 1, 3, ... tap 2, and tap 0 is tap 2 one lane up,
         // lane 0 (column -1) taking tap 1's column 0.
-        const VF low = hn::LoadU(d, row), high = hn::LoadU(d, row + lanes);
+        const VF low = V::load(row), high = V::load(row + lanes);
         taps.t1 = hn::ConcatEven(d, high, low);
         taps.t2 = hn::ConcatOdd(d, high, low);
         const auto laneZero = hn::FirstN(d, 1);
@@ -151,10 +176,20 @@ HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t bas
         const VI lane = hn::Load(di, kLanes), start = hn::Set(di, static_cast<int32_t>(base)),
                  end = hn::Set(di, static_cast<int32_t>(width)), zero = hn::Zero(di),
                  last = hn::Set(di, static_cast<int32_t>(width - 1)), minusOne = hn::Set(di, -1);
+        // 16-bit rows: the columns the chunk reads copied first (0 outside the row).
+        [[maybe_unused]] HWY_ALIGN uint16_t copied[2 * hn::MaxLanes(FloatTag()) + 2];
+        if constexpr (Type != ArgmaxValueType::Float32) {
+            for (int64_t j = 0; j < 2 * lanes + 2; ++j)
+                copied[j] = base + j >= 0 && base + j < width ? row[base + j] : uint16_t{0};
+        }
         const auto load = [&](int64_t offset) {
-            const VI column = hn::Add(lane, hn::Add(start, hn::Set(di, static_cast<int32_t>(offset))));
-            const auto inRow = hn::And(hn::Gt(column, minusOne), hn::Lt(column, end));
-            return MaskedLoadUnaligned(hn::RebindMask(d, inRow), d, row + base + offset);
+            if constexpr (Type != ArgmaxValueType::Float32) {
+                return V::load(copied + offset);
+            } else {
+                const VI column = hn::Add(lane, hn::Add(start, hn::Set(di, static_cast<int32_t>(offset))));
+                const auto inRow = hn::And(hn::Gt(column, minusOne), hn::Lt(column, end));
+                return MaskedLoadUnaligned(hn::RebindMask(d, inRow), d, row + base + offset);
+            }
         };
         const VF low = load(0), high = load(lanes);
         taps.t0 = hn::ConcatEven(d, high, low);
@@ -176,10 +211,10 @@ HWY_INLINE Taps tapsOf(const float *HWY_RESTRICT row, int64_t width, int64_t bas
 
 // The row winners of a chunk's windows on one row. Fast (no NanRule): the detector takes the products of taps
 // 1 and 2 (and tap 0 where the chunk covers the row's first column).
-template <bool NanRule, ChunkKind Kind>
-HWY_INLINE RowWinner searchRow(const float *HWY_RESTRICT row, int64_t width, int64_t base, bool detectFirstTap,
-                               VF &detector) {
-    const Taps taps = tapsOf<Kind>(row, width, base);
+template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type>
+HWY_INLINE RowWinner searchRow(const typename Values<Type>::In *HWY_RESTRICT row, int64_t width, int64_t base,
+                               bool detectFirstTap, VF &detector) {
+    const Taps taps = tapsOf<Kind, Type>(row, width, base);
     if constexpr (!NanRule) {
         detector = hn::MulAdd(taps.t1, taps.t2, detector);
         if (Kind == ChunkKind::Edge || detectFirstTap) detector = hn::MulAdd(taps.t0, taps.t0, detector);
@@ -196,15 +231,27 @@ HWY_INLINE RowWinner searchRow(const float *HWY_RESTRICT row, int64_t width, int
 
 // The first `count` winners of a chunk to the output planes at `at`. (Streaming stores were tried: D-fwd's rows
 // made in an L1 staging area and streamed out as whole lines ran as fast cold and 1.6x slower warm.)
+// 16-bit values are the input elements the indices name, their own bits (a float16 signalling NaN widened in
+// hardware comes out quieted).
+template <ArgmaxValueType Type>
 HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values, VI indices) {
     const FloatTag d;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const bool whole = count == lanes;
-    if (whole)
-        hn::StoreU(values, d, job.values + at);
-    else
-        storeFirstLanes(d, values, job.values + at, static_cast<size_t>(count));
+    if constexpr (Type == ArgmaxValueType::Float32) {
+        float *out = static_cast<float *>(job.values) + at;
+        if (whole)
+            hn::StoreU(values, d, out);
+        else
+            storeFirstLanes(d, values, out, static_cast<size_t>(count));
+    } else {
+        HWY_ALIGN int32_t positions[hn::MaxLanes(IndexTag())];
+        hn::Store(indices, di, positions);
+        const uint16_t *plane = static_cast<const uint16_t *>(job.plane);
+        uint16_t *out = static_cast<uint16_t *>(job.values) + at;
+        for (int64_t i = 0; i < count; ++i) out[i] = plane[positions[i]];
+    }
     if (job.indices32) {
         if (whole)
             hn::StoreU(indices, di, job.indices32 + at);
@@ -237,7 +284,7 @@ struct CarriedRows {
     int64_t row = -1;  // the input row they belong to (-1: none)
 };
 
-template <bool NanRule, ChunkKind Kind>
+template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type>
 HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t firstRow,
                             int64_t lastRow, int64_t keptRow, const CarriedRows &carriedIn, CarriedRows &carriedOut,
                             int64_t outputStart, VF &detector) {
@@ -253,8 +300,9 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
             winner.value = hn::Load(d, carriedIn.values + k * lanes);
             winner.column = hn::Load(di, carriedIn.columns + k * lanes);
         } else {
-            winner =
-                searchRow<NanRule, Kind>(job.plane + r * job.width, job.width, base, chunk.detectFirstTap, detector);
+            winner = searchRow<NanRule, Kind, Type>(
+                static_cast<const typename Values<Type>::In *>(job.plane) + r * job.width, job.width, base,
+                chunk.detectFirstTap, detector);
         }
         if (r == keptRow) {
             hn::Store(winner.value, d, carriedOut.values + k * lanes);
@@ -270,11 +318,11 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
         best = hn::IfThenElse(take, winner.value, best);
         index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
     }
-    storeChunk(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
 // The common case of searchChunk as straight-line code: three rows, the first carried, the last kept.
-template <bool NanRule, ChunkKind Kind>
+template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type>
 HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t top,
                                    const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
                                    VF &detector) {
@@ -282,9 +330,10 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const int64_t base = 2 * chunk.firstWindow - job.padLeft;
-    const float *row1 = job.plane + (top + 1) * job.width;
-    const RowWinner w1 = searchRow<NanRule, Kind>(row1, job.width, base, chunk.detectFirstTap, detector);
-    const RowWinner w2 = searchRow<NanRule, Kind>(row1 + job.width, job.width, base, chunk.detectFirstTap, detector);
+    const auto *row1 = static_cast<const typename Values<Type>::In *>(job.plane) + (top + 1) * job.width;
+    const RowWinner w1 = searchRow<NanRule, Kind, Type>(row1, job.width, base, chunk.detectFirstTap, detector);
+    const RowWinner w2 =
+        searchRow<NanRule, Kind, Type>(row1 + job.width, job.width, base, chunk.detectFirstTap, detector);
     hn::Store(w2.value, d, carriedOut.values + k * lanes);
     hn::Store(w2.column, di, carriedOut.columns + k * lanes);
     const VI rowStart = hn::Set(di, static_cast<int32_t>(top * job.width)),
@@ -298,7 +347,7 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     best = hn::IfThenElse(take2, w2.value, best);
     index =
         hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, hn::Add(rowStart, hn::Add(width, width))), index);
-    storeChunk(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
 // Input read ahead of the search into the L2, past the plane's end into the next plane the thread searches:
@@ -307,13 +356,16 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
 constexpr int64_t kPrefetchBytesAhead = 4 << 10;
 
 // The two rows the output row after `rowsAhead` more will search first, from input row `next` on.
+template <ArgmaxValueType Type>
 HWY_INLINE void prefetchRowsAhead(const ThreeByThreeStride2Rows &job, int64_t next) {
+    using In = typename Values<Type>::In;
     const int64_t rowsAhead =
-        std::max<int64_t>(2, kPrefetchBytesAhead / (job.width * static_cast<int64_t>(sizeof(float)))) & ~int64_t{1};
+        std::max<int64_t>(2, kPrefetchBytesAhead / (job.width * static_cast<int64_t>(sizeof(In)))) & ~int64_t{1};
+    const In *plane = static_cast<const In *>(job.plane), *nextPlane = static_cast<const In *>(job.nextPlane);
     for (int64_t r = next + rowsAhead; r < next + rowsAhead + 2; ++r) {
-        const float *row = r < job.height                                 ? job.plane + r * job.width
-                           : job.nextPlane && r - job.height < job.height ? job.nextPlane + (r - job.height) * job.width
-                                                                          : nullptr;
+        const In *row = r < job.height                             ? plane + r * job.width
+                        : nextPlane && r - job.height < job.height ? nextPlane + (r - job.height) * job.width
+                                                                   : nullptr;
         if (row) prefetchLines<PrefetchInto::SecondLevel>(row, job.width);
     }
 }
@@ -335,7 +387,7 @@ HWY_INLINE void withKind(ChunkKind kind, const Body &body) {
 
 // One output row; false when the fast search's detector saw a NaN (the row's outputs and kept winners are
 // then not valid, and it is searched again with the rule).
-template <bool NanRule>
+template <bool NanRule, ArgmaxValueType Type>
 HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::vector<Chunk> &chunks, int64_t oh,
                                 const CarriedRows &carriedIn, CarriedRows &carriedOut) {
     const int64_t top = 2 * oh - job.padTop;
@@ -343,17 +395,17 @@ HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::v
     const int64_t keptRow = top + 2 <= job.height - 1 ? top + 2 : -1;  // the next output row's first row
     const int64_t outputStart = oh * job.outputWidth;
     const bool carriedCase = top >= 0 && keptRow == top + 2 && carriedIn.row == top;
-    if constexpr (!NanRule) prefetchRowsAhead(job, top + 3);
+    if constexpr (!NanRule) prefetchRowsAhead<Type>(job, top + 3);
     VF detector = hn::Zero(FloatTag());
     for (size_t k = 0; k < chunks.size(); ++k) {
         const Chunk &chunk = chunks[k];
         withKind(chunk.kind, [&](auto kind) POOLGRAD_LAMBDA_INLINE {
             if (carriedCase)
-                searchChunkCarried<NanRule, decltype(kind)::value>(job, chunk, k, top, carriedIn, carriedOut,
-                                                                   outputStart, detector);
+                searchChunkCarried<NanRule, decltype(kind)::value, Type>(job, chunk, k, top, carriedIn, carriedOut,
+                                                                         outputStart, detector);
             else
-                searchChunk<NanRule, decltype(kind)::value>(job, chunk, k, firstRow, lastRow, keptRow, carriedIn,
-                                                            carriedOut, outputStart, detector);
+                searchChunk<NanRule, decltype(kind)::value, Type>(job, chunk, k, firstRow, lastRow, keptRow, carriedIn,
+                                                                  carriedOut, outputStart, detector);
         });
     }
     carriedOut.row = keptRow;
@@ -361,7 +413,8 @@ HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::v
     return true;
 }
 
-void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
+template <ArgmaxValueType Type>
+void searchRows(const ThreeByThreeStride2Rows &job) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
     const std::vector<Chunk> chunks = chunksOf(job, lanes);
     const size_t perBuffer = chunks.size() * static_cast<size_t>(lanes);
@@ -373,9 +426,20 @@ void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
     for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
         const CarriedRows &carriedIn = carried[in];
         CarriedRows &carriedOut = carried[1 - in];
-        if (!searchOutputRow<false>(job, chunks, oh, carriedIn, carriedOut))
-            searchOutputRow<true>(job, chunks, oh, carriedIn, carriedOut);
+        if (!searchOutputRow<false, Type>(job, chunks, oh, carriedIn, carriedOut))
+            searchOutputRow<true, Type>(job, chunks, oh, carriedIn, carriedOut);
         in = 1 - in;
+    }
+}
+
+void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
+    switch (job.type) {
+        case ArgmaxValueType::Float16:
+            return searchRows<ArgmaxValueType::Float16>(job);
+        case ArgmaxValueType::BFloat16:
+            return searchRows<ArgmaxValueType::BFloat16>(job);
+        default:
+            return searchRows<ArgmaxValueType::Float32>(job);
     }
 }
 

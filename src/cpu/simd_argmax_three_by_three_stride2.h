@@ -25,19 +25,23 @@
 
 namespace poolgrad::cpu {
 
-// Output rows [firstRow, endRow) of one dense float32 plane of height x width (row-major); values, indices32
+// Output rows [firstRow, endRow) of one dense plane of height x width (row-major) of `type`; values, indices32
 // and indices64 (whichever are non-null; neither for value-only forwards) are the output plane, indices flat
 // plane positions (h * width + w). Requires padTop, padLeft in {0, 1}, outputHeight and outputWidth the windows
 // that hold at least one element (every window does with padding at most 1), and plane positions below 2^31.
 // Writes only the outputs of those rows.
+// The values' type: float32, or float16 / bfloat16 (compared widened to float32, output as their own bits).
+enum class ArgmaxValueType { Float32, Float16, BFloat16 };
+
 struct ThreeByThreeStride2Rows {
-    const float *plane;
-    const float *nextPlane;  // the plane the calling thread searches next (read ahead into the L2), or null
+    ArgmaxValueType type;
+    const void *plane;
+    const void *nextPlane;  // the plane the calling thread searches next (read ahead into the L2), or null
     int64_t height, width;
     int64_t outputHeight, outputWidth;
     int64_t padTop, padLeft;
     int64_t firstRow, endRow;
-    float *values;
+    void *values;
     int32_t *indices32;
     int64_t *indices64;
 };

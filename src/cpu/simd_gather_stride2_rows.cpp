@@ -14,6 +14,7 @@
 #include "cpu/simd_lanes-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 #include "cpu/bfloat16_hardware_rounding.h"
 #include "cpu/simd_rows.h"
@@ -427,43 +428,9 @@ int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t cou
     return total;
 }
 
-// float16 is converted in hardware only on these targets (the others round in storeFloatRow, which falls
-// back to scalar conversions there).
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-constexpr bool kHardwareFloat16 = true;
-#else
-constexpr bool kHardwareFloat16 = false;
-#endif
-
-// 16-bit gradient bits widened to float32 (exactly): float16 (kHalf) or bfloat16. Without the hardware
-// conversion float16 is widened on the bits here: the library's emulation (Highway 1.0) reads exponent 31
-// as a finite 2^16, not as Inf / NaN.
 template <bool kHalf>
 HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
-    const FloatTag df;
-    const IndexTag di;
-    if constexpr (kHalf && kHardwareFloat16) {
-        const hn::Rebind<hwy::float16_t, FloatTag> dh;
-        return hn::PromoteTo(df, hn::BitCast(dh, bits));
-    } else if constexpr (kHalf) {
-        const hn::RebindToUnsigned<FloatTag> du;
-        const auto wide = hn::PromoteTo(du, bits);
-        const auto sign = hn::ShiftLeft<16>(hn::And(wide, hn::Set(du, 0x8000u)));
-        const auto exponent = hn::And(hn::ShiftRight<10>(wide), hn::Set(du, 0x1fu));
-        const auto mantissa = hn::And(wide, hn::Set(du, 0x3ffu));
-        const auto normal =
-            hn::Or(hn::ShiftLeft<23>(hn::Add(exponent, hn::Set(du, 127u - 15u))), hn::ShiftLeft<13>(mantissa));
-        const auto infinityOrNaN = hn::Or(hn::Set(du, 0x7f800000u), hn::ShiftLeft<13>(mantissa));
-        // mantissa * 2^-24 is exact in float32.
-        const auto subnormal =
-            hn::BitCast(du, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mantissa)), hn::Set(df, 1.0f / 16777216.0f)));
-        const auto magnitude =
-            hn::IfThenElse(hn::Eq(exponent, hn::Zero(du)), subnormal,
-                           hn::IfThenElse(hn::Eq(exponent, hn::Set(du, 0x1fu)), infinityOrNaN, normal));
-        return hn::BitCast(df, hn::Or(sign, magnitude));
-    } else {
-        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, bits)));
-    }
+    return widenSixteenBit<kHalf>(FloatTag(), bits);
 }
 
 // Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.

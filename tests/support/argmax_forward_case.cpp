@@ -45,7 +45,10 @@ MaxPool3dLists listsOf(const reference::Pool3dParams &p) {
 
 std::string ArgmaxForwardCase::describe() const {
     std::ostringstream text;
-    text << (indexType == ACL_INT32 ? "i32" : "i64") << " input " << input[0] << "x" << input[1] << "x" << input[2]
+    text << (valueType == ACL_FLOAT16 ? "f16 "
+             : valueType == ACL_BF16  ? "bf16 "
+                                      : "")
+         << (indexType == ACL_INT32 ? "i32" : "i64") << " input " << input[0] << "x" << input[1] << "x" << input[2]
          << "x" << input[3] << "x" << input[4] << " k" << params.kernel[0] << params.kernel[1] << params.kernel[2]
          << " s" << params.stride[0] << params.stride[1] << params.stride[2] << " p" << params.padding[0]
          << params.padding[1] << params.padding[2] << " d" << params.dilation[0] << params.dilation[1]
@@ -55,15 +58,18 @@ std::string ArgmaxForwardCase::describe() const {
 
 std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *implementation, int threads) {
     SCOPED_TRACE(c.describe() + ", " + std::to_string(threads) + " threads");
-    TestTensor self(std::vector<int64_t>(c.input.begin(), c.input.end()), ACL_FLOAT);
+    TestTensor self(std::vector<int64_t>(c.input.begin(), c.input.end()), c.valueType);
     std::vector<float> values(c.bits.size());
     for (size_t i = 0; i < c.bits.size(); ++i) {
         self.setBits(static_cast<int64_t>(i), c.bits[i]);
-        values[i] = floatOf(c.bits[i]);
+        const uint16_t low = static_cast<uint16_t>(c.bits[i]);
+        values[i] = c.valueType == ACL_FLOAT16 ? floatFromHalf(low)
+                    : c.valueType == ACL_BF16  ? floatFromBfloat16(low)
+                                               : floatOf(c.bits[i]);
     }
     const reference::ForwardResult expected = reference::maxPool3dWithArgmax(values, c.input, c.params);
     const std::vector<int64_t> outputShape(expected.outputShape.begin(), expected.outputShape.end());
-    TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, c.indexType);
+    TestTensor out(outputShape, c.valueType), indices(outputShape, c.indexType);
     out.poison();
     indices.poison();
     TwoPhaseStatus status;
@@ -84,8 +90,11 @@ std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *
     for (int64_t q = 0; q < out.elementCount(); ++q) {
         const int64_t expectedIndex = expected.indices[static_cast<size_t>(q)];
         const int64_t index = written[static_cast<size_t>(q)] = static_cast<int64_t>(indices.at(q));
+        const uint64_t minusInfinity = c.valueType == ACL_FLOAT16 ? 0xfc00u
+                                       : c.valueType == ACL_BF16  ? 0xff80u
+                                                                  : bitsOf(-kInf);
         const uint64_t expectedBits =
-            expectedIndex >= 0 ? self.bitsAt(q / planeOut * planeIn + expectedIndex) : bitsOf(-kInf);
+            expectedIndex >= 0 ? self.bitsAt(q / planeOut * planeIn + expectedIndex) : minusInfinity;
         if ((index != expectedIndex || out.bitsAt(q) != expectedBits) && ++failures <= 5)
             ADD_FAILURE() << "output " << q << ": index " << index << " (expected " << expectedIndex << "), bits 0x"
                           << std::hex << out.bitsAt(q) << " (expected 0x" << expectedBits << ")" << std::dec;
@@ -105,6 +114,25 @@ std::vector<uint32_t> tieHeavyBits(std::mt19937_64 &rng, int64_t count, double n
         b = u < nanChance                ? nans[pickNan(rng)]
             : u < nanChance + hugeChance ? bitsOf(pick(rng) % 2 ? 3e38f : -3e38f)
                                          : bitsOf(pool[pick(rng)]);
+    }
+    return bits;
+}
+
+std::vector<uint32_t> sixteenBitPatterns(const std::vector<uint32_t> &float32Bits, aclDataType type) {
+    std::vector<uint32_t> bits(float32Bits.size());
+    for (size_t i = 0; i < bits.size(); ++i) {
+        const uint32_t b = float32Bits[i];
+        const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
+        if (nan) {
+            const uint32_t sign = (b >> 16) & 0x8000u;
+            const bool quiet = (b & 0x00400000u) != 0;
+            // A payload besides the quiet bit, so that a signalling NaN stays a NaN.
+            bits[i] = type == ACL_FLOAT16 ? sign | 0x7c00u | (quiet ? 0x0200u : 0u) | 0x0015u
+                                          : sign | 0x7f80u | (quiet ? 0x0040u : 0u) | 0x0005u;
+        } else {
+            const float value = floatOf(b);
+            bits[i] = type == ACL_FLOAT16 ? halfFromFloat(value) : bfloat16FromFloat(value);
+        }
     }
     return bits;
 }

@@ -17,10 +17,15 @@ struct ArgmaxForwardCase {
     reference::Shape5 input{};  // N, C, D, H, W
     reference::Pool3dParams params;
     aclDataType indexType = ACL_INT32;
-    std::vector<uint32_t> bits;  // float32 input, row-major over `input`
+    aclDataType valueType = ACL_FLOAT;  // ACL_FLOAT, ACL_FLOAT16 or ACL_BF16
+    std::vector<uint32_t> bits;         // the input's bit patterns (16-bit ones in the low half), row-major
 
     std::string describe() const;
 };
+
+// The float32 bit patterns of tieHeavyBits as float16 or bfloat16 ones: each value converted (3e38 becomes
+// float16's +inf), each NaN a NaN of that type with the same sign and quiet or signalling kind.
+std::vector<uint32_t> sixteenBitPatterns(const std::vector<uint32_t> &float32Bits, aclDataType type);
 
 // Runs the case through aclnnMaxPool3dWithArgmax with `implementation` forced on `threads` threads, checks
 // through poolgradGetLastRunReport that it ran, compares every output (failures are reported with the first
