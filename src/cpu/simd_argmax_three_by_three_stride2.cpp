@@ -231,8 +231,8 @@ HWY_INLINE RowWinner searchRow(const typename Values<Type>::In *HWY_RESTRICT row
 
 // The first `count` winners of a chunk to the output planes at `at`. (Streaming stores were tried: D-fwd's rows
 // made in an L1 staging area and streamed out as whole lines ran as fast cold and 1.6x slower warm.)
-// 16-bit values are the input elements the indices name, their own bits (a float16 signalling NaN widened in
-// hardware comes out quieted).
+// 16-bit values come out as the input elements' own bits: narrowed back where that is exact, else copied from
+// the elements the indices name.
 template <ArgmaxValueType Type>
 HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values, VI indices) {
     const FloatTag d;
@@ -246,11 +246,32 @@ HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64
         else
             storeFirstLanes(d, values, out, static_cast<size_t>(count));
     } else {
-        HWY_ALIGN int32_t positions[hn::MaxLanes(IndexTag())];
-        hn::Store(indices, di, positions);
-        const uint16_t *plane = static_cast<const uint16_t *>(job.plane);
         uint16_t *out = static_cast<uint16_t *>(job.values) + at;
-        for (int64_t i = 0; i < count; ++i) out[i] = plane[positions[i]];
+        // Narrowed in the vector where that gives the input's bits back: bfloat16 always (its widening was a
+        // shift), float16 in hardware for every value but a NaN (the conversion quiets a signalling one).
+        bool narrowed = false;
+        if constexpr (HWY_TARGET != HWY_SCALAR && (Type == ArgmaxValueType::BFloat16 || kHardwareFloat16)) {
+            if (Type == ArgmaxValueType::BFloat16 || hn::AllFalse(d, hn::IsNaN(values))) {
+                const hn::Rebind<uint16_t, FloatTag> d16;
+                hn::Vec<decltype(d16)> bits;
+                if constexpr (Type == ArgmaxValueType::BFloat16)
+                    bits =
+                        hn::TruncateTo(d16, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<FloatTag>(), values)));
+                else
+                    bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), values));
+                if (whole)
+                    hn::StoreU(bits, d16, out);
+                else
+                    storeFirstLanes(d16, bits, out, static_cast<size_t>(count));
+                narrowed = true;
+            }
+        }
+        if (!narrowed) {  // the input elements the indices name, copied
+            HWY_ALIGN int32_t positions[hn::MaxLanes(IndexTag())];
+            hn::Store(indices, di, positions);
+            const uint16_t *plane = static_cast<const uint16_t *>(job.plane);
+            for (int64_t i = 0; i < count; ++i) out[i] = plane[positions[i]];
+        }
     }
     if (job.indices32) {
         if (whole)
