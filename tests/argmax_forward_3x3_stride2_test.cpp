@@ -185,25 +185,24 @@ TEST(ArgmaxForward3x3Stride2, SixteenBitValuesAgreeWithTheReference) {
     // (a float16 signalling NaN too, which the hardware widening quiets), on the CPU's vectors and on the mocked
     // AVX2, SSE4 and scalar targets (float16 widened on the bits there).
     std::mt19937_64 rng(16);
-    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
-        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
-        for (int trial = 0; trial < 60; ++trial) {
+    // `trials` random problems of `type`, threads 1 to mostThreads; false after a failure.
+    const auto checkRandom = [&](aclDataType type, int trials, int mostThreads) {
+        for (int trial = 0; trial < trials; ++trial) {
             ArgmaxForwardCase c = randomCase(rng, trial);
             c.valueType = type;
             c.bits = test_support::sixteenBitPatterns(c.bits, type);
-            check(c, 1 + trial % 3);
-            if (HasFailure()) return;
+            check(c, 1 + trial % mostThreads);
+            if (HasFailure()) return false;
         }
+        return true;
+    };
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
+        if (!checkRandom(type, 60, 3)) return;
         for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
             SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
             const test_support::HighwayTargetMock mock(target);
-            for (int trial = 0; trial < 12; ++trial) {
-                ArgmaxForwardCase c = randomCase(rng, trial);
-                c.valueType = type;
-                c.bits = test_support::sixteenBitPatterns(c.bits, type);
-                check(c, 1 + trial % 2);
-                if (HasFailure()) return;
-            }
+            if (!checkRandom(type, 12, 2)) return;
         }
     }
 }

@@ -31,6 +31,24 @@ inline int plannedThreadCount(int64_t items, int64_t workPerItem) {
     return static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(items, 1)));
 }
 
+// Work items of a plane-by-plane kernel that may split planes into blocks of output rows: the planes alone when
+// they give every thread four items, else as many row blocks per plane as make up four per thread (at most one
+// per output row); planeWork elements per plane decide the threads.
+struct PlaneRowBlocks {
+    int64_t rowBlocks = 1;  // work items per plane
+    int64_t items = 0;
+    int threads = 1;
+};
+inline PlaneRowBlocks planeRowBlocks(int64_t planes, int64_t outputRows, int64_t planeWork) {
+    PlaneRowBlocks split;
+    const int64_t wanted = saturatingMul<int64_t>(operatorThreadCount(), 4);
+    split.rowBlocks =
+        std::clamp<int64_t>((wanted + planes - 1) / std::max<int64_t>(planes, 1), 1, std::max<int64_t>(outputRows, 1));
+    split.items = saturatingMul(planes, split.rowBlocks);
+    split.threads = plannedThreadCount(split.items, std::max<int64_t>(1, planeWork / split.rowBlocks));
+    return split;
+}
+
 // Runs body(begin, end) over `threads` contiguous blocks of [0, count) (the calling thread alone for one
 // thread or one item). Each index is visited once; bodies must write only what their indices own, which
 // makes results independent of how many threads run.

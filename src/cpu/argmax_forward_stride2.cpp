@@ -77,16 +77,13 @@ PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem) {
         return PlanOutcome::decline("plane offsets do not fit in 32 bits");
     plan.wholeBegin = plan.padLeft;
     plan.wholeEnd = plan.wholeBegin + wholeWindows;
-    const int64_t planes = geometry.planes();
-    const int64_t outputRows = saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize);
-    // Four items per thread when the planes alone are fewer; blocks cut the carried rows only at their ends.
-    const int64_t wanted = saturatingMul<int64_t>(operatorThreadCount(), 4);
-    plan.rowBlocks =
-        std::clamp<int64_t>((wanted + planes - 1) / std::max<int64_t>(planes, 1), 1, std::max<int64_t>(outputRows, 1));
-    plan.items = saturatingMul(planes, plan.rowBlocks);
-    const int64_t workPerItem = std::max<int64_t>(
-        1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) / plan.rowBlocks);
-    plan.threads = plannedThreadCount(plan.items, workPerItem);
+    // Blocks cut the carried rows only at their ends.
+    const PlaneRowBlocks split =
+        planeRowBlocks(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize),
+                       saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
+    plan.rowBlocks = split.rowBlocks;
+    plan.items = split.items;
+    plan.threads = split.threads;
     // No streaming stores: a vector of windows goes down the output rows, whose width is rarely a multiple
     // of a vector, and streaming stores leave misaligned vectors (and their lines) half cached (measured: D-fwd
     // twice as slow with them).

@@ -87,16 +87,13 @@ PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     ThreeByThreeStride2Plan plan;
     plan.padTop = geometry.axes[1].adaptive ? 0 : geometry.axes[1].padBegin;
     plan.padLeft = geometry.axes[2].adaptive ? 0 : geometry.axes[2].padBegin;
-    const int64_t planes = geometry.planes();
-    const int64_t outputRows = geometry.axes[1].outputSize;
-    // Four items per thread when the planes alone are fewer; a block searches its first input row afresh.
-    const int64_t wanted = saturatingMul<int64_t>(operatorThreadCount(), 4);
-    plan.rowBlocks =
-        std::clamp<int64_t>((wanted + planes - 1) / std::max<int64_t>(planes, 1), 1, std::max<int64_t>(outputRows, 1));
-    plan.items = saturatingMul(planes, plan.rowBlocks);
-    const int64_t workPerItem = std::max<int64_t>(
-        1, saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()) / plan.rowBlocks);
-    plan.threads = plannedThreadCount(plan.items, workPerItem);
+    // A block searches its first input row afresh.
+    const PlaneRowBlocks split =
+        planeRowBlocks(geometry.planes(), geometry.axes[1].outputSize,
+                       saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
+    plan.rowBlocks = split.rowBlocks;
+    plan.items = split.items;
+    plan.threads = split.threads;
     // Without indices the row search takes column maxima first (one max per column and row, no index blends):
     // D-v3-fwd (16x64 planes of 112x112, 2 threads, Intel Xeon 260 MiB L3 host) 1.70-1.96 ms warm against
     // 2.57-3.48 here, cold 3.51-3.72 against 3.25-3.64.

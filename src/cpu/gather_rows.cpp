@@ -11,13 +11,9 @@
 #include "hwy/highway.h"
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
+#include "cpu/lambda_inline.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
-
-// The per-chunk lambdas must be inlined into the row loops (out of line their vectors go through memory).
-#ifndef POOLGRAD_LAMBDA_INLINE
-#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -205,8 +201,8 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
                                      hn::Mask<DI> &matched) POOLGRAD_LAMBDA_INLINE {
             const auto evenMatch = hn::Eq(indices, even), oddMatch = hn::Eq(indices, hn::Add(even, one));
             matched = hn::Or(matched, hn::Or(evenMatch, oddMatch));
-            return hn::BitCast(dPairs, hn::Or(sumOf.select(prepared, evenMatch),
-                                              hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
+            return hn::BitCast(
+                dPairs, hn::Or(sumOf.select(prepared, evenMatch), hn::ShiftLeft<16>(sumOf.select(prepared, oddMatch))));
         };
         for (int64_t chunk = 0; chunk < pairChunks; ++chunk) {
             const int64_t firstOutput = chunk * lanes, column = 2 * firstOutput;
@@ -398,8 +394,8 @@ int64_t ConvertIndicesToInt32(const int64_t *HWY_RESTRICT indices, int32_t *HWY_
 #endif
     for (; i < count; ++i) {
         unused += indices[i] == -1;
-        converted[i] = static_cast<int32_t>(std::clamp<int64_t>(indices[i], std::numeric_limits<int32_t>::min(),
-                                                               std::numeric_limits<int32_t>::max()));
+        converted[i] = static_cast<int32_t>(
+            std::clamp<int64_t>(indices[i], std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
     }
     return count - unused;
 }

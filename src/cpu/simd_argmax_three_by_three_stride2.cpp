@@ -19,11 +19,7 @@
 #include "cpu/simd_store-inl.h"
 #include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
-
-// The chunk-kind lambda must be inlined into the row loop (out of line its vectors go through memory).
-#ifndef POOLGRAD_LAMBDA_INLINE
-#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
-#endif
+#include "cpu/lambda_inline.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -464,8 +460,6 @@ void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
     }
 }
 
-int64_t ArgmaxThreeByThreeStride2LaneCount() { return static_cast<int64_t>(hn::Lanes(FloatTag())); }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
@@ -474,13 +468,10 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(ArgmaxThreeByThreeStride2Rows);
-HWY_EXPORT(ArgmaxThreeByThreeStride2LaneCount);
 
 void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows) {
     HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Rows)(rows);
 }
-
-int64_t argmaxThreeByThreeStride2Lanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2LaneCount)(); }
 
 }  // namespace poolgrad::cpu
 #endif

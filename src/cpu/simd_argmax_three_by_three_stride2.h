@@ -47,7 +47,4 @@ struct ThreeByThreeStride2Rows {
 };
 void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows);
 
-// Windows a vector holds on the running CPU.
-int64_t argmaxThreeByThreeStride2Lanes();
-
 }  // namespace poolgrad::cpu

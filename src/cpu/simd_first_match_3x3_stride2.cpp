@@ -14,11 +14,7 @@
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
-
-// The per-vector lambdas must be inlined into the row loops (out of line their vectors go through memory).
-#ifndef POOLGRAD_LAMBDA_INLINE
-#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
-#endif
+#include "cpu/lambda_inline.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -40,10 +36,10 @@ HWY_INLINE float lastLane(D d, hn::Vec<D> v) {
 #if HWY_TARGET == HWY_SCALAR
 // One window at a time, the same sums in the same order.
 template <int PadLeft>
-void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
-                            const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
-                            int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
-                            float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool) {
+void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth, const float *HWY_RESTRICT targets,
+                          const float *HWY_RESTRICT gradients, int64_t outputWidth, float *HWY_RESTRICT partialEven,
+                          float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut,
+                          bool) {
     const auto put = [&](float *row, int64_t x, float value) {
         if (x >= 0 && x < inputWidth) row[x] = value;
     };
@@ -76,10 +72,10 @@ void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWi
 }
 #else
 template <int PadLeft>
-void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth,
-                            const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
-                            int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
-                            float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool streaming) {
+void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWidth, const float *HWY_RESTRICT targets,
+                          const float *HWY_RESTRICT gradients, int64_t outputWidth, float *HWY_RESTRICT partialEven,
+                          float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut,
+                          bool streaming) {
     const hn::ScalableTag<float> d;
     using V = hn::Vec<decltype(d)>;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -208,21 +204,20 @@ void sumFirstMatchesOfRow(const float *const *HWY_RESTRICT rows, int64_t inputWi
 
 void SumFirstMatches3x3Stride2(const float *const *HWY_RESTRICT rows, int64_t inputWidth, int64_t padLeft,
                                const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
-                                      int64_t outputWidth, float *HWY_RESTRICT partialEven,
-                                      float *HWY_RESTRICT partialOdd, float *HWY_RESTRICT topOut,
-                                      float *HWY_RESTRICT middleOut, bool streaming) {
+                               int64_t outputWidth, float *HWY_RESTRICT partialEven, float *HWY_RESTRICT partialOdd,
+                               float *HWY_RESTRICT topOut, float *HWY_RESTRICT middleOut, bool streaming) {
     switch (padLeft) {
         case 0:
-            sumFirstMatchesOfRow<0>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
-                                      topOut, middleOut, streaming);
+            sumFirstMatchesOfRow<0>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd, topOut,
+                                    middleOut, streaming);
             return;
         case 1:
-            sumFirstMatchesOfRow<1>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
-                                      topOut, middleOut, streaming);
+            sumFirstMatchesOfRow<1>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd, topOut,
+                                    middleOut, streaming);
             return;
         default:
-            sumFirstMatchesOfRow<2>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd,
-                                      topOut, middleOut, streaming);
+            sumFirstMatchesOfRow<2>(rows, inputWidth, targets, gradients, outputWidth, partialEven, partialOdd, topOut,
+                                    middleOut, streaming);
             return;
     }
 }
@@ -415,8 +410,7 @@ void sumFirstMatches3x3Stride2(const float *const *rows, int64_t inputWidth, int
                                const float *gradients, int64_t outputWidth, float *partialEven, float *partialOdd,
                                float *topOut, float *middleOut, bool streaming) {
     HWY_DYNAMIC_DISPATCH(SumFirstMatches3x3Stride2)
-    (rows, inputWidth, padLeft, targets, gradients, outputWidth, partialEven, partialOdd, topOut, middleOut,
-     streaming);
+    (rows, inputWidth, padLeft, targets, gradients, outputWidth, partialEven, partialOdd, topOut, middleOut, streaming);
 }
 
 void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const float *targets, const float *gradients,

@@ -17,12 +17,8 @@
 #include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 #include "cpu/bfloat16_hardware_rounding.h"
+#include "cpu/lambda_inline.h"
 #include "cpu/simd_rows.h"
-
-// The per-block lambdas must be inlined into the row loops (out of line their vectors go through memory).
-#ifndef POOLGRAD_LAMBDA_INLINE
-#define POOLGRAD_LAMBDA_INLINE __attribute__((always_inline))
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
