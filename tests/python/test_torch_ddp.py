@@ -4,6 +4,14 @@ After one step on a global batch split across the two ranks, every rank's all-re
 the gradients of one process on the whole batch, to the rounding of the float32 all-reduce (DDP sums the
 ranks' gradients and divides by the world size; one process sums all samples at once). The ranks and the
 single process run the example model of examples/train_cnn3d.py, whose pooling layers are poolgrad's.
+
+The verdict is the ranks' gradient files. A rank writes its file (atomically) once its backward step and
+all-reduce are done, then waits at a barrier, so when any rank passes the barrier every file is complete; only
+then is the process group torn down. torch's gloo teardown has been seen to abort a rank now and then
+("terminate called without an active exception" from torch 2.15's libraries, once in CI, not reproducible
+here in 40 runs, idle or loaded); such an abort after the barrier is reported as a warning, not a failure,
+since nothing of poolgrad runs there. Any rank ending before its file exists, or any difference in the
+gradients, still fails.
 """
 
 import datetime
@@ -11,6 +19,7 @@ import importlib.util
 import os
 import socket
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -54,9 +63,34 @@ def rank_main(rank, port, out_dir):
         volumes, labels = global_batch()
         mine = slice(rank * PER_RANK, (rank + 1) * PER_RANK)
         nn.functional.cross_entropy(model(volumes[mine]), labels[mine]).backward()
-        torch.save(gradients(model.module), os.path.join(out_dir, f"rank{rank}.pt"))
+        partial = os.path.join(out_dir, f"rank{rank}.partial")
+        torch.save(gradients(model.module), partial)
+        os.replace(partial, result_path(out_dir, rank))
+        dist.barrier()
     finally:
         dist.destroy_process_group()
+
+
+def result_path(out_dir, rank):
+    return os.path.join(out_dir, f"rank{rank}.pt")
+
+
+def run_ranks(out_dir):
+    """Runs the ranks; returns a warning text when one aborted after every rank's gradients were written."""
+    context = mp.spawn(rank_main, args=(free_port(), out_dir), nprocs=WORLD, join=False)
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    try:
+        while not context.join(timeout=1):
+            if time.monotonic() > deadline:
+                for process in context.processes:
+                    process.kill()
+                pytest.fail(f"the {WORLD} DDP processes did not finish in {TIMEOUT_SECONDS} s")
+    except mp.ProcessExitedException as exited:
+        missing = [rank for rank in range(WORLD) if not os.path.exists(result_path(out_dir, rank))]
+        if missing:
+            raise AssertionError(f"rank(s) {missing} ended before writing their gradients: {exited}") from exited
+        return f"a DDP rank aborted in torch's teardown, after all gradients were written: {exited}"
+    return None
 
 
 def free_port():
@@ -68,13 +102,9 @@ def free_port():
 def test_ddp_gradients_equal_single_process_gradients(tmp_path):
     if not dist.is_available() or not dist.is_gloo_available():
         pytest.skip("this torch has no gloo backend")
-    context = mp.spawn(rank_main, args=(free_port(), str(tmp_path)), nprocs=WORLD, join=False)
-    deadline = time.monotonic() + TIMEOUT_SECONDS
-    while not context.join(timeout=1):
-        if time.monotonic() > deadline:
-            for process in context.processes:
-                process.kill()
-            pytest.fail(f"the {WORLD} DDP processes did not finish in {TIMEOUT_SECONDS} s")
+    teardown_abort = run_ranks(str(tmp_path))
+    if teardown_abort:
+        warnings.warn(teardown_abort)
 
     single = example().build_model(use_poolgrad=True, seed=3)
     assert any(type(m.layer).__module__.startswith("poolgrad.torch") for m in single.modules()
