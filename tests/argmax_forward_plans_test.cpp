@@ -129,17 +129,18 @@ TEST(ArgmaxForwardPlans, PlanarAndChannelsLastPlans) {
               "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
 }
 
-TEST(ArgmaxForwardPlans, RowSearchDeclinesSixteenBitValues) {
-    const Setting setting(1);
-    Forward half = kSmall;
-    half.type = ACL_FLOAT16;
-    TestTensor self(half.input, ACL_FLOAT16), out(half.output, ACL_FLOAT16), indices(half.output, ACL_INT32);
-    ASSERT_EQ(poolgradForceImplementation("cpu_argmax_forward_dense_rows"), ACL_SUCCESS);
-    const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, half.lists, out, indices);
-    EXPECT_EQ(status.phaseOne, 561003);
-    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("values are not float32"), std::string::npos);
-    // Unforced, the planar kernel takes it.
-    EXPECT_EQ(planOf(half, nullptr).first, "cpu_argmax_forward_dense");
+TEST(ArgmaxForwardPlans, RowSearchWidensSixteenBitRows) {
+    // Float16 / bfloat16 rows are always copied (widened to float32), padded or not; the plan says so, and the
+    // dispatch takes the row search for them (the planar kernel before).
+    const Setting setting(2);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        Forward half = kSmall;
+        half.type = type;
+        EXPECT_EQ(planOf(half, "cpu_argmax_forward_dense_rows").second,
+                  "row vectors: 4 windows k3 s2 d1 from column -1, pairs loads, up to 3 rows widened to float32 "
+                  "(values: the bits of the elements the indices name); 8 output rows on 2 threads");
+        EXPECT_EQ(planOf(half, nullptr).first, "cpu_argmax_forward_dense_rows");
+    }
 }
 
 }  // namespace

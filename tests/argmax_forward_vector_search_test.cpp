@@ -21,6 +21,7 @@
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "poolgrad/poolgrad.h"
 #include "reference/naive_pooling.h"
+#include "support/argmax_forward_case.h"
 #include "support/highway_target_mock.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
@@ -138,7 +139,7 @@ void checkCase(const Case &c, const char *implementation, int threads) {
 
 std::vector<const char *> implementationsFor(const Case &c) {
     if (c.channelsLast) return {kChannelsLast};
-    if (c.type != ACL_FLOAT) return {"cpu_argmax_forward_dense"};
+    if (c.type != ACL_FLOAT) return {kDenseRows, "cpu_argmax_forward_dense"};
     const reference::Pool3dParams &p = c.params;
     const int64_t outputWidth =
         reference::pooledSize(c.input[4], p.kernel[2], p.stride[2], p.padding[2], p.dilation[2], p.ceilMode);
@@ -394,17 +395,20 @@ TEST(ArgmaxForwardVectorSearch, RandomProblemsAgreeWithTheReference) {
 // onto the dense rows, against the reference: each value bit for bit (a NaN only as NaN). With
 // planContains, the plan must name it.
 void expectValueOnlyK3S2MatchesReference(const std::vector<double> &values, int64_t n, int64_t ch, int64_t h, int64_t w,
-                                         int64_t pad, bool ceil, const char *planContains) {
-    TestTensor x({n, ch, h, w}, ACL_FLOAT);
+                                         int64_t pad, bool ceil, const char *planContains,
+                                         aclDataType type = ACL_FLOAT) {
+    TestTensor x({n, ch, h, w}, type);
     x.setValues(values);
-    std::vector<float> rounded(values.begin(), values.end());
+    std::vector<float> rounded(values.size());  // the input as the operator sees it
+    for (size_t i = 0; i < rounded.size(); ++i)
+        rounded[i] = reference::elementValue(static_cast<uint32_t>(x.bitsAt(static_cast<int64_t>(i))), elementType(type));
     reference::Pool3dParams params;
     params.kernel = {1, 3, 3};
     params.stride = {1, 2, 2};
     params.padding = {0, pad, pad};
     params.ceilMode = ceil;
     const reference::ForwardResult expected = reference::maxPool3dWithArgmax(rounded, {n, ch, 1, h, w}, params);
-    TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+    TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, type);
     y.poison();
     ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
     const max_pool_v3_test::V3Attributes attributes{
@@ -420,7 +424,7 @@ void expectValueOnlyK3S2MatchesReference(const std::vector<double> &values, int6
         if (std::isnan(want))
             EXPECT_TRUE(std::isnan(static_cast<float>(y.at(q)))) << "output " << q;
         else
-            EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, ElementType::Float32)) << "output " << q;
+            EXPECT_EQ(y.bitsAt(q), reference::elementBits(want, elementType(type))) << "output " << q;
     }
 }
 
@@ -432,6 +436,9 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyForwardMatchesTheReference) {
         const int64_t n = 2, ch = 3, h = 9, w = 41;
         const std::vector<double> values = tieHeavyData(rng, n * ch * h * w, 0.02);
         expectValueOnlyK3S2MatchesReference(values, n, ch, h, w, 1, false, nullptr);
+        // 16-bit rows: widened copies, the winners' indices kept in scratch only to name the values.
+        for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+            expectValueOnlyK3S2MatchesReference(values, n, ch, h, w, threads % 2, threads == 3, "widened", type);
     }
 }
 
@@ -470,6 +477,82 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyColumnMaximaMatchTheReference) {
             if (HasFailure()) return;
         }
     }
+}
+
+// ------------------------------------------------------------------------------------------------ 16-bit rows
+
+// Float16 and bfloat16 rows are widened into float32 copies and searched there; each value must come out as the
+// bits of the element its index names (a signalling NaN's too, which float16's hardware widening quiets). Random
+// 1-D to 3-D problems of every stride kind (contiguous, pairs, gathered), padding, dilation and ceil mode, with
+// NaN payloads, on the CPU's vectors and on the mocked AVX2, SSE4 and scalar targets (float16 widened on the
+// bits there, and narrowed back by copies).
+TEST(ArgmaxForwardVectorSearch, SixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
+    std::mt19937_64 rng(20261205);
+    const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    const auto checkRandom = [&](aclDataType type, int trials) {
+        for (int trial = 0; trial < trials; ++trial) {
+            test_support::ArgmaxForwardCase c;
+            c.valueType = type;
+            c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
+            reference::Pool3dParams &p = c.params;
+            for (int a = 0; a < 3; ++a) {
+                p.kernel[a] = a == 0 ? draw(1, 2) : draw(1, 4);
+                p.stride[a] = draw(1, 3);
+                p.padding[a] = draw(0, p.kernel[a] / 2);
+                p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
+            }
+            p.ceilMode = draw(0, 1) == 1;
+            c.input = {draw(1, 2), draw(1, 3), draw(1, 3), draw(1, 9), draw(1, 75)};
+            bool valid = true;
+            for (int a = 0; a < 3; ++a)
+                valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
+                                                       p.dilation[a], p.ceilMode) >= 1;
+            if (!valid) continue;
+            const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+            c.bits = test_support::sixteenBitPatterns(
+                test_support::tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.03), type);
+            test_support::checkArgmaxForward(c, kDenseRows, 1 + trial % 3);
+            if (HasFailure()) return false;
+        }
+        return true;
+    };
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
+        if (!checkRandom(type, 80)) return;
+        for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+            if ((hwy::SupportedTargets() & target) == 0) continue;
+            SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
+            const test_support::HighwayTargetMock mock(target);
+            if (!checkRandom(type, 16)) return;
+        }
+    }
+}
+
+TEST(ArgmaxForwardVectorSearch, SixteenBitSignallingNaNInEveryColumn) {
+    // A signalling NaN (then a second, quiet and negative) moved over every column of two rows wider than any
+    // vector, for each stride kind, with and without padding: the vector that holds it is copied by index, and
+    // the output keeps its bits.
+    std::mt19937_64 rng(23);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+        for (const auto &[stride, padding] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {3, 0}, {2, 0}}) {
+            test_support::ArgmaxForwardCase c;
+            c.valueType = type;
+            c.input = {1, 1, 1, 2, 67};
+            c.params.kernel = {1, 2, 3};
+            c.params.stride = {1, 1, stride};
+            c.params.padding = {0, 0, padding};
+            const std::vector<uint32_t> base =
+                test_support::sixteenBitPatterns(test_support::tieHeavyBits(rng, 134, 0), type);
+            const uint32_t signalling = type == ACL_FLOAT16 ? 0x7d23u : 0x7f91u;
+            const uint32_t negativeQuiet = type == ACL_FLOAT16 ? 0xfe01u : 0xffc1u;
+            for (int64_t position = 0; position < 134; ++position) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = signalling;
+                if (position % 3 == 0) c.bits[static_cast<size_t>((position * 7 + 5) % 134)] = negativeQuiet;
+                test_support::checkArgmaxForward(c, kDenseRows, 1);
+                if (HasFailure()) return;
+            }
+        }
 }
 
 }  // namespace

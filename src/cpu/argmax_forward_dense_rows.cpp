@@ -1,23 +1,28 @@
-// Argmax forward of dense float32 planes, one output row at a time by vectors across its windows
-// (simd_argmax: argmaxWindowRow), values and INT32/INT64 indices written straight from the vectors. When
+// Argmax forward of dense float32, float16 and bfloat16 planes, one output row at a time by vectors across its
+// windows (simd_argmax: argmaxWindowRow), values and INT32/INT64 indices written straight from the vectors. When
 // windows leave the row (padding) or the vector loads would read past it, the window's input rows are
 // first copied into per-thread rows padded with -inf, so that the edge windows take the same vector code
 // as the others; a clipped window whose result is -inf (all its elements -inf, or none) is then searched
-// again element by element, since the padding may have named it. Work items are output rows (n, c, od,
-// oh), so that a few planes still fill every thread.
+// again element by element, since the padding may have named it. 16-bit rows are always copied, widened to
+// float32 (exact), and each window's value then comes out with the bits of the input element its index names
+// (narrowed back where that is exact, copied otherwise), a NaN's payload included. Work items are output rows (n, c, od, oh), so that a few planes
+// still fill every thread.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
+#include "core/data_type.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
+#include "cpu/dtype_dispatch.h"
 #include "cpu/simd_argmax.h"
 
 namespace poolgrad::cpu {
@@ -37,15 +42,20 @@ struct DenseRowsPlan final : ImplementationPlan {
     // Values only, windows 3 wide at stride 2: column maxima first (maxRowOfThreeWideStride2), the search
     // for rows it leaves.
     bool columnMaxima = false;
+    // Float16 / bfloat16 values: rows widened into the per-thread copies, winners kept as int32 in scratch.
+    bool sixteenBit = false;
 
     bool padded() const { return padBefore > 0 || padAfter > 0; }
+    bool copiesRows() const { return padded() || sixteenBit; }
 
     std::string describe() const override {
         const char *loads = row.stride == 1 ? "contiguous" : row.stride == 2 ? "pairs" : "gathered";
         return "row vectors: " + std::to_string(row.outputs) + " windows k" + std::to_string(row.kernelWidth) + " s" +
                std::to_string(row.stride) + " d" + std::to_string(row.dilation) + " from column " +
                std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
-               (padded() ? " padded rows; " : " rows in place; ") +
+               (sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name); "
+                : padded() ? " padded rows; "
+                           : " rows in place; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
                std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
                turnsText(rowsPerTurn);
@@ -71,9 +81,12 @@ bool sameWindow(const AxisWindow &a, const AxisWindow &b) {
 
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     const PoolGeometry &geometry = problem.geometry;
-    if (problem.input.type != ElementType::Float32) return PlanOutcome::decline("values are not float32");
+    const ElementType type = problem.input.type;
+    if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
+        return PlanOutcome::decline("values are not float32, float16 or bfloat16");
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     DenseRowsPlan plan;
+    plan.sixteenBit = type != ElementType::Float32;
     plan.windows = WindowTables::of(geometry);
     const WindowAxis &axisW = geometry.axes[2];
     const std::vector<AxisWindow> &windowsW = plan.windows.axes[2];
@@ -117,9 +130,13 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
         row.origin + std::max<int64_t>(row.outputs - lanes, 0) * row.stride + argmaxRowReach(row, lanes);
     plan.padBefore = std::max<int64_t>(0, -row.origin);
     plan.padAfter = std::max<int64_t>(0, lastColumn + 1 - row.width);
-    const std::optional<int64_t> paddedBytes =
-        plan.padded() ? checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}})
-                      : std::optional<int64_t>(0);
+    // The row copies, and for 16-bit values a row of float32 winners and one of int32 indices.
+    std::optional<int64_t> paddedBytes = 0;
+    if (plan.copiesRows()) {
+        paddedBytes = checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}});
+        const std::optional<int64_t> winnerBytes = checkedMul<int64_t>(row.outputs, plan.sixteenBit ? 8 : 0);
+        paddedBytes = paddedBytes && winnerBytes ? checkedAdd(*paddedBytes, *winnerBytes) : std::nullopt;
+    }
     if (!paddedBytes || *paddedBytes > kScratchBytesPerThread - *rows * 12)
         return PlanOutcome::decline(scratchDeclineText("the padded rows of a window", paddedBytes));
     while (plan.clippedBefore < row.outputs && windowsW[plan.clippedBefore].count < row.kernelWidth)
@@ -127,7 +144,7 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     plan.clippedAfter = row.outputs;
     while (plan.clippedAfter > plan.clippedBefore && windowsW[plan.clippedAfter - 1].count < row.kernelWidth)
         --plan.clippedAfter;
-    plan.columnMaxima = !problem.indices.present() && row.stride == 2 && row.kernelWidth == 3 && row.dilation == 1;
+    plan.columnMaxima = !plan.sixteenBit && !problem.indices.present() && row.stride == 2 && row.kernelWidth == 3 && row.dilation == 1;
     plan.outputRows =
         saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
     const int64_t workPerRow =
@@ -142,13 +159,14 @@ namespace {
 
 // A clipped window whose vector search found only -inf: searched again on the plane itself, so that the
 // first element of the window (or -1 for an empty one) is named, never a padding column.
-void searchClippedWindow(const float *plane, const int32_t *rowOffsets, int64_t rowCount, const AxisWindow &window,
+template <typename Value>
+void searchClippedWindow(const Value *plane, const int32_t *rowOffsets, int64_t rowCount, const AxisWindow &window,
                          float &value, int64_t &index) {
     value = -std::numeric_limits<float>::infinity();
     index = -1;
     for (int64_t r = 0; r < rowCount; ++r)
         for (int64_t j = 0, w = window.first; j < window.count; ++j, w += window.step) {
-            const float candidate = plane[rowOffsets[r] + w];
+            const float candidate = toFloat(plane[rowOffsets[r] + w]);
             if (index < 0) index = rowOffsets[r] + w;
             if (candidate > value || std::isnan(candidate)) {
                 value = candidate;
@@ -157,10 +175,9 @@ void searchClippedWindow(const float *plane, const int32_t *rowOffsets, int64_t 
         }
 }
 
-}  // namespace
-
-RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &made) {
-    const DenseRowsPlan &plan = planAs<DenseRowsPlan>(made);
+template <typename Value>
+void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
+    constexpr bool kSixteenBit = !std::is_same_v<Value, float>;
     const PoolGeometry &geometry = problem.geometry;
     const int64_t outD = geometry.axes[0].outputSize, outH = geometry.axes[1].outputSize;
     const int64_t inH = geometry.axes[1].inputSize, inW = geometry.axes[2].inputSize;
@@ -173,32 +190,45 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
         std::vector<int32_t> rowOffsets(largest);
         std::vector<const float *> rowStarts(largest);
         // Padding columns are written once; each output row copies only the row's own columns.
-        std::vector<float> paddedRows(plan.padded() ? largest * static_cast<size_t>(paddedWidth) : 0,
+        std::vector<float> paddedRows(plan.copiesRows() ? largest * static_cast<size_t>(paddedWidth) : 0,
                                       -std::numeric_limits<float>::infinity());
         std::vector<float> columnMax(plan.columnMaxima ? static_cast<size_t>(paddedWidth) : 0,
                                      -std::numeric_limits<float>::infinity());
+        std::vector<float> winnerValues(kSixteenBit ? static_cast<size_t>(outW) : 0);
+        std::vector<int32_t> winnerIndices(kSixteenBit ? static_cast<size_t>(outW) : 0);
         int64_t plane = begin / (outD * outH), od = begin / outH % outD, oh = begin % outH;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            const float *inPlane = in.plane<const float>(n, c);
+            const Value *inPlane = in.plane<const Value>(n, c);
             int64_t rowCount = 0;
             forEachWindowRow(plan.windows.depth(od), plan.windows.height(oh), [&](int64_t d, int64_t h) {
                 const int64_t offset = (d * inH + h) * inW;
                 rowOffsets[static_cast<size_t>(rowCount)] = static_cast<int32_t>(offset);
-                rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;
+                if constexpr (kSixteenBit) {
+                    float *copy = paddedRows.data() + rowCount * paddedWidth + plan.padBefore;
+                    widenSixteenBitRow(reinterpret_cast<const uint16_t *>(inPlane + offset), copy, inW,
+                                       std::is_same_v<Value, Float16>);
+                    rowStarts[static_cast<size_t>(rowCount)] = copy;
+                } else {
+                    rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;
+                }
                 ++rowCount;
             });
             const int64_t q = (od * outH + oh) * outW;  // first output of the row in its plane
-            float *values = out.plane<float>(n, c) + q;
-            int32_t *indices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
-            int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
+            int32_t *outIndices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
+            int64_t *outIndices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
+            // Float32 rows are searched into the outputs; 16-bit rows into the winner rows, copied out below.
+            float *values = winnerValues.data();
+            if constexpr (!kSixteenBit) values = out.plane<float>(n, c) + q;
+            int32_t *indices32 = kSixteenBit ? winnerIndices.data() : outIndices32;
+            int64_t *indices64 = kSixteenBit ? nullptr : outIndices64;
             const bool byColumns =
                 plan.columnMaxima && maxRowOfThreeWideStride2(plan.row, rowStarts.data(), rowCount,
                                                               columnMax.data() + plan.padBefore, values);
             if (rowCount > 0 && !byColumns)
                 argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
-                                plan.padded() ? paddedRows.data() + plan.padBefore : nullptr, paddedWidth, values,
-                                indices32, indices64);
+                                plan.padded() && !kSixteenBit ? paddedRows.data() + plan.padBefore : nullptr,
+                                paddedWidth, values, indices32, indices64);
             for (int64_t ow = 0; ow < outW; ++ow) {
                 // Windows without rows (dilated depth or height windows wholly in padding) are all empty.
                 if (ow == plan.clippedBefore && rowCount > 0) ow = std::max(ow, plan.clippedAfter);
@@ -211,6 +241,11 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
                 if (indices32) indices32[ow] = static_cast<int32_t>(index);
                 if (indices64) indices64[ow] = index;
             }
+            if constexpr (kSixteenBit)
+                storeSixteenBitWinners(winnerValues.data(), winnerIndices.data(),
+                                       reinterpret_cast<const uint16_t *>(inPlane),
+                                       reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q), outIndices32,
+                                       outIndices64, outW, std::is_same_v<Value, Float16>);
             if (++oh == outH) {
                 oh = 0;
                 if (++od == outD) {
@@ -221,6 +256,14 @@ RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const Implementa
         }
     };
     runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn, body);
+}
+
+}  // namespace
+
+RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &made) {
+    const DenseRowsPlan &plan = planAs<DenseRowsPlan>(made);
+    withValueType(problem.input.type,
+                  [&](auto tag) { runDenseRows<typename decltype(tag)::type>(problem, plan); });
     return {};
 }
 

@@ -9,10 +9,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/data_type.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -302,6 +304,76 @@ bool MaxRowOfThreeWideStride2(const WindowRow &row, const float *const *HWY_REST
 #endif
 }
 
+template <bool kHalf>
+HWY_INLINE void widenRow(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
+    const hn::ScalableTag<float> d;
+    const hn::Rebind<uint16_t, decltype(d)> d16;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    if (width < lanes) {
+        for (int64_t i = 0; i < width; ++i)
+            destination[i] = kHalf ? toFloat(Float16{source[i]}) : toFloat(BFloat16{source[i]});
+        return;
+    }
+    for (int64_t i = 0;; i += lanes) {
+        i = std::min(i, width - lanes);  // the last vector moves back to end at the row's end
+        hn::StoreU(widenSixteenBit<kHalf>(d, hn::LoadU(d16, source + i)), d, destination + i);
+        if (i == width - lanes) return;
+    }
+}
+
+void WidenSixteenBitRow(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width,
+                        bool half) {
+    if (half)
+        widenRow<true>(source, destination, width);
+    else
+        widenRow<false>(source, destination, width);
+}
+
+template <bool kHalf>
+HWY_INLINE void storeWinners(const float *HWY_RESTRICT values, const int32_t *HWY_RESTRICT indices,
+                             const uint16_t *HWY_RESTRICT plane, uint16_t *HWY_RESTRICT outValues,
+                             int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const hn::Rebind<uint16_t, decltype(d)> d16;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    constexpr uint16_t kMinusInfinity = kHalf ? 0xfc00u : 0xff80u;  // an empty window's value
+    const auto copyNamed = [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) outValues[i] = indices[i] >= 0 ? plane[indices[i]] : kMinusInfinity;
+    };
+    if (count < lanes) {
+        copyNamed(0, count);
+    } else {
+        for (int64_t i = 0;; i += lanes) {
+            i = std::min(i, count - lanes);  // the last vector moves back to end at the row's end
+            hn::Vec<decltype(d16)> bits;
+            if (narrowSixteenBitExactly<kHalf>(d, hn::LoadU(d, values + i), bits))
+                hn::StoreU(bits, d16, outValues + i);
+            else
+                copyNamed(i, i + lanes);
+            if (i == count - lanes) break;
+        }
+    }
+    if (outIndices32) {
+        std::memcpy(outIndices32, indices, static_cast<size_t>(count) * sizeof(int32_t));
+    } else if (outIndices64) {
+        int64_t i = 0;
+        for (; i + lanes <= count; i += lanes)
+            storeIndices(di, hn::LoadU(di, indices + i), nullptr, outIndices64 + i, false);
+        for (; i < count; ++i) outIndices64[i] = indices[i];
+    }
+}
+
+void StoreSixteenBitWinners(const float *HWY_RESTRICT values, const int32_t *HWY_RESTRICT indices,
+                            const uint16_t *HWY_RESTRICT plane, uint16_t *HWY_RESTRICT outValues,
+                            int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count,
+                            bool half) {
+    if (half)
+        storeWinners<true>(values, indices, plane, outValues, outIndices32, outIndices64, count);
+    else
+        storeWinners<false>(values, indices, plane, outValues, outIndices32, outIndices64, count);
+}
+
 int64_t ArgmaxRowLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 // ------------------------------------------------------------------------------------------ channels-last
@@ -388,6 +460,8 @@ namespace poolgrad::cpu {
 HWY_EXPORT(MaxRowOfThreeWideStride2);
 HWY_EXPORT(ArgmaxWindowRow);
 HWY_EXPORT(ArgmaxRowLanes);
+HWY_EXPORT(WidenSixteenBitRow);
+HWY_EXPORT(StoreSixteenBitWinners);
 HWY_EXPORT(ArgmaxAcrossChannels);
 
 bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
@@ -402,6 +476,16 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 }
 
 int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }
+
+void widenSixteenBitRow(const uint16_t *source, float *destination, int64_t width, bool half) {
+    HWY_DYNAMIC_DISPATCH(WidenSixteenBitRow)(source, destination, width, half);
+}
+
+void storeSixteenBitWinners(const float *values, const int32_t *indices, const uint16_t *plane, uint16_t *outValues,
+                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, bool half) {
+    HWY_DYNAMIC_DISPATCH(StoreSixteenBitWinners)
+    (values, indices, plane, outValues, outIndices32, outIndices64, count, half);
+}
 
 void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,
                           int32_t *winners32, int64_t *winners64, int64_t channels, bool streaming) {

@@ -243,26 +243,14 @@ HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64
             storeFirstLanes(d, values, out, static_cast<size_t>(count));
     } else {
         uint16_t *out = static_cast<uint16_t *>(job.values) + at;
-        // Narrowed in the vector where that gives the input's bits back: bfloat16 always (its widening was a
-        // shift), float16 in hardware for every value but a NaN (the conversion quiets a signalling one).
-        bool narrowed = false;
-        if constexpr (HWY_TARGET != HWY_SCALAR && (Type == ArgmaxValueType::BFloat16 || kHardwareFloat16)) {
-            if (Type == ArgmaxValueType::BFloat16 || hn::AllFalse(d, hn::IsNaN(values))) {
-                const hn::Rebind<uint16_t, FloatTag> d16;
-                hn::Vec<decltype(d16)> bits;
-                if constexpr (Type == ArgmaxValueType::BFloat16)
-                    bits =
-                        hn::TruncateTo(d16, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<FloatTag>(), values)));
-                else
-                    bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, FloatTag>(), values));
-                if (whole)
-                    hn::StoreU(bits, d16, out);
-                else
-                    storeFirstLanes(d16, bits, out, static_cast<size_t>(count));
-                narrowed = true;
-            }
-        }
-        if (!narrowed) {  // the input elements the indices name, copied
+        const hn::Rebind<uint16_t, FloatTag> d16;
+        hn::Vec<decltype(d16)> bits;
+        if (narrowSixteenBitExactly<Type == ArgmaxValueType::Float16>(d, values, bits)) {
+            if (whole)
+                hn::StoreU(bits, d16, out);
+            else
+                storeFirstLanes(d16, bits, out, static_cast<size_t>(count));
+        } else {  // the input elements the indices name, copied
             HWY_ALIGN int32_t positions[hn::MaxLanes(IndexTag())];
             hn::Store(indices, di, positions);
             const uint16_t *plane = static_cast<const uint16_t *>(job.plane);

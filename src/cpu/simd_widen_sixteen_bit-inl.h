@@ -54,6 +54,33 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<DF> widenSixteenBit(
     }
 }
 
+// The inverse where it gives the input's bits back: values (each widened from a 16-bit element by
+// widenSixteenBit) narrowed into bits and true, or false and bits untouched. Bfloat16 always narrows (its
+// widening was a shift); float16 in hardware for every value but a NaN (the conversion quiets a signalling
+// one); otherwise the caller copies the elements themselves.
+template <bool kHalf, class DF>
+HWY_INLINE bool narrowSixteenBitExactly(DF df, hwy::HWY_NAMESPACE::Vec<DF> values,
+                                        hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Rebind<uint16_t, DF>> &bits) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    const hn::Rebind<uint16_t, DF> d16;
+#if HWY_TARGET == HWY_SCALAR
+    (void)df, (void)values, (void)bits, (void)d16;
+    return false;
+#else
+    if constexpr (!kHalf) {
+        bits = hn::TruncateTo(d16, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<DF>(), values)));
+        return true;
+    } else if constexpr (kHardwareFloat16) {
+        if (!hn::AllFalse(df, hn::IsNaN(values))) return false;
+        bits = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), values));
+        return true;
+    } else {
+        (void)df, (void)values, (void)bits, (void)d16;
+        return false;
+    }
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
