@@ -24,6 +24,7 @@
 #include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/simd_argmax.h"
+#include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -206,8 +207,11 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 rowOffsets[static_cast<size_t>(rowCount)] = static_cast<int32_t>(offset);
                 if constexpr (kSixteenBit) {
                     float *copy = paddedRows.data() + rowCount * paddedWidth + plan.padBefore;
-                    widenSixteenBitRow(reinterpret_cast<const uint16_t *>(inPlane + offset), copy, inW,
-                                       std::is_same_v<Value, Float16>);
+                    const uint16_t *bits = reinterpret_cast<const uint16_t *>(inPlane + offset);
+                    if constexpr (std::is_same_v<Value, Float16>)
+                        widenFloat16Row(bits, copy, inW);
+                    else
+                        widenBFloat16Row(bits, copy, inW);
                     rowStarts[static_cast<size_t>(rowCount)] = copy;
                 } else {
                     rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;

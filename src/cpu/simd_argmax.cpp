@@ -9,7 +9,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/data_type.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
@@ -305,31 +304,6 @@ bool MaxRowOfThreeWideStride2(const WindowRow &row, const float *const *HWY_REST
 }
 
 template <bool kHalf>
-HWY_INLINE void widenRow(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
-    const hn::ScalableTag<float> d;
-    const hn::Rebind<uint16_t, decltype(d)> d16;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    if (width < lanes) {
-        for (int64_t i = 0; i < width; ++i)
-            destination[i] = kHalf ? toFloat(Float16{source[i]}) : toFloat(BFloat16{source[i]});
-        return;
-    }
-    for (int64_t i = 0;; i += lanes) {
-        i = std::min(i, width - lanes);  // the last vector moves back to end at the row's end
-        hn::StoreU(widenSixteenBit<kHalf>(d, hn::LoadU(d16, source + i)), d, destination + i);
-        if (i == width - lanes) return;
-    }
-}
-
-void WidenSixteenBitRow(const uint16_t *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width,
-                        bool half) {
-    if (half)
-        widenRow<true>(source, destination, width);
-    else
-        widenRow<false>(source, destination, width);
-}
-
-template <bool kHalf>
 HWY_INLINE void storeWinners(const float *HWY_RESTRICT values, const int32_t *HWY_RESTRICT indices,
                              const uint16_t *HWY_RESTRICT plane, uint16_t *HWY_RESTRICT outValues,
                              int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count) {
@@ -460,7 +434,6 @@ namespace poolgrad::cpu {
 HWY_EXPORT(MaxRowOfThreeWideStride2);
 HWY_EXPORT(ArgmaxWindowRow);
 HWY_EXPORT(ArgmaxRowLanes);
-HWY_EXPORT(WidenSixteenBitRow);
 HWY_EXPORT(StoreSixteenBitWinners);
 HWY_EXPORT(ArgmaxAcrossChannels);
 
@@ -476,10 +449,6 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 }
 
 int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }
-
-void widenSixteenBitRow(const uint16_t *source, float *destination, int64_t width, bool half) {
-    HWY_DYNAMIC_DISPATCH(WidenSixteenBitRow)(source, destination, width, half);
-}
 
 void storeSixteenBitWinners(const float *values, const int32_t *indices, const uint16_t *plane, uint16_t *outValues,
                             int32_t *outIndices32, int64_t *outIndices64, int64_t count, bool half) {

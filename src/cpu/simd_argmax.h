@@ -40,10 +40,6 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
                               float *values);
 
-// width float16 (half) or bfloat16 bit patterns widened to float32 exactly (a float16 NaN stays a NaN, its
-// payload need not): the row search's copies of 16-bit rows.
-void widenSixteenBitRow(const uint16_t *source, float *destination, int64_t width, bool half);
-
 // The `count` winners of a search on widened rows (values[i], and indices[i] into `plane`, -1 for an empty
 // window) written out: outValues[i] gets the bits of the element indices[i] names (-inf for an empty window),
 // narrowed from values[i] where that is exact and copied otherwise; outIndices32 or outIndices64 (either may
