@@ -187,11 +187,7 @@ TEST(ArgmaxForwardStride2, RandomProblemsAgreeWithTheReference) {
         p.padding[2] = draw(0, 1);
         p.ceilMode = draw(0, 1) == 1;
         c.input = {draw(1, 2), draw(1, 3), threeD ? draw(1, 5) : 1, draw(1, 9), draw(34, 120)};
-        bool valid = true;
-        for (int a = 0; a < 3; ++a)
-            valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
-                                                   p.dilation[a], p.ceilMode) >= 1;
-        if (!valid) continue;
+        if (!test_support::hasOutputs(c.input, c.params)) continue;
         const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
         // A quarter without NaN, and of those half without infinities: the fast search's results stand.
         c.bits = tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.02, trial % 5 == 0 ? 0.1 : 0.0, trial % 8 == 0);

@@ -357,6 +357,19 @@ TEST(ArgmaxForwardVectorSearch, NegativeInfinityEverywhere) {
 
 // ------------------------------------------------------------------------------------------------ random problems
 
+// Random windows for the row searches: 1-2 deep and 1-4 high and wide, strides 1-3 (every load kind),
+// padding up to half a window, dilation 2 in a quarter of the axes, ceil mode in half the draws.
+void drawWindows(std::mt19937_64 &rng, reference::Pool3dParams &p) {
+    auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    for (int a = 0; a < 3; ++a) {
+        p.kernel[a] = a == 0 ? draw(1, 2) : draw(1, 4);
+        p.stride[a] = draw(1, 3);
+        p.padding[a] = draw(0, p.kernel[a] / 2);
+        p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
+    }
+    p.ceilMode = draw(0, 1) == 1;
+}
+
 TEST(ArgmaxForwardVectorSearch, RandomProblemsAgreeWithTheReference) {
     std::mt19937_64 rng(20261201);
     const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -366,20 +379,9 @@ TEST(ArgmaxForwardVectorSearch, RandomProblemsAgreeWithTheReference) {
         c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
         c.channelsLast = trial % 5 == 4;
         auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
-        reference::Pool3dParams &p = c.params;
-        for (int a = 0; a < 3; ++a) {
-            p.kernel[a] = a == 0 ? draw(1, 2) : draw(1, 4);
-            p.stride[a] = draw(1, 3);
-            p.padding[a] = draw(0, p.kernel[a] / 2);
-            p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
-        }
-        p.ceilMode = draw(0, 1) == 1;
+        drawWindows(rng, c.params);
         c.input = {draw(1, 2), c.channelsLast ? draw(1, 40) : draw(1, 3), draw(1, 3), draw(1, 9), draw(1, 75)};
-        bool valid = true;
-        for (int a = 0; a < 3; ++a)
-            valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
-                                                   p.dilation[a], p.ceilMode) >= 1;
-        if (!valid) continue;
+        if (!test_support::hasOutputs(c.input, c.params)) continue;
         const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
         c.values = tieHeavyData(rng, count, trial % 4 == 0 ? 0.0 : 0.03);
         for (const char *implementation : implementationsFor(c)) {
@@ -494,20 +496,9 @@ TEST(ArgmaxForwardVectorSearch, SixteenBitRowsAgreeWithTheReferenceOnEveryTarget
             test_support::ArgmaxForwardCase c;
             c.valueType = type;
             c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
-            reference::Pool3dParams &p = c.params;
-            for (int a = 0; a < 3; ++a) {
-                p.kernel[a] = a == 0 ? draw(1, 2) : draw(1, 4);
-                p.stride[a] = draw(1, 3);
-                p.padding[a] = draw(0, p.kernel[a] / 2);
-                p.dilation[a] = draw(0, 3) == 0 ? 2 : 1;
-            }
-            p.ceilMode = draw(0, 1) == 1;
+            drawWindows(rng, c.params);
             c.input = {draw(1, 2), draw(1, 3), draw(1, 3), draw(1, 9), draw(1, 75)};
-            bool valid = true;
-            for (int a = 0; a < 3; ++a)
-                valid = valid && reference::pooledSize(c.input[2 + a], p.kernel[a], p.stride[a], p.padding[a],
-                                                       p.dilation[a], p.ceilMode) >= 1;
-            if (!valid) continue;
+            if (!test_support::hasOutputs(c.input, c.params)) continue;
             const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
             c.bits = test_support::sixteenBitPatterns(
                 test_support::tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.03), type);

@@ -202,7 +202,8 @@ TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
     EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1)).plan,
               "simd row search, sums in a scratch plane (windows [1, 15) of a row), cached stores, threads=2");
     EXPECT_EQ(runForced(kDense, problem(1, 4, 16, 16, 3, 1, 1, ACL_FLOAT16)).plan,
-              "sums in tiles of 256 positions, cached stores, threads=2");
+              "simd row search, sums in a scratch plane (windows [1, 15) of a row; float16 planes widened to "
+              "float32), cached stores, threads=2");
     EXPECT_EQ(runForced(kChannelsLast, problem(2, 4, 16, 16, 3, 2, 1, ACL_FLOAT, true)).plan,
               "ring of 3 rows of sums, 2 bands an image, cached stores, threads=2");
     EXPECT_EQ(runForced(kReference, problem(1, 4, 16, 16, 3, 2, 1)).plan,
@@ -505,6 +506,50 @@ TEST(MaxPoolV3GradImplementationsDifferential, Float32RowsInPlaceOnEveryInstruct
     poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
 }
 
+// Random operands for p, run with the forced implementation (which must be the one that ran) and compared
+// with the reference; returns the plan text.
+std::string expectRandomRunMatches(std::mt19937 &rng, const Problem &p, const char *implementation) {
+    std::vector<double> input, output, grad;
+    randomOperands(rng, p, input, output, grad);
+    const Outcome outcome = run(p, input, output, grad);
+    EXPECT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.implementation, implementation);
+    if (outcome.phaseTwo == 0) expectMatchesReference(p, outcome);
+    return outcome.plan;
+}
+
+// Float16 planes under the dense entry's SIMD row search are widened into float32 copies (in hardware with
+// AVX2 / AVX-512, element by element below): every instruction set this CPU has, overlapping and disjoint
+// windows, widths around one and two vectors of windows, ties, +-0 and NaN in the input and in origOutput,
+// match the reference, and the plan says the planes were widened.
+TEST(MaxPoolV3GradImplementationsDifferential, Float16RowSearchOnEveryInstructionSet) {
+    std::mt19937 rng(20261206);
+    const int64_t widths[] = {1, 7, 16, 17, 33, 40, 64, 65, 97};
+    for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
+                                 int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        const ForcedRun forced(kDense, 2);
+        for (const int64_t w : widths)
+            for (int shape = 0; shape < 2; ++shape) {
+                Problem p;
+                p.type = ACL_FLOAT16;
+                p.n = uniform(rng, 1, 2);
+                p.c = uniform(rng, 1, 3);
+                p.h = uniform(rng, 1, 12);
+                p.w = w;
+                (shape == 0 ? anyWindows : disjointWindows)(rng, p.params);
+                const auto win = p.windows();
+                if (win.outH < 1 || win.outW < 1) continue;
+                SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
+                const std::string plan = expectRandomRunMatches(rng, p, kDense);
+                EXPECT_NE(plan.find("float16 planes widened"), std::string::npos) << plan;
+                if (testing::Test::HasFailure()) return;
+            }
+    }
+}
+
 // Random channels-last 3x3 stride-2 problems of each channel count (float16 for odd counts), H and W drawn
 // from the ranges, forced onto the channels-last 3x3 stride-2 rows on each of `targets` this CPU has: each
 // matches the reference.
@@ -530,13 +575,7 @@ void expectChannelsLast3x3Stride2OnTargets(std::initializer_list<int64_t> target
             const auto win = p.windows();
             if (win.outH < 1 || win.outW < 1) continue;
             SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
-            std::vector<double> input, output, grad;
-            randomOperands(rng, p, input, output, grad);
-            const Outcome outcome = run(p, input, output, grad);
-            ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
-            ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
-            EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
-            expectMatchesReference(p, outcome);
+            expectRandomRunMatches(rng, p, kChannelsLast3x3Stride2);
         }
     }
 }

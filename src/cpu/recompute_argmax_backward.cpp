@@ -5,9 +5,10 @@
 // with its own plan:
 //  - disjoint (dense planes, stride >= kernel, one depth plane): each gradInput row is written exactly
 //    once, the zeros fused with the gradients;
-//  - dense (dense planes, overlapping windows): float32 sums in output order from +0; for float32 planes
-//    that fit, the first matches of a row's unclipped windows are searched with SIMD across windows and
-//    summed in a cache-resident plane stored once; otherwise sums in place (float32) or in tiles;
+//  - dense (dense planes, overlapping windows): float32 sums in output order from +0; for planes that fit
+//    (float16 ones widened into a float32 copy first), the first matches of a row's unclipped windows are
+//    searched with SIMD across windows and summed in a cache-resident plane stored once; otherwise sums in
+//    place (float32) or in tiles;
 //  - reference (any strides): float32 sums in tiles of at most kScratchFloats positions, rounded once.
 #include <algorithm>
 #include <cmath>
@@ -65,7 +66,7 @@ struct Match {
 
 enum class PlaneStrategy {
     DisjointRows,   // each gradInput row written once, zeros fused with the gradients
-    SimdRowSearch,  // float32 overlapping: SIMD search of a row's unclipped windows, sums in a scratch plane
+    SimdRowSearch,  // SIMD search of a row's unclipped windows (float16 planes widened), sums in a scratch plane
     SumsInPlace,    // dense float32: sums in gradInput itself
     SumTiles,       // sums of at most kScratchFloats positions at a time, rounded once
 };
@@ -89,12 +90,14 @@ struct PlanesPlan final : ImplementationPlan {
     CongruentRun run;          // SimdRowSearch: the outputs of a row whose windows are unclipped on W
     int64_t tileElements = 0;  // SumTiles: positions summed at a time
     bool streaming = false;    // gradInput much larger than the caches: store past them
+    bool widened = false;      // SimdRowSearch on float16: each plane (and row of outputs) widened first
     int threads = 1;
 
     std::string describe() const override {
         std::string text = strategyText(strategy);
         if (strategy == PlaneStrategy::SimdRowSearch)
-            text += " (windows [" + std::to_string(run.begin) + ", " + std::to_string(run.end) + ") of a row)";
+            text += " (windows [" + std::to_string(run.begin) + ", " + std::to_string(run.end) + ") of a row" +
+                    (widened ? "; float16 planes widened to float32" : "") + ")";
         if (strategy == PlaneStrategy::SumTiles) text += " of " + std::to_string(tileElements) + " positions";
         return text + ", " + (streaming ? "streaming" : "cached") + " stores, threads=" + std::to_string(threads);
     }
@@ -125,9 +128,15 @@ public:
         std::vector<float> scratch;
         std::vector<Match> matches;
         std::vector<int32_t> positions;
+        WidenedPlane widened;
         if (plan_.strategy == PlaneStrategy::SimdRowSearch) {
             positions.resize(static_cast<size_t>(outW_));
             scratch.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+            if constexpr (!std::is_same_v<T, float>) {
+                widened.input.resize(static_cast<size_t>(geometry_.inputPlaneElements()));
+                widened.targets.resize(static_cast<size_t>(outW_));
+                widened.gradients.resize(static_cast<size_t>(outW_));
+            }
         }
         if (plan_.strategy == PlaneStrategy::SumTiles) scratch.resize(static_cast<size_t>(plan_.tileElements));
         for (int64_t plane = begin; plane < end; ++plane) {
@@ -137,7 +146,8 @@ public:
                     disjointPlane(n, c, matches);
                     break;
                 case PlaneStrategy::SimdRowSearch:
-                    if constexpr (accumulateInPlace) accumulatePlaneByRows(n, c, positions, scratch);
+                    if constexpr (Dense && (std::is_same_v<T, float> || std::is_same_v<T, Float16>))
+                        accumulatePlaneByRows(n, c, positions, scratch, widened);
                     break;
                 default:
                     accumulatePlane(n, c, scratch);
@@ -149,13 +159,20 @@ public:
 private:
     static constexpr bool accumulateInPlace = Dense && std::is_same_v<T, float>;
 
-    // Position (d, h, w) of the first window element equal to target; false when there is none.
-    bool findFirst(const T *inPlane, const Target<T> &target, const AxisWindow &wd, const AxisWindow &wh,
+    // A float16 plane's float32 copy, and one row of its outputs and gradients, for the SIMD row search.
+    struct WidenedPlane {
+        std::vector<float> input, targets, gradients;
+    };
+
+    // Position (d, h, w) of the first window element equal to target; false when there is none. U is T, or
+    // float on a widened copy of a dense plane.
+    template <typename U>
+    bool findFirst(const U *inPlane, const Target<U> &target, const AxisWindow &wd, const AxisWindow &wh,
                    const AxisWindow &ww, int64_t &md, int64_t &mh, int64_t &mw) const {
         bool found = false;
         forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) {
             if (found) return;
-            const T *row = inPlane + d * in_.sd + h * in_.sh;
+            const U *row = inPlane + d * in_.sd + h * in_.sh;
             for (int64_t jw = 0, w = ww.first; jw < ww.count; ++jw, w += ww.step)
                 if (target.matches(row[w * in_.sw])) {
                     md = d;
@@ -215,18 +232,39 @@ private:
     // inside the columns are searched with SIMD across windows, the clipped ones at the edges one by one;
     // then the row's gradients are added in output order, as the contract orders the sums. The sums live
     // in a cache-resident scratch plane and are stored once (streaming past the caches for large outputs),
-    // so gradInput's lines are never read.
-    void accumulatePlaneByRows(int64_t n, int64_t c, std::vector<int32_t> &positions,
-                               std::vector<float> &scratch) const {
-        const float *inPlane = problem_.input.plane<const float>(n, c);
-        const float *outPlane = problem_.output.plane<const float>(n, c);
-        const float *gradPlane = problem_.gradOutput.plane<const float>(n, c);
+    // so gradInput's lines are never read. A float16 plane is widened into a float32 copy first, and each
+    // row of its outputs and gradients as it is reached: widening is exact and, but for +-0 and NaN (which
+    // float == treats as the rule does), one to one, so float == on the copies is the rule's match on bits.
+    void accumulatePlaneByRows(int64_t n, int64_t c, std::vector<int32_t> &positions, std::vector<float> &scratch,
+                               WidenedPlane &widened) const {
+        constexpr bool kWiden = !std::is_same_v<T, float>;
+        const T *sourcePlane = problem_.input.plane<const T>(n, c);
+        const T *outPlane = problem_.output.plane<const T>(n, c);
+        const T *gradPlane = problem_.gradOutput.plane<const T>(n, c);
+        const float *inPlane;
+        if constexpr (kWiden) {
+            widenFloat16Row(reinterpret_cast<const uint16_t *>(sourcePlane), widened.input.data(), inH_ * inW_);
+            inPlane = widened.input.data();
+        } else {
+            inPlane = sourcePlane;
+        }
         float *sums = scratch.data();
         std::fill(sums, sums + inH_ * inW_, 0.0f);
         for (int64_t oh = 0; oh < outH_; ++oh) {
             const AxisWindow wh = windowsH_[oh];
-            const float *targets = outPlane + oh * outW_;
-            if (oh + kPrefetchRows < outH_) prefetchRows(inPlane, windowsH_[oh + kPrefetchRows]);
+            const float *targets, *gradRow;
+            if constexpr (kWiden) {
+                widenFloat16Row(reinterpret_cast<const uint16_t *>(outPlane + oh * outW_), widened.targets.data(),
+                                outW_);
+                widenFloat16Row(reinterpret_cast<const uint16_t *>(gradPlane + oh * outW_),
+                                widened.gradients.data(), outW_);
+                targets = widened.targets.data();
+                gradRow = widened.gradients.data();
+            } else {
+                targets = outPlane + oh * outW_;
+                gradRow = gradPlane + oh * outW_;
+                if (oh + kPrefetchRows < outH_) prefetchRows(inPlane, windowsH_[oh + kPrefetchRows]);
+            }
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 const CongruentRun &run = plan_.run;
                 if (ow == run.begin && !run.empty()) {
@@ -242,11 +280,10 @@ private:
                         ? static_cast<int32_t>(mh * inW_ + mw)
                         : -1;
             }
-            const float *gradRow = gradPlane + oh * outW_;
             for (int64_t ow = 0; ow < outW_; ++ow)
                 if (positions[ow] >= 0) sums[positions[ow]] = addToSum(sums[positions[ow]], gradRow[ow]);
         }
-        storeFloatRow(ElementType::Float32, sums, problem_.gradInput.plane<float>(n, c), inH_ * inW_, plan_.streaming);
+        storeFloatRow(problem_.gradInput.type, sums, problem_.gradInput.plane<T>(n, c), inH_ * inW_, plan_.streaming);
     }
 
     // The input rows of a later output row, requested ahead: the search's loads would otherwise wait on
@@ -321,6 +358,22 @@ RunResult runPlanes(const PoolProblem &problem, const ImplementationPlan &made) 
     return {};
 }
 
+// Whether the SIMD row search's scratch fits the bound: a float32 plane of sums and a row of match positions
+// (int32 plane indices); for float16 a float32 copy of the input plane and two rows of widened outputs and
+// gradients too. Other value types are not searched.
+bool rowSearchFits(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t plane = geometry.inputPlaneElements(), row = geometry.axes[2].outputSize;
+    switch (problem.input.type) {
+        case ElementType::Float32:
+            return plane <= kScratchFloats && row <= kScratchFloats;
+        case ElementType::Float16:
+            return plane <= kScratchFloats / 2 && row <= kScratchFloats / 4;
+        default:
+            return false;
+    }
+}
+
 bool oneDepthPlane(const PoolGeometry &geometry, const WindowTables &windows) {
     return geometry.axes[0].inputSize == 1 && geometry.axes[0].outputSize == 1 && windows.depth(0).first == 0 &&
            windows.depth(0).count == 1;
@@ -355,15 +408,14 @@ PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem) {
         return PlanOutcome::decline(scratchDeclineText("a row of matches", std::nullopt));
     WindowTables windows = WindowTables::of(geometry);
     if (!oneDepthPlane(geometry, windows)) return PlanOutcome::decline("more than one depth plane");
-    // Float32 planes the next entry searches with SIMD across windows (its plane of sums fits the scratch
-    // bound) go there: its search beat this entry's window-by-window search everywhere measured (Intel Xeon
-    // 260 MiB L3 host, 2 threads, warm ms: 16x64 planes of 112x112 under 2x2 stride 2 4.98 against 64.2, 2x16
-    // of 28x28 0.091 against 0.212, 4x32 of 60x60 under 3x3 stride 3 0.138 against 1.12). float16 stays
-    // here (81 against 107 ms on the first).
-    if (problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() <= kScratchFloats &&
-        geometry.axes[2].outputSize <= kScratchBytesPerThread / 4)
+    // Planes the next entry searches with SIMD across windows (its scratch fits the bound) go there: its
+    // search beat this entry's window-by-window search everywhere measured (Intel Xeon 260 MiB L3 host, 2
+    // threads, warm ms: float32 16x64 planes of 112x112 under 2x2 stride 2 4.98 against 64.2, 2x16 of 28x28
+    // 0.091 against 0.212, 4x32 of 60x60 under 3x3 stride 3 0.138 against 1.12; float16 on the first, its
+    // planes widened, 5.96 against 62-65).
+    if (rowSearchFits(problem))
         return PlanOutcome::slowerThanLater(planWith(problem, std::move(windows), PlaneStrategy::DisjointRows),
-                                            "float32 planes: the SIMD row search measured faster");
+                                            "the SIMD row search measured faster");
     return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::DisjointRows));
 }
 
@@ -371,16 +423,16 @@ PlanOutcome planRecomputeArgmaxBackwardDense(const PoolProblem &problem) {
     if (std::optional<std::string> reason = recomputePlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     WindowTables windows = WindowTables::of(geometry);
-    if (problem.input.type != ElementType::Float32)
-        return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::SumTiles));
-    // The SIMD search keeps a float32 plane of sums and a row of match positions (int32 plane indices).
     const bool searchRows = oneDepthPlane(geometry, windows) && geometry.axes[1].dilation == 1 &&
-                            geometry.axes[2].dilation == 1 && geometry.inputPlaneElements() <= kScratchFloats &&
-                            geometry.axes[2].outputSize <= kScratchBytesPerThread / 4;
-    const CongruentRun run = searchRows ? largestCongruentRun(windows.axes[2]) : CongruentRun{};
-    if (!searchRows) return PlanOutcome::accept(planWith(problem, std::move(windows), PlaneStrategy::SumsInPlace));
+                            geometry.axes[2].dilation == 1 && rowSearchFits(problem);
+    if (!searchRows)
+        return PlanOutcome::accept(planWith(problem, std::move(windows),
+                                            problem.input.type == ElementType::Float32 ? PlaneStrategy::SumsInPlace
+                                                                                       : PlaneStrategy::SumTiles));
+    const CongruentRun run = largestCongruentRun(windows.axes[2]);
     PlanesPlan plan = planWith(problem, std::move(windows), PlaneStrategy::SimdRowSearch);
     if (!run.empty() && run.step == 1) plan.run = run;
+    plan.widened = problem.input.type == ElementType::Float16;
     return PlanOutcome::accept(std::move(plan));
 }
 

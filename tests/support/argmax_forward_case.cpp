@@ -137,6 +137,14 @@ std::vector<uint32_t> sixteenBitPatterns(const std::vector<uint32_t> &float32Bit
     return bits;
 }
 
+bool hasOutputs(const reference::Shape5 &input, const reference::Pool3dParams &params) {
+    for (int a = 0; a < 3; ++a)
+        if (reference::pooledSize(input[2 + a], params.kernel[a], params.stride[a], params.padding[a],
+                                  params.dilation[a], params.ceilMode) < 1)
+            return false;
+    return true;
+}
+
 reference::Pool3dParams threeByThreeStride2(int64_t padH, int64_t padW) {
     reference::Pool3dParams p;
     p.kernel = {1, 3, 3};

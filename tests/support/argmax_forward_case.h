@@ -39,6 +39,9 @@ std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *
 std::vector<uint32_t> tieHeavyBits(std::mt19937_64 &rng, int64_t count, double nanChance, double hugeChance = 0,
                                    bool finite = false);
 
+// Whether the windows give at least one output along every axis of the input.
+bool hasOutputs(const reference::Shape5 &input, const reference::Pool3dParams &params);
+
 // 2-D windows 3x3 at stride 2 with the given paddings (the depth axis one plane, window 1).
 reference::Pool3dParams threeByThreeStride2(int64_t padH, int64_t padW);
 
