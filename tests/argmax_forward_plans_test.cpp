@@ -127,6 +127,12 @@ TEST(ArgmaxForwardPlans, PlanarAndChannelsLastPlans) {
     // stream; 1 x 4 output rows.
     EXPECT_EQ(planOf(channelsLast, "cpu_argmax_forward_channels_last").second,
               "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
+    // 16-bit rows too (widened as they load).
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        channelsLast.type = type;
+        EXPECT_EQ(planOf(channelsLast, "cpu_argmax_forward_channels_last").second,
+                  "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
+    }
 }
 
 TEST(ArgmaxForwardPlans, RowSearchWidensSixteenBitRows) {

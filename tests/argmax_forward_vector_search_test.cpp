@@ -546,4 +546,63 @@ TEST(ArgmaxForwardVectorSearch, SixteenBitSignallingNaNInEveryColumn) {
         }
 }
 
+TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
+    // Channels-last 16-bit rows are widened whole into float32 rows and searched as float32 ones; every value
+    // must come out as the bits of the element its index names (NaN payloads, signalling ones included), for
+    // channel counts that leave every kind of remainder, on the CPU's vectors and on mocked AVX2, SSE4, scalar.
+    std::mt19937_64 rng(20261207);
+    const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    const auto checkRandom = [&](aclDataType type, int trials) {
+        for (int trial = 0; trial < trials; ++trial) {
+            test_support::ArgmaxForwardCase c;
+            c.valueType = type;
+            c.channelsLast = true;
+            c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
+            drawWindows(rng, c.params);
+            c.input = {draw(1, 2), draw(1, 70), draw(1, 3), draw(1, 7), draw(1, 20)};
+            if (!test_support::hasOutputs(c.input, c.params)) continue;
+            const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+            c.bits = test_support::sixteenBitPatterns(
+                test_support::tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.03), type);
+            test_support::checkArgmaxForward(c, kChannelsLast, 1 + trial % 3);
+            if (HasFailure()) return false;
+        }
+        return true;
+    };
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
+        if (!checkRandom(type, 60)) return;
+        for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+            if ((hwy::SupportedTargets() & target) == 0) continue;
+            SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
+            const test_support::HighwayTargetMock mock(target);
+            if (!checkRandom(type, 12)) return;
+        }
+    }
+}
+
+TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitSignallingNaNInEveryChannel) {
+    // A signalling NaN moved over every element of 3x5 positions of 37 channels (two vectors and a rest on every
+    // target): the vector that holds it is copied from the input, and the output keeps its bits.
+    std::mt19937_64 rng(29);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
+        test_support::ArgmaxForwardCase c;
+        c.valueType = type;
+        c.channelsLast = true;
+        c.input = {1, 37, 1, 3, 5};
+        c.params.kernel = {1, 2, 3};
+        c.params.stride = {1, 1, 2};
+        c.params.padding = {0, 0, 1};
+        const std::vector<uint32_t> base =
+            test_support::sixteenBitPatterns(test_support::tieHeavyBits(rng, 37 * 15, 0), type);
+        const uint32_t signalling = type == ACL_FLOAT16 ? 0x7d23u : 0x7f91u;
+        for (int64_t position = 0; position < 37 * 15; ++position) {
+            c.bits = base;
+            c.bits[static_cast<size_t>(position)] = signalling;
+            test_support::checkArgmaxForward(c, kChannelsLast, 1);
+            if (HasFailure()) return;
+        }
+    }
+}
+
 }  // namespace

@@ -19,6 +19,12 @@ std::optional<Integer> checkedAdd(Integer a, Integer b) {
     return sum;
 }
 
+// The sum of two checked results: empty when either is.
+template <typename Integer>
+std::optional<Integer> checkedAdd(std::optional<Integer> a, std::optional<Integer> b) {
+    return a && b ? checkedAdd(*a, *b) : std::nullopt;
+}
+
 template <typename Integer>
 std::optional<Integer> checkedSub(Integer a, Integer b) {
     Integer difference;

@@ -4,8 +4,9 @@
 // (simd_argmax_channels_last: the channel vectors of an output, or 8 outputs of a single vector, as
 // independent chains; flat INT32/INT64 indices straight from the vectors; streaming stores when the
 // outputs are larger than the cache); one compare and two blends per tap, a NaN detector on the side, and
-// the NaN rule again where it saw a NaN. 16-bit types are searched on exactly widened rows and the
-// winning element's bits are copied from the input, so values stay bit-exact.
+// the NaN rule again where it saw a NaN. 16-bit rows are searched the same way, each load widened (exactly)
+// to float32, and each value comes out as the winning element's bits (narrowed back where exact, copied from
+// the input otherwise); planes past int32 positions go position by position on widened taps.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -30,7 +31,7 @@ struct ChannelsLastPlan final : ImplementationPlan {
     WindowTables windows;
     int64_t largestWindow = 0;     // positions of the largest window: the per-thread scratch
     int64_t largestRows = 0;       // input rows (d, h) of the largest window
-    bool wholeRows = false;        // float32 planes addressable in 32 bits: rows searched whole, flat indices
+    bool wholeRows = false;        // planes addressable in 32 bits: rows searched whole, flat indices
     bool streaming = false;        // outputs larger than the cache bypass it
     CongruentRun congruentRun;     // width windows searched several at once (whole rows)
     bool someWindowEmpty = false;  // a width window without taps (whole rows)
@@ -48,6 +49,7 @@ struct ChannelsLastPlan final : ImplementationPlan {
 
 struct Scratch {
     std::vector<const float *> rows;
+    std::vector<const void *> rowStarts;   // the input rows of a window (whole rows)
     std::vector<int64_t> flat;             // plane index of each window position
     std::vector<int32_t> flat32;           // plane index of each window row's column 0 (whole rows)
     std::vector<int32_t> positionNumbers;  // 0, 1, 2, ...: labels that name the winning position
@@ -74,7 +76,8 @@ public:
         const size_t largest = static_cast<size_t>(plan_.largestWindow);
         // Whole rows list the window's input rows; positions list its taps (none when every width window
         // is empty, while rows may still be listed).
-        scratch.rows.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
+        scratch.rows.resize(largest);
+        scratch.rowStarts.resize(static_cast<size_t>(plan_.largestRows));
         scratch.flat.resize(largest);
         scratch.flat32.resize(std::max(largest, static_cast<size_t>(plan_.largestRows)));
         if (scratch.positionNumbers.size() != largest) {
@@ -87,36 +90,38 @@ public:
         if constexpr (!std::is_same_v<T, float>) scratch.widened.resize(largest * static_cast<size_t>(channels_));
         const int64_t outW = problem_.geometry.axes[2].outputSize;
         I *rowIndices = problem_.indices.present() ? problem_.indices.at<I>(n, 0, od, oh, 0) : nullptr;
-        if constexpr (std::is_same_v<T, float>) {
-            if (plan_.wholeRows) {
-                // The whole output row in one search: values and flat indices straight to the outputs.
-                int64_t rowCount = 0;
-                forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) {
-                    scratch.rows[rowCount] = problem_.input.at<const float>(n, 0, d, h, 0);
-                    scratch.flat32[rowCount] = static_cast<int32_t>((d * inH_ + h) * inW_);
-                    ++rowCount;
-                });
-                ChannelsLastRow search{scratch.rows.data(),
-                                       scratch.flat32.data(),
-                                       rowCount,
-                                       plan_.windows.axes[2].data(),
-                                       outW,
-                                       plan_.congruentRun,
-                                       channels_,
-                                       problem_.input.stride[4],
-                                       problem_.output.stride[4],
-                                       problem_.output.at<float>(n, 0, od, oh, 0),
-                                       nullptr,
-                                       nullptr,
-                                       plan_.streaming,
-                                       plan_.someWindowEmpty};
-                if constexpr (std::is_same_v<I, int64_t>)
-                    search.winners64 = rowIndices;
-                else
-                    search.winners32 = rowIndices;
-                argmaxChannelsLastRow(search);
-                return;
-            }
+        if (plan_.wholeRows) {
+            // The whole output row in one search: values and flat indices straight to the outputs.
+            int64_t rowCount = 0;
+            forEachWindowRow(wd, wh, [&](int64_t d, int64_t h) {
+                scratch.rowStarts[rowCount] = problem_.input.at<const T>(n, 0, d, h, 0);
+                scratch.flat32[rowCount] = static_cast<int32_t>((d * inH_ + h) * inW_);
+                ++rowCount;
+            });
+            ChannelsLastRow search{std::is_same_v<T, float>     ? ArgmaxValueType::Float32
+                                   : std::is_same_v<T, Float16> ? ArgmaxValueType::Float16
+                                                                : ArgmaxValueType::BFloat16,
+                                   scratch.rowStarts.data(),
+                                   problem_.input.at<const T>(n, 0, 0, 0, 0),
+                                   scratch.flat32.data(),
+                                   rowCount,
+                                   plan_.windows.axes[2].data(),
+                                   outW,
+                                   plan_.congruentRun,
+                                   channels_,
+                                   problem_.input.stride[4],
+                                   problem_.output.stride[4],
+                                   problem_.output.at<T>(n, 0, od, oh, 0),
+                                   nullptr,
+                                   nullptr,
+                                   plan_.streaming,
+                                   plan_.someWindowEmpty};
+            if constexpr (std::is_same_v<I, int64_t>)
+                search.winners64 = rowIndices;
+            else
+                search.winners32 = rowIndices;
+            argmaxChannelsLastRow(search);
+            return;
         }
         for (int64_t ow = 0; ow < outW; ++ow) {
             int64_t positions = 0;
@@ -193,10 +198,12 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
         return PlanOutcome::decline(scratchDeclineText("one window of all channels", bytes));
     plan.largestWindow = *positions;
     plan.largestRows = rows;
-    plan.wholeRows = problem.input.type == ElementType::Float32 && geometry.inputPlaneElements() < (int64_t{1} << 31);
+    plan.wholeRows = geometry.inputPlaneElements() < (int64_t{1} << 31);
     // Position by position: the channels of one position are a piece of both outputs (values only for
     // MaxPoolV3WithAttrs, which has no indices).
-    plan.streaming = streamingStoresPay(problem.output, geometry.channels) &&
+    // 16-bit whole rows store plainly (their narrowed values are half vectors).
+    plan.streaming = !(plan.wholeRows && problem.input.type != ElementType::Float32) &&
+                     streamingStoresPay(problem.output, geometry.channels) &&
                      (!problem.indices.present() || streamingStoresPay(problem.indices, geometry.channels));
     if (plan.wholeRows) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);

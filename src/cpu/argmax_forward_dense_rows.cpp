@@ -134,9 +134,8 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     // The row copies, and for 16-bit values a row of float32 winners and one of int32 indices.
     std::optional<int64_t> paddedBytes = 0;
     if (plan.copiesRows()) {
-        paddedBytes = checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}});
-        const std::optional<int64_t> winnerBytes = checkedMul<int64_t>(row.outputs, plan.sixteenBit ? 8 : 0);
-        paddedBytes = paddedBytes && winnerBytes ? checkedAdd(*paddedBytes, *winnerBytes) : std::nullopt;
+        paddedBytes = checkedAdd(checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}}),
+                                 checkedMul<int64_t>(row.outputs, plan.sixteenBit ? 8 : 0));
     }
     if (!paddedBytes || *paddedBytes > kScratchBytesPerThread - *rows * 12)
         return PlanOutcome::decline(scratchDeclineText("the padded rows of a window", paddedBytes));
@@ -249,7 +248,7 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 storeSixteenBitWinners(winnerValues.data(), winnerIndices.data(),
                                        reinterpret_cast<const uint16_t *>(inPlane),
                                        reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q), outIndices32,
-                                       outIndices64, outW, std::is_same_v<Value, Float16>);
+                                       outIndices64, outW, 1, std::is_same_v<Value, Float16>);
             if (++oh == outH) {
                 oh = 0;
                 if (++od == outD) {

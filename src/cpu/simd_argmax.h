@@ -11,6 +11,10 @@
 
 namespace poolgrad::cpu {
 
+// The values' type of a vector forward: float32, or float16 / bfloat16 (compared widened to float32, output as
+// their own bits).
+enum class ArgmaxValueType { Float32, Float16, BFloat16 };
+
 // One output row of a dense float32 plane: the windows of output columns 0..outputs-1 on the input rows
 // r < rowCount (scan order), whose column 0 is at rowStarts[r]. Window ow covers columns origin +
 // ow*stride + j*dilation (0 <= j < kernelWidth), and the search reads up to argmaxRowReach() columns past
@@ -40,12 +44,14 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
                               float *values);
 
-// The `count` winners of a search on widened rows (values[i], and indices[i] into `plane`, -1 for an empty
-// window) written out: outValues[i] gets the bits of the element indices[i] names (-inf for an empty window),
-// narrowed from values[i] where that is exact and copied otherwise; outIndices32 or outIndices64 (either may
-// be null) the indices.
+// The `count` winners of a search on widened rows (values[i], and indices[i], -1 for an empty window) written
+// out: outValues[i] gets the bits of the element indices[i] names (-inf for an empty window), narrowed from
+// values[i] where that is exact and copied otherwise; outIndices32 or outIndices64 (either may be null) the
+// indices. The element of winner i is plane[indices[i] * pixelChannels + i % pixelChannels]: pixelChannels 1
+// for planar rows, C for a channels-last row of outputs (C channels per position, indices naming positions).
 void storeSixteenBitWinners(const float *values, const int32_t *indices, const uint16_t *plane, uint16_t *outValues,
-                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, bool half);
+                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, int64_t pixelChannels,
+                            bool half);
 
 // Windows per chunk (the vector length the running CPU's dispatch takes), and the columns a chunk's loads
 // reach past its first window's first tap.

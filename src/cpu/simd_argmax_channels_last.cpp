@@ -1,5 +1,5 @@
-// Highway implementation of the channels-last float32 forward's search: one source compiled for every
-// target. A block is U output positions times V vectors of channels, U * V independent compare-and-blend
+// Highway implementation of the channels-last forward's search: one source compiled for every target, and
+// for each value type (16-bit lanes widened to float32 as they load). A block is U output positions times V vectors of channels, U * V independent compare-and-blend
 // chains that hide each other's compare latency: V = 2 or 4 vectors of one output, or 8 outputs of the
 // last vector (one output position of 16 channels alone is a single chain on AVX-512). Each tap's label is its plane
 // offset from the window's first row (the same for every window of a congruent run), turned into the flat plane index
@@ -14,12 +14,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -68,7 +70,7 @@ constexpr int kDetectors = 4;
 // The outputs of a row, as the block searches use them (a local copy: stores through its pointers cannot
 // change it).
 struct RowOutputs {
-    float *values;
+    void *values;
     int32_t *winners32;
     int64_t *winners64;
     int64_t pixelStride;
@@ -78,10 +80,73 @@ struct RowOutputs {
 // Searches the windows of outputs first..first+U-1 (window first + u starting u * stride columns after
 // window first's, all of its count and step) across V vectors of channels from c; with Partial, one
 // vector of which only `valid` lanes are channels (the others are neither read nor written).
-template <int U, int V, bool Partial, class D, class DI>
+// Element type of the rows for a value type.
+template <ArgmaxValueType Type>
+using ElementOf = std::conditional_t<Type == ArgmaxValueType::Float32, float, uint16_t>;
+
+// One vector of channels at `at` (with Partial only the first `valid`), as float32.
+template <ArgmaxValueType Type, bool Partial, class D>
+HWY_INLINE hn::Vec<D> loadChannels(D d, const ElementOf<Type> *HWY_RESTRICT at, size_t valid) {
+    if constexpr (Type == ArgmaxValueType::Float32) {
+        if constexpr (Partial)
+            return MaskedLoadUnaligned(hn::FirstN(d, valid), d, at);
+        else
+            return hn::LoadU(d, at);
+    } else {
+        const hn::Rebind<uint16_t, D> d16;
+        hn::Vec<decltype(d16)> bits;
+        if constexpr (Partial)
+            bits = MaskedLoadUnaligned(hn::FirstN(d16, valid), d16, at);
+        else
+            bits = hn::LoadU(d16, at);
+        return widenSixteenBit<Type == ArgmaxValueType::Float16>(d, bits);
+    }
+}
+
+// One vector of winners' values to `at` (with Partial only the first `valid` lanes): float32 as they are;
+// 16-bit ones narrowed back where that gives the input's bits, else copied from the elements the flat
+// indices name.
+template <ArgmaxValueType Type, bool Partial, class D, class DI>
+HWY_INLINE void storeValues(D d, DI di, const ChannelsLastRow &row, hn::Vec<D> best, hn::Vec<DI> flat,
+                            ElementOf<Type> *HWY_RESTRICT at, int64_t channel, size_t valid, bool streaming) {
+    const size_t lanes = Partial ? valid : hn::Lanes(d);
+    if constexpr (Type == ArgmaxValueType::Float32) {
+        if constexpr (!Partial) {
+            storeVector(d, best, at, streaming);
+        } else {  // through a buffer: nothing past the channels is written
+            HWY_ALIGN_MAX float buffer[kMostLanes];
+            hn::Store(best, d, buffer);
+            std::memcpy(at, buffer, lanes * sizeof(float));
+        }
+    } else {
+        const hn::Rebind<uint16_t, D> d16;
+        hn::Vec<decltype(d16)> bits;
+        if (narrowSixteenBitExactly<Type == ArgmaxValueType::Float16>(d, best, bits)) {
+            if constexpr (!Partial) {
+                hn::StoreU(bits, d16, at);
+            } else {
+                HWY_ALIGN_MAX uint16_t buffer[kMostLanes];
+                hn::Store(bits, d16, buffer);
+                std::memcpy(at, buffer, lanes * sizeof(uint16_t));
+            }
+        } else {  // the elements themselves (a float16 NaN, which the widening may have quieted)
+            HWY_ALIGN_MAX int32_t positions[kMostLanes] = {};
+            hn::Store(flat, di, positions);
+            const uint16_t *image = static_cast<const uint16_t *>(row.imageStart);
+            const uint16_t minusInfinity = Type == ArgmaxValueType::Float16 ? 0xfc00u : 0xff80u;
+            for (size_t i = 0; i < lanes; ++i)
+                at[i] = positions[i] >= 0
+                            ? image[positions[i] * row.inputPixelStride + channel + static_cast<int64_t>(i)]
+                            : minusInfinity;
+        }
+    }
+}
+
+template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
                             int64_t stride, int64_t c, size_t valid) {
     static_assert(!Partial || V == 1);
+    using Element = ElementOf<Type>;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const AxisWindow &window = row.windows[first];
     const int64_t pixel = row.inputPixelStride;
@@ -89,7 +154,6 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     // dilation INT64_MAX is valid) and one output a huge stride: neither is used then, and multiplied out
     // they overflowed (found by the fuzzer: tap + INT64_MAX floats).
     const int64_t outputStep = U > 1 ? stride * pixel : 0, tapStep = window.count > 1 ? window.step * pixel : 0;
-    const auto validLanes = hn::FirstN(d, valid);
     const int32_t firstRowFlat = row.rowFlat[0];
     // A vector add per tap rather than a broadcast from a general register into every blend.
     const auto tapLabelStep = hn::Set(di, static_cast<int32_t>(window.step));
@@ -104,17 +168,13 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
             }
         for (int k = 0; k < kChainDetectors; ++k) detector[k] = hn::Zero(d);
         for (int64_t r = 0; r < row.rowCount; ++r) {
-            const float *tap = row.rowStarts[r] + window.first * pixel + c;
+            const Element *tap = static_cast<const Element *>(row.rowStarts[r]) + window.first * pixel + c;
             auto tapLabel = hn::Set(di, row.rowFlat[r] - firstRowFlat);
             for (int64_t j = 0; j < window.count; ++j, tap += tapStep, tapLabel = hn::Add(tapLabel, tapLabelStep)) {
                 for (int u = 0; u < U; ++u)
                     for (int v = 0; v < V; ++v) {
-                        const float *at = tap + u * outputStep + v * lanes;
-                        hn::Vec<D> value;
-                        if constexpr (Partial)
-                            value = inRegister(MaskedLoadUnaligned(validLanes, d, at));
-                        else
-                            value = inRegister(hn::LoadU(d, at));
+                        const hn::Vec<D> value =
+                            inRegister(loadChannels<Type, Partial>(d, tap + u * outputStep + v * lanes, valid));
                         if constexpr (Mode == NanSearch::Detect) {
                             auto &sum = detector[(u * V + v) % kChainDetectors];
                             sum = hn::Add(sum, value);
@@ -141,16 +201,14 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
         for (int v = 0; v < V; ++v) {
             const int64_t at = output * out.pixelStride + c + v * lanes;
             const auto flat = hn::Add(winner[u][v], flatOfLabel);
+            storeValues<Type, Partial>(d, di, row, best[u][v], flat, static_cast<Element *>(out.values) + at,
+                                       c + v * lanes, valid, out.streaming);
             if constexpr (!Partial) {
-                storeVector(d, best[u][v], out.values + at, out.streaming);
                 storeWinners(di, flat, out.winners32 ? out.winners32 + at : nullptr,
                              out.winners64 ? out.winners64 + at : nullptr, out.streaming);
-            } else {  // through buffers: nothing past the channels is written
-                HWY_ALIGN_MAX float bestValues[kMostLanes];
+            } else {  // through a buffer: nothing past the channels is written
                 HWY_ALIGN_MAX int32_t bestFlat[kMostLanes] = {};  // g++ cannot see that Store fills the valid lanes
-                hn::Store(best[u][v], d, bestValues);
                 hn::Store(flat, di, bestFlat);
-                std::memcpy(out.values + at, bestValues, valid * sizeof(float));
                 for (size_t i = 0; i < valid; ++i) {
                     if (out.winners32) out.winners32[at + i] = bestFlat[i];
                     if (out.winners64) out.winners64[at + i] = bestFlat[i];
@@ -162,34 +220,37 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
 
 // Outputs [begin, end) of a congruent run (window ow + 1 starts `stride` columns after window ow), U at a
 // time, the rest in smaller blocks.
-template <int U, int V, bool Partial, class D, class DI>
+template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchRun(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin, int64_t end,
                           int64_t stride, int64_t c, size_t valid) {
     int64_t ow = begin;
-    for (; ow + U <= end; ow += U) searchBlock<U, V, Partial>(d, di, row, out, ow, stride, c, valid);
+    for (; ow + U <= end; ow += U) searchBlock<Type, U, V, Partial>(d, di, row, out, ow, stride, c, valid);
     if (ow == end) return;
     if (end - begin >= U) {  // the last block moves back to end at the run's end (windows searched twice agree)
-        searchBlock<U, V, Partial>(d, di, row, out, end - U, stride, c, valid);
+        searchBlock<Type, U, V, Partial>(d, di, row, out, end - U, stride, c, valid);
     } else if constexpr (U > 1) {
-        searchRun<U / 2, V, Partial>(d, di, row, out, ow, end, stride, c, valid);
+        searchRun<Type, U / 2, V, Partial>(d, di, row, out, ow, end, stride, c, valid);
     }
 }
 
 // Every output of the row for V vectors of channels from c: the outside of the congruent run window by
 // window (a window wholly in padding was written by the caller), the run U windows at a time.
-template <int U, int V, bool Partial, class D, class DI>
+template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchChannels(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t c, size_t valid) {
     const CongruentRun &run = row.congruentRun;
     const auto single = [&](int64_t ow) {
-        if (row.windows[ow].count > 0) searchBlock<1, V, Partial>(d, di, row, out, ow, 0, c, valid);
+        if (row.windows[ow].count > 0) searchBlock<Type, 1, V, Partial>(d, di, row, out, ow, 0, c, valid);
     };
     for (int64_t ow = 0; ow < run.begin; ++ow) single(ow);
-    searchRun<U, V, Partial>(d, di, row, out, run.begin, run.end, run.stride, c, valid);
+    searchRun<Type, U, V, Partial>(d, di, row, out, run.begin, run.end, run.stride, c, valid);
     for (int64_t ow = run.end; ow < row.outputs; ++ow) single(ow);
 }
 
-void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
-    const RowOutputs out{row.values, row.winners32, row.winners64, row.outputPixelStride, row.streaming};
+template <ArgmaxValueType Type>
+HWY_INLINE void argmaxRow(const ChannelsLastRow &row) {
+    using Element = ElementOf<Type>;
+    const RowOutputs out{row.values, row.winners32, row.winners64, row.outputPixelStride,
+                         Type == ArgmaxValueType::Float32 && row.streaming};
     // Windows wholly in padding (dilation > 1), or every window when no input row is in the window: -inf,
     // index -1.
     if (row.someWindowEmpty || row.rowCount == 0) {
@@ -197,7 +258,12 @@ void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
             if (row.rowCount > 0 && row.windows[ow].count > 0) continue;
             const int64_t at = ow * out.pixelStride;
             for (int64_t c = 0; c < row.channels; ++c) {
-                out.values[at + c] = -std::numeric_limits<float>::infinity();
+                Element minusInfinity;
+                if constexpr (Type == ArgmaxValueType::Float32)
+                    minusInfinity = -std::numeric_limits<float>::infinity();
+                else
+                    minusInfinity = Type == ArgmaxValueType::Float16 ? 0xfc00u : 0xff80u;
+                static_cast<Element *>(out.values)[at + c] = minusInfinity;
                 if (out.winners32) out.winners32[at + c] = -1;
                 if (out.winners64) out.winners64[at + c] = -1;
             }
@@ -219,14 +285,30 @@ void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
     if (const int64_t groups = row.channels / (4 * lanes); groups >= 2) {
         for (int64_t ow = 0; ow < row.outputs; ++ow) {
             if (row.windows[ow].count == 0) continue;  // wholly in padding: written above
-            for (int64_t g = 0; g < groups; ++g) searchBlock<1, 4, false>(d, di, row, out, ow, 0, g * 4 * lanes, 0);
+            for (int64_t g = 0; g < groups; ++g)
+                searchBlock<Type, 1, 4, false>(d, di, row, out, ow, 0, g * 4 * lanes, 0);
         }
         c = groups * 4 * lanes;
     }
-    for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<1, 4, false>(d, di, row, out, c, 0);
-    for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<1, 2, false>(d, di, row, out, c, 0);
-    for (; c + lanes <= row.channels; c += lanes) searchChannels<8, 1, false>(d, di, row, out, c, 0);
-    if (c < row.channels) searchChannels<8, 1, true>(d, di, row, out, c, static_cast<size_t>(row.channels - c));
+    for (; c + 4 * lanes <= row.channels; c += 4 * lanes) searchChannels<Type, 1, 4, false>(d, di, row, out, c, 0);
+    for (; c + 2 * lanes <= row.channels; c += 2 * lanes) searchChannels<Type, 1, 2, false>(d, di, row, out, c, 0);
+    for (; c + lanes <= row.channels; c += lanes) searchChannels<Type, 8, 1, false>(d, di, row, out, c, 0);
+    if (c < row.channels)
+        searchChannels<Type, 8, 1, true>(d, di, row, out, c, static_cast<size_t>(row.channels - c));
+}
+
+void ArgmaxChannelsLastRow(const ChannelsLastRow &row) {
+    switch (row.valueType) {
+        case ArgmaxValueType::Float16:
+            argmaxRow<ArgmaxValueType::Float16>(row);
+            break;
+        case ArgmaxValueType::BFloat16:
+            argmaxRow<ArgmaxValueType::BFloat16>(row);
+            break;
+        default:
+            argmaxRow<ArgmaxValueType::Float32>(row);
+            break;
+    }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,4 +1,4 @@
-// The vector search of the channels-last float32 forward (Google Highway, run-time dispatch): the C values
+// The vector search of the channels-last forward (Google Highway, run-time dispatch): the C values
 // of an input position are adjacent, so one load is one window tap for a vector of channels. Selection
 // rule: scan order, the first strictly greater value wins (ties keep the first tap), a NaN wins over
 // everything and the last NaN in scan order is kept. Every block of windows is first searched with one
@@ -10,17 +10,22 @@
 #include <cstdint>
 
 #include "core/pool_geometry.h"
+#include "cpu/simd_argmax.h"
 
 namespace poolgrad::cpu {
 
-// One output row (n, od, oh) of a channels-last float32 forward: for each output column ow, the window
-// windows[ow] of columns of the input rows r < rowCount (scan order), each input position holding its C
-// values at rowStarts[r] + w * inputPixelStride. values / winners32 / winners64 (whichever is non-null;
-// the winners are flat plane indices rowFlat[r] + w) of ow start at ow * outputPixelStride. The windows
-// of congruentRun (count and step alike, each `stride` columns after the previous) are searched several
-// at a time. Requires flat indices to fit in int32.
+// One output row (n, od, oh) of a channels-last forward: for each output column ow, the window windows[ow] of
+// columns of the input rows r < rowCount (scan order), each input position holding its C values at
+// rowStarts[r] + w * inputPixelStride (elements of valueType). values / winners32 / winners64 (whichever is
+// non-null; the winners are flat plane indices rowFlat[r] + w) of ow start at ow * outputPixelStride. The
+// windows of congruentRun (count and step alike, each `stride` columns after the previous) are searched
+// several at a time. 16-bit values are widened as they load and come out as the winning elements' bits:
+// narrowed back where exact, else copied from the element at imageStart + flat * inputPixelStride + channel
+// (imageStart: the input position of flat index 0). Requires flat indices to fit in int32.
 struct ChannelsLastRow {
-    const float *const *rowStarts;
+    ArgmaxValueType valueType;
+    const void *const *rowStarts;
+    const void *imageStart;
     const int32_t *rowFlat;
     int64_t rowCount;
     const AxisWindow *windows;
@@ -28,10 +33,10 @@ struct ChannelsLastRow {
     CongruentRun congruentRun;
     int64_t channels;
     int64_t inputPixelStride, outputPixelStride;
-    float *values;
+    void *values;
     int32_t *winners32;
     int64_t *winners64;
-    bool streaming;
+    bool streaming;        // float32 only
     bool someWindowEmpty;  // a width window without taps (dilation > 1): -inf, index -1
 };
 void argmaxChannelsLastRow(const ChannelsLastRow &row);

@@ -23,6 +23,8 @@
 
 #include <cstdint>
 
+#include "cpu/simd_argmax.h"
+
 namespace poolgrad::cpu {
 
 // Output rows [firstRow, endRow) of one dense plane of height x width (row-major) of `type`; values, indices32
@@ -30,9 +32,6 @@ namespace poolgrad::cpu {
 // plane positions (h * width + w). Requires padTop, padLeft in {0, 1}, outputHeight and outputWidth the windows
 // that hold at least one element (every window does with padding at most 1), and plane positions below 2^31.
 // Writes only the outputs of those rows.
-// The values' type: float32, or float16 / bfloat16 (compared widened to float32, output as their own bits).
-enum class ArgmaxValueType { Float32, Float16, BFloat16 };
-
 struct ThreeByThreeStride2Rows {
     ArgmaxValueType type;
     const void *plane;

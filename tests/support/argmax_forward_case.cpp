@@ -48,7 +48,7 @@ std::string ArgmaxForwardCase::describe() const {
     text << (valueType == ACL_FLOAT16 ? "f16 "
              : valueType == ACL_BF16  ? "bf16 "
                                       : "")
-         << (indexType == ACL_INT32 ? "i32" : "i64") << " input " << input[0] << "x" << input[1] << "x" << input[2]
+         << (indexType == ACL_INT32 ? "i32" : "i64") << (channelsLast ? " channels-last" : "") << " input " << input[0] << "x" << input[1] << "x" << input[2]
          << "x" << input[3] << "x" << input[4] << " k" << params.kernel[0] << params.kernel[1] << params.kernel[2]
          << " s" << params.stride[0] << params.stride[1] << params.stride[2] << " p" << params.padding[0]
          << params.padding[1] << params.padding[2] << " d" << params.dilation[0] << params.dilation[1]
@@ -58,7 +58,10 @@ std::string ArgmaxForwardCase::describe() const {
 
 std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *implementation, int threads) {
     SCOPED_TRACE(c.describe() + ", " + std::to_string(threads) + " threads");
-    TestTensor self(std::vector<int64_t>(c.input.begin(), c.input.end()), c.valueType);
+    const auto tensor = [&](const std::vector<int64_t> &shape, aclDataType type) {
+        return c.channelsLast ? TestTensor::permuted(shape, {0, 2, 3, 4, 1}, type) : TestTensor(shape, type);
+    };
+    TestTensor self = tensor(std::vector<int64_t>(c.input.begin(), c.input.end()), c.valueType);
     std::vector<float> values(c.bits.size());
     for (size_t i = 0; i < c.bits.size(); ++i) {
         self.setBits(static_cast<int64_t>(i), c.bits[i]);
@@ -69,7 +72,7 @@ std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *
     }
     const reference::ForwardResult expected = reference::maxPool3dWithArgmax(values, c.input, c.params);
     const std::vector<int64_t> outputShape(expected.outputShape.begin(), expected.outputShape.end());
-    TestTensor out(outputShape, c.valueType), indices(outputShape, c.indexType);
+    TestTensor out = tensor(outputShape, c.valueType), indices = tensor(outputShape, c.indexType);
     out.poison();
     indices.poison();
     TwoPhaseStatus status;

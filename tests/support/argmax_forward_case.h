@@ -18,7 +18,8 @@ struct ArgmaxForwardCase {
     reference::Pool3dParams params;
     aclDataType indexType = ACL_INT32;
     aclDataType valueType = ACL_FLOAT;  // ACL_FLOAT, ACL_FLOAT16 or ACL_BF16
-    std::vector<uint32_t> bits;         // the input's bit patterns (16-bit ones in the low half), row-major
+    bool channelsLast = false;          // every operand stored NDHWC
+    std::vector<uint32_t> bits;         // the input's bit patterns (16-bit ones in the low half), logical row-major
 
     std::string describe() const;
 };
