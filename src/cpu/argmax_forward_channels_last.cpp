@@ -133,7 +133,7 @@ public:
                     scratch.rows[positions] = source;
                 } else {
                     float *widened = scratch.widened.data() + positions * channels_;
-                    for (int64_t c = 0; c < channels_; ++c) widened[c] = toFloat(source[c]);
+                    widenRowToFloat(source, widened, channels_);
                     scratch.rows[positions] = widened;
                 }
                 ++positions;

@@ -206,11 +206,7 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 rowOffsets[static_cast<size_t>(rowCount)] = static_cast<int32_t>(offset);
                 if constexpr (kSixteenBit) {
                     float *copy = paddedRows.data() + rowCount * paddedWidth + plan.padBefore;
-                    const uint16_t *bits = reinterpret_cast<const uint16_t *>(inPlane + offset);
-                    if constexpr (std::is_same_v<Value, Float16>)
-                        widenFloat16Row(bits, copy, inW);
-                    else
-                        widenBFloat16Row(bits, copy, inW);
+                    widenRowToFloat(inPlane + offset, copy, inW);
                     rowStarts[static_cast<size_t>(rowCount)] = copy;
                 } else {
                     rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;

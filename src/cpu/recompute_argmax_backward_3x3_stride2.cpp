@@ -84,17 +84,6 @@ void splitIntoBands(int64_t units, int64_t outH, int64_t workPerUnit, int64_t &b
 }
 
 template <typename T>
-void widenRow(const T *source, float *destination, int64_t count) {
-    if constexpr (std::is_same_v<T, float>) {
-        std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
-    } else if constexpr (std::is_same_v<T, Float16>) {
-        widenFloat16Row(reinterpret_cast<const uint16_t *>(source), destination, count);
-    } else {
-        for (int64_t i = 0; i < count; ++i) destination[i] = toFloat(source[i]);
-    }
-}
-
-template <typename T>
 class Stride2Planes {
 public:
     Stride2Planes(const PoolProblem &problem, const Stride2Plan &plan)
@@ -129,7 +118,7 @@ public:
                 if (h < 0 || h >= inH_) return nanRow;
                 float *row = inputRows.data() + h % 3 * rowFloats;
                 if (held[h % 3] != h) {
-                    widenRow(work.input + h * inW_, row + plan_.padLeft, inW_);
+                    widenRowToFloat(work.input + h * inW_, row + plan_.padLeft, inW_);
                     held[h % 3] = h;
                 }
                 return row;
@@ -137,8 +126,8 @@ public:
             const auto search = [&](int64_t oh) {
                 const int64_t top = 2 * oh - plan_.padTop;
                 prefetchAhead(work, oh);
-                widenRow(work.output + oh * outW_, targets.data(), outW_);
-                widenRow(work.gradOutput + oh * outW_, gradients.data(), outW_);
+                widenRowToFloat(work.output + oh * outW_, targets.data(), outW_);
+                widenRowToFloat(work.gradOutput + oh * outW_, gradients.data(), outW_);
                 // The padded rows are whole rows of rowFloats columns whose padding holds NaN: padLeft 0.
                 const float *rows[3] = {inputRow(top), inputRow(top + 1), inputRow(top + 2)};
                 sumFirstMatches3x3Stride2(rows, rowFloats, 0, targets.data(), gradients.data(), windows, partialEven,
@@ -313,7 +302,7 @@ public:
                 } else {
                     float *destination = widened.data() + h % 3 * rowElements_;
                     if (held[h % 3] != h) {
-                        widenRow(row, destination, rowElements_);
+                        widenRowToFloat(row, destination, rowElements_);
                         held[h % 3] = h;
                     }
                     return destination;
@@ -325,7 +314,7 @@ public:
                     return row;
                 } else {
                     float *destination = widened.data() + 3 * rowElements_ + slot * outRowElements_;
-                    widenRow(row, destination, outRowElements_);
+                    widenRowToFloat(row, destination, outRowElements_);
                     return destination;
                 }
             };

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
@@ -124,7 +125,7 @@ private:
             return row;
         } else {
             float *destination = scratch.converted.data() + slot * channels_;
-            for (int64_t c = 0; c < channels_; ++c) destination[c] = toFloat(row[c]);
+            widenRowToFloat(row, destination, channels_);
             return destination;
         }
     }

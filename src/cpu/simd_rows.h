@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <type_traits>
 
 #include "core/data_type.h"
 #include "core/streaming_stores.h"
@@ -21,6 +23,17 @@ void widenFloat16Row(const uint16_t *source, float *destination, int64_t count);
 
 // Widens count bfloat16 values (bit patterns) to float32, exactly (the pattern shifted to the high half).
 void widenBFloat16Row(const uint16_t *source, float *destination, int64_t count);
+
+// count values of T (float, Float16 or BFloat16) as float32 at destination: copied, or widened as above.
+template <typename T>
+void widenRowToFloat(const T *source, float *destination, int64_t count) {
+    if constexpr (std::is_same_v<T, float>)
+        std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
+    else if constexpr (std::is_same_v<T, Float16>)
+        widenFloat16Row(reinterpret_cast<const uint16_t *>(source), destination, count);
+    else
+        widenBFloat16Row(reinterpret_cast<const uint16_t *>(source), destination, count);
+}
 
 // One window of a channels-last recompute-argmax backward, across `channels` lanes: for each lane, the
 // first of the `positions` input rows (in the order given) equal to target (float ==: NaN never matches,
