@@ -73,6 +73,9 @@ TEST(ArgmaxForwardPlans, RowSearchPlanNamesItsWindowsLoadsAndThreads) {
     // Rows wider than a vector go to the row search by default (windows 2 wide: not the stride-2 forward's).
     const Forward wide{{1, 2, 1, 4, 40}, {1, 2, 1, 2, 20}, {{1, 2, 2}, {1, 2, 2}, {0}}};
     EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_dense_rows");
+    // Windows 2 wide at stride 2 over a row of twice the outputs: the pair loads of the last chunk end at the
+    // row's end, so the rows are read in place (an even kernel's last pair is loaded at tap kernel - 2).
+    EXPECT_NE(planOf(wide, "cpu_argmax_forward_dense_rows").second.find("rows in place"), std::string::npos);
 }
 
 // Rows of 4 columns fit in a vector on every x86-64 target (4 to 16 lanes).

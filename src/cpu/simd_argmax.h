@@ -58,7 +58,14 @@ void storeSixteenBitWinners(const float *values, const int32_t *indices, const u
 int64_t argmaxRowLanes();
 inline int64_t argmaxRowReach(const WindowRow &row, int64_t lanes) {
     const int64_t span = (row.kernelWidth - 1) * row.dilation;
-    return span + (row.stride == 2 && lanes > 1 ? 2 * lanes - 1 : (lanes - 1) * row.stride);
+    if (row.stride == 2 && lanes > 1) {
+        // Pair loads: without dilation taps j and j + 1 come from the one pair of vectors loaded at tap j, so
+        // an even kernel's last pair is loaded at tap kernelWidth - 2 (2x2 stride 2 rows of 2 x outputs
+        // columns are then read in place, not copied).
+        const int64_t lastLoad = row.dilation == 1 && row.kernelWidth % 2 == 0 ? row.kernelWidth - 2 : span;
+        return lastLoad + 2 * lanes - 1;
+    }
+    return span + (lanes - 1) * row.stride;
 }
 
 // One window of a channels-last tensor, across `channels` lanes: inputRows[p] holds the C values of
