@@ -605,4 +605,30 @@ TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitSignallingNaNInEveryChanne
     }
 }
 
+TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitNaNOnAxesOfOneWithAnyStride) {
+    // A size-1 axis may carry any stride (0 here, as adapters pass it): an element copied by its flat index
+    // must be found through the real strides. Planes of 7x1 and 1x7 positions of 3 channels, a signalling NaN
+    // moved over every element.
+    std::mt19937_64 rng(31);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+        for (const bool tall : {true, false}) {
+            test_support::ArgmaxForwardCase c;
+            c.valueType = type;
+            c.channelsLast = true;
+            c.input = {1, 3, 1, tall ? 7 : 1, tall ? 1 : 7};
+            c.inputStrides = tall ? std::vector<int64_t>{21, 1, 0, 3, 0} : std::vector<int64_t>{21, 1, 0, 0, 3};
+            c.params.kernel = {1, tall ? 3 : 1, tall ? 1 : 3};
+            c.params.stride = {1, tall ? 2 : 1, tall ? 1 : 2};
+            const std::vector<uint32_t> base =
+                test_support::sixteenBitPatterns(test_support::tieHeavyBits(rng, 21, 0), type);
+            const uint32_t signalling = type == ACL_FLOAT16 ? 0x7d23u : 0x7f91u;
+            for (int64_t position = 0; position < 21; ++position) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = signalling;
+                test_support::checkArgmaxForward(c, kChannelsLast, 1);
+                if (HasFailure()) return;
+            }
+        }
+}
+
 }  // namespace

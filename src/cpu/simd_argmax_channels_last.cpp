@@ -134,10 +134,13 @@ HWY_INLINE void storeValues(D d, DI di, const ChannelsLastRow &row, hn::Vec<D> b
             hn::Store(flat, di, positions);
             const uint16_t *image = static_cast<const uint16_t *>(row.imageStart);
             const uint16_t minusInfinity = Type == ArgmaxValueType::Float16 ? 0xfc00u : 0xff80u;
-            for (size_t i = 0; i < lanes; ++i)
-                at[i] = positions[i] >= 0
-                            ? image[positions[i] * row.inputPixelStride + channel + static_cast<int64_t>(i)]
-                            : minusInfinity;
+            for (size_t i = 0; i < lanes; ++i) {
+                const int64_t flat = positions[i], w = flat % row.imageWidth, dh = flat / row.imageWidth;
+                const int64_t h = dh % row.imageHeight, d = dh / row.imageHeight;
+                at[i] = flat >= 0 ? image[d * row.imageStrides[0] + h * row.imageStrides[1] +
+                                          w * row.imageStrides[2] + channel + static_cast<int64_t>(i)]
+                                  : minusInfinity;
+            }
         }
     }
 }

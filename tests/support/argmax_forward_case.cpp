@@ -61,7 +61,9 @@ std::vector<int64_t> checkArgmaxForward(const ArgmaxForwardCase &c, const char *
     const auto tensor = [&](const std::vector<int64_t> &shape, aclDataType type) {
         return c.channelsLast ? TestTensor::permuted(shape, {0, 2, 3, 4, 1}, type) : TestTensor(shape, type);
     };
-    TestTensor self = tensor(std::vector<int64_t>(c.input.begin(), c.input.end()), c.valueType);
+    const std::vector<int64_t> inputShape(c.input.begin(), c.input.end());
+    TestTensor self = c.inputStrides.empty() ? tensor(inputShape, c.valueType)
+                                             : TestTensor(inputShape, c.inputStrides, 0, c.valueType);
     std::vector<float> values(c.bits.size());
     for (size_t i = 0; i < c.bits.size(); ++i) {
         self.setBits(static_cast<int64_t>(i), c.bits[i]);

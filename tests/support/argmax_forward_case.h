@@ -19,6 +19,7 @@ struct ArgmaxForwardCase {
     aclDataType indexType = ACL_INT32;
     aclDataType valueType = ACL_FLOAT;  // ACL_FLOAT, ACL_FLOAT16 or ACL_BF16
     bool channelsLast = false;          // every operand stored NDHWC
+    std::vector<int64_t> inputStrides;  // when given, the input's strides (N, C, D, H, W), offset 0
     std::vector<uint32_t> bits;         // the input's bit patterns (16-bit ones in the low half), logical row-major
 
     std::string describe() const;
