@@ -483,40 +483,48 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyColumnMaximaMatchTheReference) {
 
 // ------------------------------------------------------------------------------------------------ 16-bit rows
 
-// Float16 and bfloat16 rows are widened into float32 copies and searched there; each value must come out as the
-// bits of the element its index names (a signalling NaN's too, which float16's hardware widening quiets). Random
-// 1-D to 3-D problems of every stride kind (contiguous, pairs, gathered), padding, dilation and ceil mode, with
-// NaN payloads, on the CPU's vectors and on the mocked AVX2, SSE4 and scalar targets (float16 widened on the
-// bits there, and narrowed back by copies).
-TEST(ArgmaxForwardVectorSearch, SixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
-    std::mt19937_64 rng(20261205);
+// Random float16 and bfloat16 problems forced onto `implementation`: `trials` of each type on the CPU's vectors
+// and `mockedTrials` on each of the mocked AVX2, SSE4 and scalar targets (float16 widened on the bits there, and
+// narrowed back by copies). Windows of every stride kind, padding, dilation and ceil mode, NaN payloads
+// (signalling ones included); every value must be the bits of the element its index names.
+void checkSixteenBitRandomProblems(uint64_t seed, const char *implementation, bool channelsLast, int64_t mostChannels,
+                                   int64_t mostWidth, int trials, int mockedTrials) {
+    std::mt19937_64 rng(seed);
     const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
-    const auto checkRandom = [&](aclDataType type, int trials) {
-        for (int trial = 0; trial < trials; ++trial) {
+    const auto checkRandom = [&](aclDataType type, int count) {
+        for (int trial = 0; trial < count; ++trial) {
             test_support::ArgmaxForwardCase c;
             c.valueType = type;
+            c.channelsLast = channelsLast;
             c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
             drawWindows(rng, c.params);
-            c.input = {draw(1, 2), draw(1, 3), draw(1, 3), draw(1, 9), draw(1, 75)};
+            c.input = {draw(1, 2), draw(1, mostChannels), draw(1, 3), draw(1, channelsLast ? 7 : 9),
+                       draw(1, mostWidth)};
             if (!test_support::hasOutputs(c.input, c.params)) continue;
-            const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+            const int64_t elements = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
             c.bits = test_support::sixteenBitPatterns(
-                test_support::tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.03), type);
-            test_support::checkArgmaxForward(c, kDenseRows, 1 + trial % 3);
-            if (HasFailure()) return false;
+                test_support::tieHeavyBits(rng, elements, trial % 4 == 0 ? 0.0 : 0.03), type);
+            test_support::checkArgmaxForward(c, implementation, 1 + trial % 3);
+            if (testing::Test::HasFailure()) return false;
         }
         return true;
     };
     for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
         SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
-        if (!checkRandom(type, 80)) return;
+        if (!checkRandom(type, trials)) return;
         for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
             if ((hwy::SupportedTargets() & target) == 0) continue;
             SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
             const test_support::HighwayTargetMock mock(target);
-            if (!checkRandom(type, 16)) return;
+            if (!checkRandom(type, mockedTrials)) return;
         }
     }
+}
+
+// Float16 and bfloat16 rows are widened into float32 copies and searched there: 1-D to 3-D problems of up to 3
+// planes and 75 columns.
+TEST(ArgmaxForwardVectorSearch, SixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
+    checkSixteenBitRandomProblems(20261205, kDenseRows, false, 3, 75, 80, 16);
 }
 
 TEST(ArgmaxForwardVectorSearch, SixteenBitSignallingNaNInEveryColumn) {
@@ -547,38 +555,9 @@ TEST(ArgmaxForwardVectorSearch, SixteenBitSignallingNaNInEveryColumn) {
 }
 
 TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
-    // Channels-last 16-bit rows are widened whole into float32 rows and searched as float32 ones; every value
-    // must come out as the bits of the element its index names (NaN payloads, signalling ones included), for
-    // channel counts that leave every kind of remainder, on the CPU's vectors and on mocked AVX2, SSE4, scalar.
-    std::mt19937_64 rng(20261207);
-    const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
-    const auto checkRandom = [&](aclDataType type, int trials) {
-        for (int trial = 0; trial < trials; ++trial) {
-            test_support::ArgmaxForwardCase c;
-            c.valueType = type;
-            c.channelsLast = true;
-            c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
-            drawWindows(rng, c.params);
-            c.input = {draw(1, 2), draw(1, 70), draw(1, 3), draw(1, 7), draw(1, 20)};
-            if (!test_support::hasOutputs(c.input, c.params)) continue;
-            const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
-            c.bits = test_support::sixteenBitPatterns(
-                test_support::tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.03), type);
-            test_support::checkArgmaxForward(c, kChannelsLast, 1 + trial % 3);
-            if (HasFailure()) return false;
-        }
-        return true;
-    };
-    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
-        SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
-        if (!checkRandom(type, 60)) return;
-        for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-            if ((hwy::SupportedTargets() & target) == 0) continue;
-            SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
-            const test_support::HighwayTargetMock mock(target);
-            if (!checkRandom(type, 12)) return;
-        }
-    }
+    // Channels-last 16-bit rows are searched as float32 ones, each load widened in the register: 1 to 70
+    // channels, which leave every kind of remainder.
+    checkSixteenBitRandomProblems(20261207, kChannelsLast, true, 70, 20, 60, 12);
 }
 
 TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitSignallingNaNInEveryChannel) {

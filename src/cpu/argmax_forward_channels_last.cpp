@@ -105,7 +105,7 @@ public:
                                    problem_.input.at<const T>(n, 0, 0, 0, 0),
                                    inH_,
                                    inW_,
-                                   {problem_.input.stride[2], problem_.input.stride[3], problem_.input.stride[4]},
+                                   {problem_.input.stride[2], problem_.input.stride[3]},
                                    scratch.flat32.data(),
                                    rowCount,
                                    plan_.windows.axes[2].data(),

@@ -244,7 +244,7 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 storeSixteenBitWinners(winnerValues.data(), winnerIndices.data(),
                                        reinterpret_cast<const uint16_t *>(inPlane),
                                        reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q), outIndices32,
-                                       outIndices64, outW, 1, std::is_same_v<Value, Float16>);
+                                       outIndices64, outW, std::is_same_v<Value, Float16>);
             if (++oh == outH) {
                 oh = 0;
                 if (++od == outD) {

@@ -306,16 +306,14 @@ bool MaxRowOfThreeWideStride2(const WindowRow &row, const float *const *HWY_REST
 template <bool kHalf>
 HWY_INLINE void storeWinners(const float *HWY_RESTRICT values, const int32_t *HWY_RESTRICT indices,
                              const uint16_t *HWY_RESTRICT plane, uint16_t *HWY_RESTRICT outValues,
-                             int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count,
-                             int64_t pixelChannels) {
+                             int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count) {
     const hn::ScalableTag<float> d;
     const hn::RebindToSigned<decltype(d)> di;
     const hn::Rebind<uint16_t, decltype(d)> d16;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     constexpr uint16_t kMinusInfinity = kHalf ? 0xfc00u : 0xff80u;  // an empty window's value
     const auto copyNamed = [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-            outValues[i] = indices[i] >= 0 ? plane[indices[i] * pixelChannels + i % pixelChannels] : kMinusInfinity;
+        for (int64_t i = begin; i < end; ++i) outValues[i] = indices[i] >= 0 ? plane[indices[i]] : kMinusInfinity;
     };
     if (count < lanes) {
         copyNamed(0, count);
@@ -343,11 +341,11 @@ HWY_INLINE void storeWinners(const float *HWY_RESTRICT values, const int32_t *HW
 void StoreSixteenBitWinners(const float *HWY_RESTRICT values, const int32_t *HWY_RESTRICT indices,
                             const uint16_t *HWY_RESTRICT plane, uint16_t *HWY_RESTRICT outValues,
                             int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64, int64_t count,
-                            int64_t pixelChannels, bool half) {
+                            bool half) {
     if (half)
-        storeWinners<true>(values, indices, plane, outValues, outIndices32, outIndices64, count, pixelChannels);
+        storeWinners<true>(values, indices, plane, outValues, outIndices32, outIndices64, count);
     else
-        storeWinners<false>(values, indices, plane, outValues, outIndices32, outIndices64, count, pixelChannels);
+        storeWinners<false>(values, indices, plane, outValues, outIndices32, outIndices64, count);
 }
 
 int64_t ArgmaxRowLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
@@ -453,10 +451,9 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }
 
 void storeSixteenBitWinners(const float *values, const int32_t *indices, const uint16_t *plane, uint16_t *outValues,
-                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, int64_t pixelChannels,
-                            bool half) {
+                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, bool half) {
     HWY_DYNAMIC_DISPATCH(StoreSixteenBitWinners)
-    (values, indices, plane, outValues, outIndices32, outIndices64, count, pixelChannels, half);
+    (values, indices, plane, outValues, outIndices32, outIndices64, count, half);
 }
 
 void argmaxAcrossChannels(const float *const *inputRows, const int32_t *labels, int64_t positions, float *values,

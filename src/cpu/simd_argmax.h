@@ -44,14 +44,12 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
 bool maxRowOfThreeWideStride2(const WindowRow &row, const float *const *rowStarts, int64_t rowCount, float *columnMax,
                               float *values);
 
-// The `count` winners of a search on widened rows (values[i], and indices[i], -1 for an empty window) written
-// out: outValues[i] gets the bits of the element indices[i] names (-inf for an empty window), narrowed from
-// values[i] where that is exact and copied otherwise; outIndices32 or outIndices64 (either may be null) the
-// indices. The element of winner i is plane[indices[i] * pixelChannels + i % pixelChannels]: pixelChannels 1
-// for planar rows, C for a channels-last row of outputs (C channels per position, indices naming positions).
+// The `count` winners of a search on widened rows (values[i], and indices[i] into `plane`, -1 for an empty
+// window) written out: outValues[i] gets the bits of the element indices[i] names (-inf for an empty window),
+// narrowed from values[i] where that is exact and copied otherwise; outIndices32 or outIndices64 (either may
+// be null) the indices.
 void storeSixteenBitWinners(const float *values, const int32_t *indices, const uint16_t *plane, uint16_t *outValues,
-                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, int64_t pixelChannels,
-                            bool half);
+                            int32_t *outIndices32, int64_t *outIndices64, int64_t count, bool half);
 
 // Windows per chunk (the vector length the running CPU's dispatch takes), and the columns a chunk's loads
 // reach past its first window's first tap.

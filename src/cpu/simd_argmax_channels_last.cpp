@@ -138,7 +138,7 @@ HWY_INLINE void storeValues(D d, DI di, const ChannelsLastRow &row, hn::Vec<D> b
                 const int64_t flat = positions[i], w = flat % row.imageWidth, dh = flat / row.imageWidth;
                 const int64_t h = dh % row.imageHeight, d = dh / row.imageHeight;
                 at[i] = flat >= 0 ? image[d * row.imageStrides[0] + h * row.imageStrides[1] +
-                                          w * row.imageStrides[2] + channel + static_cast<int64_t>(i)]
+                                          w * row.inputPixelStride + channel + static_cast<int64_t>(i)]
                                   : minusInfinity;
             }
         }

@@ -22,14 +22,14 @@ namespace poolgrad::cpu {
 // several at a time. 16-bit values are widened as they load and come out as the winning elements' bits:
 // narrowed back where exact, else copied from the element the flat index names: position (d, h, w) of flat
 // index (d * imageHeight + h) * imageWidth + w at imageStart + d * imageStrides[0] + h * imageStrides[1] +
-// w * imageStrides[2], plus the channel (the strides of a size-1 axis may be anything, 0 included). Requires
+// w * inputPixelStride, plus the channel (the strides of a size-1 axis may be anything, 0 included). Requires
 // flat indices to fit in int32.
 struct ChannelsLastRow {
     ArgmaxValueType valueType;
     const void *const *rowStarts;
     const void *imageStart;
     int64_t imageHeight, imageWidth;
-    int64_t imageStrides[3];
+    int64_t imageStrides[2];  // of D and H
     const int32_t *rowFlat;
     int64_t rowCount;
     const AxisWindow *windows;
