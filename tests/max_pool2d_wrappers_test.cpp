@@ -419,6 +419,9 @@ struct Sizes {
     bool stride2Float32 = false;
     // With both: windows 3x3 at stride 2 along H too: what the 3x3 stride-2 forward takes.
     bool threeByThree = false;
+    // Windows up to 5x5 (not 1x1) moving by 1 along H and W, no dilation, rows of at least 16 windows: what the
+    // stride-1 forward takes.
+    bool stride1 = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -476,6 +479,19 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.lists.dilation = {1};
     }
 
+    if (sizes.stride1) {
+        for (int a = 1; a < 3; ++a) {
+            params.kernel[a] = uniform(rng, 1, 5);
+            params.stride[a] = params.dilation[a] = 1;
+        }
+        if (params.kernel[1] * params.kernel[2] == 1) params.kernel[2] = 2;
+        for (int a = 1; a < 3; ++a) params.padding[a] = uniform(rng, 0, params.kernel[a] / 2);
+        p.lists.kernel = {params.kernel[1], params.kernel[2]};
+        p.lists.stride = {1};
+        p.lists.padding = {params.padding[1], params.padding[2]};
+        p.lists.dilation = {1};
+    }
+
     if (sizes.wideChannelsLast) {
         p.allChannelsLast = true;
         p.encoding = chance(rng, 0.5) ? Encoding::Int32 : Encoding::Int64;
@@ -510,6 +526,7 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
                           : smallest + uniform(rng, sizes.minExtra, sizes.maxExtra);
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
         if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, sizes.stride2Float32 ? 33 : 0, 70);
+        if (sizes.stride1 && a == 2) p.in[4] = smallest + uniform(rng, 15, 50);
         // At least two outputs along W, so that the windows overlap.
         if (sizes.overlappingFloat32 && a == 2) p.in[4] = smallest + uniform(rng, 1, sizes.maxExtra);
     }
@@ -602,8 +619,10 @@ TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     // Every second has float32 windows three wide at stride 2 along W and wide rows (the stride-2 forward's
     // problems; a third of the cases have dense operands), every other one of those 3x3 windows at stride 2 (the
     // 3x3 stride-2 forward's).
-    // One in four of the others is float32 (small rows: the narrow-rows forward's).
-    Sizes stride2, threeByThree, float32;
+    // One in eight is float32 (small rows: the narrow-rows forward's), one in four has windows moving by 1 (the
+    // stride-1 forward's).
+    Sizes stride2, threeByThree, float32, stride1;
+    stride1.stride1 = true;
     stride2.stride2Rows = stride2.stride2Float32 = true;
     threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThree = true;
     float32.float32Int32 = true;
@@ -611,6 +630,7 @@ TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
         ForwardCase c = randomForwardCase(rng, n % 4 == 1   ? stride2
                                                : n % 4 == 3 ? threeByThree
                                                : n % 8 == 0 ? float32
+                                               : n % 4 == 2 ? stride1
                                                             : Sizes{});
         oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
         ceilCases += c.problem.lists.ceilMode;

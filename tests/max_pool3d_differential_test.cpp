@@ -100,6 +100,9 @@ struct ProblemLimits {
     // With both: 2-D planes (depth 1, window 1 deep) under 3x3 windows at stride 2 along H and W, three quarters of
     // them with dense operands, any value type: what the 3x3 stride-2 forward takes.
     bool threeByThreePlanes = false;
+    // 2-D planes under windows up to 4x4 (not 1x1) moving by 1 along H and W, rows of at least 16 windows, three
+    // quarters with dense operands, any value type: what the stride-1 forward takes.
+    bool stride1Planes = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -195,6 +198,19 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         }
     }
 
+    if (limits.stride1Planes) {
+        problem.contiguousOperands = chance(rng, 0.75);
+        p.kernel = {1, uniform(rng, 1, 4), uniform(rng, 1, 4)};
+        if (p.kernel[1] * p.kernel[2] == 1) p.kernel[2] = 2;
+        p.stride = {1, 1, 1};
+        p.dilation.fill(1);
+        p.padding = {0, uniform(rng, 0, p.kernel[1] / 2), uniform(rng, 0, p.kernel[2] / 2)};
+        lists.kernel = {p.kernel.begin(), p.kernel.end()};
+        lists.stride = {1};
+        lists.padding = {p.padding.begin(), p.padding.end()};
+        lists.dilation = {1};
+    }
+
     if (limits.wideChannelsLast) {
         problem.allChannelsLast = true;
         for (int a = 0; a < 3; ++a) {
@@ -227,6 +243,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         if (limits.stride2Rows && a == 2)
             problem.inputShape[4] = smallest + uniform(rng, limits.stride2Float32 ? 33 : 0, 70);
         if (limits.threeByThreePlanes && a == 0) problem.inputShape[2] = 1;
+        if (limits.stride1Planes && a == 0) problem.inputShape[2] = 1;
+        if (limits.stride1Planes && a == 2) problem.inputShape[4] = smallest + uniform(rng, 15, 50);
         // At least two outputs along W, so that the windows overlap.
         if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
@@ -311,7 +329,9 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     // stride-2 forward's problems.
     // Every other one of those has 2-D planes and 3x3 windows at stride 2: the 3x3 stride-2 forward's. One in
     // eight has narrow float32 rows (half of them dense): the narrow-rows forward's.
-    ProblemLimits stride2, threeByThree, narrow;
+    // One in eight more has 2-D planes under windows moving by 1: the stride-1 forward's.
+    ProblemLimits stride2, threeByThree, narrow, stride1;
+    stride1.stride1Planes = true;
     stride2.stride2Rows = stride2.stride2Float32 = true;
     threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThreePlanes = true;
     narrow.disjointNarrowRows = true;
@@ -320,6 +340,7 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
                                                : n % 8 == 1 ? stride2
                                                : n % 8 == 5 ? threeByThree
                                                : n % 8 == 2 ? narrow
+                                               : n % 8 == 6 ? stride1
                                                             : ProblemLimits{});
         emptyWindows += c.emptyWindows;
         casesWithEmptyWindows += c.emptyWindows > 0;

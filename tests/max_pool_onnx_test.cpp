@@ -280,9 +280,10 @@ struct OnnxCase {
 // (what the stride-2 forward takes).
 // wideStride2: rows of 34-60 columns with windows 3 wide at stride 2 (the stride-2 forward's); contiguous: every
 // operand dense and in order (the dense-plane forwards take only those); threeByThree (with wideStride2): windows
-// 3 high at stride 2 too (the 3x3 stride-2 forward's).
+// 3 high at stride 2 too (the 3x3 stride-2 forward's); stride1: windows moving by 1 with paddings up to half the
+// kernel and rows of 20-40 columns (the stride-1 forward's).
 OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = false, bool contiguous = false,
-                        bool threeByThree = false) {
+                        bool threeByThree = false, bool stride1 = false) {
     const Storage storages[] = {Storage::Contiguous, Storage::Permuted, Storage::Gapped, Storage::PermutedGapped};
     reference::MaxPoolV3Windows windows;
     reference::MaxPoolV3Params params;
@@ -314,6 +315,13 @@ OnnxCase randomOnnxCase(std::mt19937 &rng, aclDataType type, bool wideStride2 = 
             params.strideH = 2;
             top = uniform(rng, 0, 1);
             bottom = uniform(rng, 0, 1);
+        }
+        if (stride1) {
+            w = uniform(rng, 20, 40);
+            params.strideH = params.strideW = 1;
+            if (params.kernelH * params.kernelW == 1) params.kernelW = 2;
+            top = bottom = uniform(rng, 0, params.kernelH / 2);
+            left = right = uniform(rng, 0, params.kernelW / 2);
         }
         params.pads = {top, bottom, left, right};
         params.ceilMode = uniform(rng, 0, 1) == 1;
@@ -440,10 +448,12 @@ TEST(MaxPoolOnnxImplementations, EveryForwardImplementationMatchesTheReference) 
             // Of the float32 cases, two in three have the stride-2 forward's wide rows (one of them with contiguous
             // operands) and one in three narrow rows with contiguous operands (the narrow-rows forward's), so that
             // each dense-plane forward sees enough cases whatever the seed; every other contiguous wide one has 3x3
-            // windows at stride 2 (the 3x3 stride-2 forward's).
+            // windows at stride 2 (the 3x3 stride-2 forward's). Every other float16 and bfloat16 case has contiguous
+            // operands and windows moving by 1 (the stride-1 forward's).
             const bool float32 = i % 9 == 0, wide = float32 && i / 9 % 3 != 2;
-            OnnxCase oc =
-                randomOnnxCase(rng, kOnnxTypes[i % 9], wide, float32 && i / 9 % 3 != 1, float32 && i / 9 % 6 == 0);
+            const bool stride1 = (i % 9 == 1 || i % 9 == 2) && i / 9 % 2 == 0;
+            OnnxCase oc = randomOnnxCase(rng, kOnnxTypes[i % 9], wide, (float32 && i / 9 % 3 != 1) || stride1,
+                                         float32 && i / 9 % 6 == 0, stride1);
             pool_diff::OperatorCall call = onnxCall(oc);
             if (!driver.run(call)) return;
         }

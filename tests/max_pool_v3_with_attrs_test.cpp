@@ -354,9 +354,10 @@ struct ForwardCase {
 
 // wideStride2: float32 rows of 34 to 60 columns under windows three wide at stride 2 along W, left and right
 // padding 0 or 1 (what the stride-2 forward takes); threeByThree (with wideStride2): windows 3 high at stride 2
-// too, top and bottom padding 0 or 1 (what the 3x3 stride-2 forward takes).
+// too, top and bottom padding 0 or 1 (what the 3x3 stride-2 forward takes); stride1: windows up to 5x5 moving by 1,
+// paddings up to half the kernel, rows of 20 to 40 columns (what the stride-1 forward takes).
 ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t maxSide = 9, bool wideStride2 = false,
-                              bool threeByThree = false) {
+                              bool threeByThree = false, bool stride1 = false) {
     for (;;) {
         ForwardCase fc;
         const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -392,6 +393,15 @@ ForwardCase randomForwardCase(std::mt19937 &rng, bool contiguousNchw, int64_t ma
             p.strideH = 2;
             p.pads[0] = uniform(rng, 0, 1);
             p.pads[1] = uniform(rng, 0, 1);
+        }
+        if (stride1) {
+            fc.w = uniform(rng, 20, 40);
+            p.mode = reference::V3PaddingMode::Calculated;
+            p.strideH = p.strideW = 1;
+            if (p.kernelH * p.kernelW == 1) p.kernelW = 2;
+            p.pads[0] = p.pads[1] = uniform(rng, 0, p.kernelH / 2);
+            p.pads[2] = p.pads[3] = uniform(rng, 0, p.kernelW / 2);
+            p.globalPooling = false;
         }
         const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(fc.h, fc.w, p);
         fc.outH = windows.outH;
@@ -496,8 +506,11 @@ TEST(MaxPoolV3WithAttrsImplementations, EveryForwardImplementationMatchesTheRefe
         for (int i = 0; i < 80; ++i) {
             SCOPED_TRACE("case " + std::to_string(i));
             // Half contiguous NCHW; every fourth of those with the stride-2 forward's wide rows, every other one of
-            // them with 3x3 windows at stride 2 (the 3x3 stride-2 forward's).
-            const ForwardCase fc = randomForwardCase(rng, i % 2 == 0, 9, i % 8 == 0 || i % 8 == 4, i % 8 == 4);
+            // them with 3x3 windows at stride 2 (the 3x3 stride-2 forward's); one in eight more contiguous with
+            // windows moving by 1 (the stride-1 forward's).
+            const bool stride1 = i % 8 == 3;
+            const ForwardCase fc =
+                randomForwardCase(rng, i % 2 == 0 || stride1, 9, i % 8 == 0 || i % 8 == 4, i % 8 == 4, stride1);
             PreparedForward pf = prepareForward(fc, rng);
             pool_diff::OperatorCall call = forwardCall(fc, pf);
             if (!driver.run(call)) return;

@@ -22,6 +22,8 @@ RunResult runArgmaxForwardStride2(const PoolProblem &problem, const Implementati
 PlanOutcome planArgmaxForwardNarrowRows(const PoolProblem &problem);
 RunResult runArgmaxForwardNarrowRows(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense float32 planes, an output row at a time by vectors across its windows (edges included).
+PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem);
+RunResult runArgmaxForwardStride1(const PoolProblem &problem, const ImplementationPlan &plan);
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem);
 RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense planes of any value type: SIMD across the unclipped windows of float32 rows, the rest scalar.

@@ -1,0 +1,182 @@
+// Argmax forward of dense 2-D planes (float32, float16 or bfloat16) whose windows move one row and one column
+// at a time (stride 1, no dilation, any kernel up to 64 rows and any padding; Inception's 3x3 branch pooling,
+// the 5x5 / 9x9 / 13x13 pyramid pooling of YOLO-style detectors): separable, each input row searched once for
+// every window's winner in that row, each output row then taking its window's row winners in scan order
+// (simd_argmax_stride1.h). Work items are blocks of output rows of a plane, enough blocks that a few planes
+// still fill every thread; a block searches the rows above its first output row afresh.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/checked_arithmetic.h"
+#include "core/scratch_bound.h"
+#include "core/threading.h"
+#include "core/window_walk.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dense_planes.h"
+#include "cpu/simd_argmax_stride1.h"
+#include "cpu/simd_rows.h"
+
+namespace poolgrad::cpu {
+namespace {
+
+// Output columns a row needs before the vectors pay: one vector of the widest target (AVX-512's 16 lanes), so
+// that the choice does not depend on the CPU; narrower rows go to the narrow-row or row search.
+constexpr int64_t kLeastOutputColumns = 16;
+
+struct Stride1Plan final : ImplementationPlan {
+    int64_t kernelHeight = 1, kernelWidth = 1;
+    int64_t padTop = 0, padLeft = 0;
+    int64_t scratchFloats = 0;
+    bool streaming = false;
+    int64_t rowBlocks = 1;  // work items per plane
+    int64_t items = 0;
+    int threads = 1;
+
+    std::string describe() const override {
+        return "stride-1 row winners, " + std::to_string(kernelHeight) + "x" + std::to_string(kernelWidth) +
+               " windows from padding " + std::to_string(padTop) + "," + std::to_string(padLeft) +
+               ", each input row searched once" + (streaming ? ", streaming stores" : "") + "; " +
+               std::to_string(rowBlocks) + (rowBlocks == 1 ? " block" : " blocks") + " of output rows per plane, " +
+               std::to_string(items) + " items on " + std::to_string(threads) + " threads";
+    }
+};
+
+// The kernel and leading padding of an axis whose windows move by 1 without dilation.
+struct Stride1Axis {
+    int64_t kernel = 1, pad = 0;
+};
+
+// Whether an axis's windows are o - pad + [0, kernel) clipped to the input, never empty (adaptive windows qualify
+// when they come out that way: input one longer than the output gives windows two wide at stride 1): the decline
+// reason when not, else its kernel and padding in `axisOut`.
+std::optional<std::string> stride1AxisOf(const WindowAxis &axis, const std::vector<AxisWindow> &windows,
+                                         const char *name, Stride1Axis &axisOut) {
+    const std::string reason = std::string(name) + " windows do not move by 1 without dilation";
+    if (axis.adaptive) {
+        axisOut = {windows.empty() ? 0 : windows[0].count, 0};
+    } else {
+        if (axis.stride != 1 || axis.dilation != 1) return reason;
+        axisOut = {axis.kernel, axis.padBegin};
+    }
+    for (int64_t o = 0; o < axis.outputSize; ++o) {
+        const int64_t first = std::max<int64_t>(o - axisOut.pad, 0);
+        const int64_t last = std::min<int64_t>(o - axisOut.pad + axisOut.kernel - 1, axis.inputSize - 1);
+        const AxisWindow &window = windows[static_cast<size_t>(o)];
+        if (last < first || window.first != first || window.count != last - first + 1 ||
+            (window.count > 1 && window.step != 1))
+            return axis.adaptive ? reason : std::string(name) + " window " + std::to_string(o) +
+                                                " is not the kernel's clipped run";
+    }
+    return std::nullopt;
+}
+
+ArgmaxValueType valueTypeOf(ElementType type) {
+    return type == ElementType::Float16    ? ArgmaxValueType::Float16
+           : type == ElementType::BFloat16 ? ArgmaxValueType::BFloat16
+                                           : ArgmaxValueType::Float32;
+}
+
+}  // namespace
+
+PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem) {
+    const PoolGeometry &geometry = problem.geometry;
+    const ElementType type = problem.input.type;
+    if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
+        return PlanOutcome::decline("values are not float32, float16 or bfloat16");
+    if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
+    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
+        return PlanOutcome::decline("the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
+                                    "): this search takes 2-D planes");
+    const WindowTables windows = WindowTables::of(geometry);
+    Stride1Axis axisH, axisW;
+    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", axisH))
+        return PlanOutcome::decline(*reason);
+    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[2], windows.axes[2], "width", axisW))
+        return PlanOutcome::decline(*reason);
+    if (axisH.kernel * axisW.kernel < 2) return PlanOutcome::decline("1x1 windows: a copy, not a search");
+    if (axisH.kernel > kMostWindowRows)
+        return PlanOutcome::decline("windows of " + std::to_string(axisH.kernel) + " rows, over " +
+                                    std::to_string(kMostWindowRows));
+    const int64_t outH = geometry.axes[1].outputSize, outW = geometry.axes[2].outputSize;
+    if (outW < kLeastOutputColumns)
+        return PlanOutcome::decline("rows of " + std::to_string(outW) + " windows, fewer than " +
+                                    std::to_string(kLeastOutputColumns));
+    if (geometry.inputPlaneElements() >= (int64_t{1} << 31))
+        return PlanOutcome::decline("plane positions do not fit in 32 bits");
+    Stride1Plan plan;
+    plan.kernelHeight = axisH.kernel;
+    plan.kernelWidth = axisW.kernel;
+    plan.padTop = axisH.pad;
+    plan.padLeft = axisW.pad;
+    Stride1Rows shape{};
+    shape.type = valueTypeOf(type);
+    shape.height = geometry.axes[1].inputSize;
+    shape.width = geometry.axes[2].inputSize;
+    shape.outputHeight = outH;
+    shape.outputWidth = outW;
+    shape.kernelHeight = plan.kernelHeight;
+    shape.kernelWidth = plan.kernelWidth;
+    shape.padTop = plan.padTop;
+    shape.padLeft = plan.padLeft;
+    const std::optional<int64_t> floats = stride1ScratchFloats(shape);
+    const std::optional<int64_t> bytes = floats ? checkedMul<int64_t>(*floats, 4) : std::nullopt;
+    if (!bytes || *bytes > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("a padded row and the row winners of a window", bytes));
+    plan.scratchFloats = *floats;
+    // Output rows are written whole, once: streamed where every row starts on a cache line.
+    plan.streaming = type == ElementType::Float32 && streamingStoresPay(problem.output, outW) &&
+                     (!problem.indices.present() || streamingStoresPay(problem.indices, outW));
+    const PlaneRowBlocks split =
+        planeRowBlocks(geometry.planes(), outH,
+                       saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
+    plan.rowBlocks = split.rowBlocks;
+    plan.items = split.items;
+    plan.threads = split.threads;
+    return PlanOutcome::accept(std::move(plan));
+}
+
+RunResult runArgmaxForwardStride1(const PoolProblem &problem, const ImplementationPlan &made) {
+    const Stride1Plan &plan = planAs<Stride1Plan>(made);
+    const PoolGeometry &geometry = problem.geometry;
+    const int64_t outH = geometry.axes[1].outputSize;
+    const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
+    const bool withIndices = idx.present(), wide = withIndices && idx.type == ElementType::Int64;
+    const ArgmaxValueType valueType = valueTypeOf(in.type);
+    // Planes are addressed in elements of the values' type (float32, or the 16-bit patterns).
+    const auto planeOf = [&](const StridedTensor &tensor, int64_t n, int64_t c) -> const void * {
+        if (valueType == ArgmaxValueType::Float32) return tensor.plane<const float>(n, c);
+        return tensor.plane<const uint16_t>(n, c);
+    };
+    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
+        std::vector<float> scratch(static_cast<size_t>(plan.scratchFloats));
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
+            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+            Stride1Rows job{};
+            job.type = valueType;
+            job.plane = planeOf(in, n, c);
+            job.height = geometry.axes[1].inputSize;
+            job.width = geometry.axes[2].inputSize;
+            job.outputHeight = outH;
+            job.outputWidth = geometry.axes[2].outputSize;
+            job.kernelHeight = plan.kernelHeight;
+            job.kernelWidth = plan.kernelWidth;
+            job.padTop = plan.padTop;
+            job.padLeft = plan.padLeft;
+            job.firstRow = outH * block / plan.rowBlocks;
+            job.endRow = outH * (block + 1) / plan.rowBlocks;
+            job.values = const_cast<void *>(planeOf(out, n, c));
+            job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+            job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+            job.streaming = plan.streaming;
+            job.scratch = scratch.data();
+            argmaxStride1Rows(job);
+        }
+    });
+    if (plan.streaming) streamingStoreFence();
+    return {};
+}
+
+}  // namespace poolgrad::cpu

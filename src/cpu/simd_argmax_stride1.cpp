@@ -1,0 +1,365 @@
+// Highway implementation of simd_argmax_stride1.h: one source compiled for every target (the scalar target
+// searches one window per "vector").
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_argmax_stride1.cpp"
+#include "cpu/simd_argmax_stride1.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/checked_arithmetic.h"
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_ordered_ops-inl.h"
+#include "cpu/simd_store-inl.h"
+#include "cpu/simd_widen_sixteen_bit-inl.h"
+// clang-format on
+#include "cpu/lambda_inline.h"
+
+// Target-independent: compiled once, though foreach_target.h includes this file once per target.
+#ifndef POOLGRAD_CPU_SIMD_ARGMAX_STRIDE1_LAYOUT_
+#define POOLGRAD_CPU_SIMD_ARGMAX_STRIDE1_LAYOUT_
+namespace poolgrad::cpu {
+namespace {
+
+// Where each piece of a call's scratch starts, in floats.
+struct ScratchLayout {
+    int64_t paddedLength = 0;  // each of the two padded row copies
+    int64_t ringValues = 0, ringPositions = 0, ringNan = 0;
+    int64_t winnerValues = 0, winnerPositions = 0;  // 16-bit values: the output row before its narrowing
+    int64_t total = 0;
+};
+
+std::optional<ScratchLayout> scratchLayoutOf(const Stride1Rows &rows) {
+    ScratchLayout layout;
+    const std::optional<int64_t> padded = checkedAdd(rows.padLeft, rows.width);
+    const std::optional<int64_t> reach = checkedAdd(rows.outputWidth, rows.kernelWidth - 1);
+    const std::optional<int64_t> ring = checkedMul(rows.kernelHeight, rows.outputWidth);
+    if (!padded || !reach || !ring) return std::nullopt;
+    layout.paddedLength = std::max(*padded, *reach);
+    std::optional<int64_t> at = checkedMul<int64_t>(2, layout.paddedLength);
+    layout.ringValues = at.value_or(0);
+    at = at ? checkedAdd(*at, *ring) : std::nullopt;
+    layout.ringPositions = at.value_or(0);
+    at = at ? checkedAdd(*at, *ring) : std::nullopt;
+    layout.ringNan = at.value_or(0);
+    at = at ? checkedAdd(*at, rows.kernelHeight) : std::nullopt;
+    const int64_t winnerRow = rows.type == ArgmaxValueType::Float32 ? 0 : rows.outputWidth;
+    layout.winnerValues = at.value_or(0);
+    at = at ? checkedAdd(*at, winnerRow) : std::nullopt;
+    layout.winnerPositions = at.value_or(0);
+    at = at ? checkedAdd(*at, winnerRow) : std::nullopt;
+    if (!at) return std::nullopt;
+    layout.total = *at;
+    return layout;
+}
+
+}  // namespace
+}  // namespace poolgrad::cpu
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using FloatTag = hn::ScalableTag<float>;
+using IndexTag = hn::RebindToSigned<FloatTag>;
+using VF = hn::Vec<FloatTag>;
+using VI = hn::Vec<IndexTag>;
+
+// The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
+constexpr size_t kMostLanes = HWY_MAX_BYTES / sizeof(float);
+
+// 0, 1, 2, ...: lane numbers (from a table: Iota builds its vector through memory).
+HWY_ALIGN constexpr int32_t kLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+static_assert(kMostLanes <= 16, "lane table shorter than a vector");
+
+// A vector the compiler must keep in a register: otherwise it folds a load into the blend that takes it as a
+// masked load, which cannot take its data from the stores just made to the same lines (the newest row's winners,
+// stored by the row search and read at once by the output row: the masked loads made the search 1.3x slower).
+template <class V>
+HWY_INLINE V inRegister(V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
+    asm("" : "+v"(v.raw));
+#endif
+    return v;
+}
+
+template <bool NanRule>
+HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
+    if constexpr (NanRule)
+        return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
+    else
+        return hn::Gt(value, best);
+}
+
+// `width` values of Type from `row` as float32 at `destination` (16-bit ones widened, exact); whether their
+// sum came out NaN (a NaN among them, or +inf meeting -inf).
+template <ArgmaxValueType Type>
+HWY_INLINE bool copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_RESTRICT destination) {
+    const FloatTag d;
+    const hn::Rebind<uint16_t, FloatTag> d16;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto load = [&](int64_t at) -> VF {
+        if constexpr (Type == ArgmaxValueType::Float32)
+            return hn::LoadU(d, static_cast<const float *>(row) + at);
+        else
+            return widenSixteenBit<Type == ArgmaxValueType::Float16>(
+                d, hn::LoadU(d16, static_cast<const uint16_t *>(row) + at));
+    };
+    auto sum = hn::Zero(d);
+    if (width < lanes) {  // a row narrower than a vector: masked, nothing past it read or written
+        const size_t count = static_cast<size_t>(width);
+        VF values;
+        if constexpr (Type == ArgmaxValueType::Float32)
+            values = MaskedLoadUnaligned(hn::FirstN(d, count), d, static_cast<const float *>(row));
+        else
+            values = widenSixteenBit<Type == ArgmaxValueType::Float16>(
+                d, MaskedLoadUnaligned(hn::FirstN(d16, count), d16, static_cast<const uint16_t *>(row)));
+        storeFirstLanes(d, values, destination, count);
+        return !hn::AllFalse(d, hn::IsNaN(hn::IfThenElseZero(hn::FirstN(d, count), values)));
+    }
+    // The last vector moves back to end at the row's end (a value summed twice leaves a NaN a NaN).
+    for (int64_t at = 0;; at += lanes) {
+        at = std::min(at, width - lanes);
+        const VF values = load(at);
+        sum = hn::Add(sum, values);
+        hn::StoreU(values, d, destination + at);
+        if (at == width - lanes) break;
+    }
+    return !hn::AllFalse(d, hn::IsNaN(sum));
+}
+
+// Row winners of Group vectors of windows starting at output columns starts[g], on a padded row copy whose
+// column c is padded[padLeft + c]: window ow's taps are padded[ow + j], its first column inside the plane
+// max(ow - padLeft, 0).
+template <bool NanRule, int Group>
+HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth,
+                                int32_t rowStart, const int64_t (&starts)[Group], float *HWY_RESTRICT values,
+                                int32_t *HWY_RESTRICT positions) {
+    const FloatTag d;
+    const IndexTag di;
+    VF best[Group];
+    VI winner[Group], tapPosition[Group];
+    for (int g = 0; g < Group; ++g) {
+        const VI column = hn::Add(hn::Load(di, kLaneNumbers), hn::Set(di, static_cast<int32_t>(starts[g] - padLeft)));
+        best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
+        winner[g] = hn::Add(hn::Max(column, hn::Zero(di)), hn::Set(di, rowStart));
+        tapPosition[g] = hn::Add(column, hn::Set(di, rowStart));
+    }
+    const VI one = hn::Set(di, 1);
+    for (int64_t j = 0; j < kernelWidth; ++j) {
+        for (int g = 0; g < Group; ++g) {
+            const VF value = hn::LoadU(d, padded + starts[g] + j);
+            const auto take = takes<NanRule>(value, best[g]);
+            best[g] = hn::IfThenElse(take, value, best[g]);
+            winner[g] = hn::IfThenElse(hn::RebindMask(di, take), tapPosition[g], winner[g]);
+            tapPosition[g] = hn::Add(tapPosition[g], one);
+        }
+    }
+    for (int g = 0; g < Group; ++g) {
+        hn::StoreU(best[g], d, values + starts[g]);
+        hn::StoreU(winner[g], di, positions + starts[g]);
+    }
+}
+
+// The chunks of a row of `outputs` windows: vectors from column 0, the last moved back to end at the row's end
+// (windows computed twice agree; outputs holds at least a vector), in groups of 4, 2 and 1.
+template <class Body>
+HWY_INLINE void forEachChunkGroup(int64_t outputs, const Body &body) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+    const int64_t chunks = (outputs + lanes - 1) / lanes, lastStart = outputs - lanes;
+    const auto startOf = [&](int64_t chunk) { return std::min(chunk * lanes, lastStart); };
+    int64_t c = 0;
+    for (; c + 4 <= chunks; c += 4) {
+        const int64_t starts[4] = {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)};
+        body(starts);
+    }
+    for (; c + 2 <= chunks; c += 2) {
+        const int64_t starts[2] = {startOf(c), startOf(c + 1)};
+        body(starts);
+    }
+    if (c < chunks) {
+        const int64_t starts[1] = {startOf(c)};
+        body(starts);
+    }
+}
+
+template <bool NanRule>
+HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth, int32_t rowStart,
+                           int64_t outputs, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
+    forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
+        constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
+        rowWinnerChunks<NanRule, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, values, positions);
+    });
+}
+
+// Stores one vector of positions as int32 or int64 (two half vectors widened).
+HWY_INLINE void storePositions(VI positions, int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64,
+                               bool streaming) {
+    const IndexTag di;
+    if (indices32) {
+        storeVector(di, positions, indices32, streaming);
+    } else if (indices64) {
+#if HWY_TARGET == HWY_SCALAR
+        indices64[0] = hn::GetLane(positions);
+#else
+        const hn::Half<IndexTag> dh;
+        const hn::Repartition<int64_t, IndexTag> d64;
+        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, positions)), indices64, streaming);
+        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, positions)), indices64 + hn::Lanes(d64), streaming);
+#endif
+    }
+}
+
+// The winners of one output row: rows r < rowCount of row winners (values[r], positions[r]) taken in scan order.
+template <bool NanRule, int Group>
+HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int32_t *const *HWY_RESTRICT positions,
+                              int64_t rowCount, const int64_t (&starts)[Group], float *HWY_RESTRICT outValues,
+                              int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64,
+                              bool streaming) {
+    const FloatTag d;
+    const IndexTag di;
+    VF best[Group];
+    VI winner[Group];
+    for (int g = 0; g < Group; ++g) {
+        best[g] = hn::LoadU(d, values[0] + starts[g]);
+        winner[g] = hn::LoadU(di, positions[0] + starts[g]);
+    }
+    for (int64_t r = 1; r < rowCount; ++r)
+        for (int g = 0; g < Group; ++g) {
+            const VF value = hn::LoadU(d, values[r] + starts[g]);
+            const auto take = takes<NanRule>(value, best[g]);
+            best[g] = hn::IfThenElse(take, value, best[g]);
+            winner[g] =
+                hn::IfThenElse(hn::RebindMask(di, take), inRegister(hn::LoadU(di, positions[r] + starts[g])), winner[g]);
+        }
+    for (int g = 0; g < Group; ++g) {
+        storeVector(d, best[g], outValues + starts[g], streaming);
+        storePositions(winner[g], outIndices32 ? outIndices32 + starts[g] : nullptr,
+                       outIndices64 ? outIndices64 + starts[g] : nullptr, streaming);
+    }
+}
+
+template <bool NanRule>
+HWY_INLINE void combineRows(const float *const *values, const int32_t *const *positions, int64_t rowCount,
+                            int64_t outputs, float *outValues, int32_t *outIndices32, int64_t *outIndices64,
+                            bool streaming) {
+    forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
+        constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
+        combineChunks<NanRule, kGroup>(values, positions, rowCount, starts, outValues, outIndices32, outIndices64,
+                                       streaming);
+    });
+}
+
+template <ArgmaxValueType Type>
+HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) {
+    using Element = std::conditional_t<Type == ArgmaxValueType::Float32, float, uint16_t>;
+    const Element *plane = static_cast<const Element *>(job.plane);
+    float *scratch = job.scratch;
+    float *padded[2] = {scratch, scratch + layout.paddedLength};
+    float *ringValues = scratch + layout.ringValues;
+    int32_t *ringPositions = reinterpret_cast<int32_t *>(scratch + layout.ringPositions);
+    int32_t *ringNan = reinterpret_cast<int32_t *>(scratch + layout.ringNan);
+    const int64_t kh = job.kernelHeight, outW = job.outputWidth;
+    std::fill(scratch, scratch + 2 * layout.paddedLength, -std::numeric_limits<float>::infinity());
+    const float *valueRows[kMostWindowRows];
+    const int32_t *positionRows[kMostWindowRows];
+    // Rows are copied one ahead of their search: loads straight after the copy's stores, at other offsets,
+    // would wait for them to retire (store forwarding fails across vectors: measured 1.5x slower).
+    bool copiedNan[2] = {false, false};
+    int64_t nextRow = std::max<int64_t>(job.firstRow - job.padTop, 0);  // the next input row to search
+    const auto copy = [&](int64_t row) POOLGRAD_LAMBDA_INLINE {
+        copiedNan[row % 2] = copyRow<Type>(plane + row * job.width, job.width, padded[row % 2] + job.padLeft);
+    };
+    if (nextRow < job.height) copy(nextRow);
+    for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
+        const int64_t top = oh - job.padTop;
+        const int64_t firstRow = std::max<int64_t>(top, 0), endRow = std::min(top + kh, job.height);
+        for (; nextRow < endRow; ++nextRow) {
+            if (nextRow + 1 < job.height) copy(nextRow + 1);
+            const int64_t slot = nextRow % kh;
+            const bool nan = copiedNan[nextRow % 2];
+            ringNan[slot] = nan ? 1 : 0;
+            const auto rowStart = static_cast<int32_t>(nextRow * job.width);
+            const float *row = padded[nextRow % 2];
+            if (nan)
+                rowWinners<true>(row, job.padLeft, job.kernelWidth, rowStart, outW, ringValues + slot * outW,
+                                 ringPositions + slot * outW);
+            else
+                rowWinners<false>(row, job.padLeft, job.kernelWidth, rowStart, outW, ringValues + slot * outW,
+                                  ringPositions + slot * outW);
+        }
+        float *outValues;
+        int32_t *outIndices32;
+        int64_t *outIndices64;
+        if constexpr (Type == ArgmaxValueType::Float32) {
+            outValues = static_cast<float *>(job.values) + oh * outW;
+            outIndices32 = job.indices32 ? job.indices32 + oh * outW : nullptr;
+            outIndices64 = job.indices64 ? job.indices64 + oh * outW : nullptr;
+        } else {
+            outValues = scratch + layout.winnerValues;
+            outIndices32 = reinterpret_cast<int32_t *>(scratch + layout.winnerPositions);
+            outIndices64 = nullptr;
+        }
+        // The window's rows in scan order (at most kMostWindowRows: the plan's bound).
+        bool nan = false;
+        int64_t count = 0;
+        for (int64_t h = firstRow, slot = firstRow % kh; h < endRow; ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
+            nan |= ringNan[slot] != 0;
+            valueRows[count] = ringValues + slot * outW;
+            positionRows[count] = ringPositions + slot * outW;
+        }
+        const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
+        if (nan)
+            combineRows<true>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64, streaming);
+        else
+            combineRows<false>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64, streaming);
+        if constexpr (Type != ArgmaxValueType::Float32)
+            storeSixteenBitWinners(outValues, outIndices32, plane, static_cast<uint16_t *>(job.values) + oh * outW,
+                                   job.indices32 ? job.indices32 + oh * outW : nullptr,
+                                   job.indices64 ? job.indices64 + oh * outW : nullptr, outW,
+                                   Type == ArgmaxValueType::Float16);
+    }
+}
+
+void ArgmaxStride1Rows(const Stride1Rows &job) {
+    const std::optional<ScratchLayout> layout = scratchLayoutOf(job);
+    if (!layout) return;  // the plan checked it
+    switch (job.type) {
+        case ArgmaxValueType::Float16:
+            argmaxRows<ArgmaxValueType::Float16>(job, *layout);
+            break;
+        case ArgmaxValueType::BFloat16:
+            argmaxRows<ArgmaxValueType::BFloat16>(job, *layout);
+            break;
+        default:
+            argmaxRows<ArgmaxValueType::Float32>(job, *layout);
+            break;
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(ArgmaxStride1Rows);
+
+void argmaxStride1Rows(const Stride1Rows &rows) { HWY_DYNAMIC_DISPATCH(ArgmaxStride1Rows)(rows); }
+
+std::optional<int64_t> stride1ScratchFloats(const Stride1Rows &rows) {
+    const std::optional<ScratchLayout> layout = scratchLayoutOf(rows);
+    if (!layout) return std::nullopt;
+    return layout->total;
+}
+
+}  // namespace poolgrad::cpu
+#endif
