@@ -224,13 +224,23 @@ TEST(ArgmaxForwardStride1, SixteenBitSignallingNaNInEveryPosition) {
 // ------------------------------------------------------------------------------------------------ values only
 
 TEST(ArgmaxForwardStride1, ValueOnlyForwardMatchesTheReference) {
-    // aclnnMaxPoolV3WithAttrs writes no indices: 3x3 windows at stride 1 with padding 1, forced.
+    // aclnnMaxPoolV3WithAttrs writes no indices: 3x3 windows at stride 1 with padding 1, forced. Three kinds of
+    // data for the three searches: NaNs and infinities (the NaN rule), finite values with -0 (one compare: -0
+    // before +0 must stay), finite values without -0 (maxima: rows whose maximum has the rule winner's bits).
     std::mt19937_64 rng(6);
+    for (int kind = 0; kind < 3; ++kind)
     for (const int threads : {1, 2, 3}) {
+        SCOPED_TRACE("data kind " + std::to_string(kind));
         poolgradSetNumThreads(threads);
         poolgradSetParallelThreshold(1);
         const int64_t n = 2, ch = 3, h = 9, w = 29;
-        const std::vector<uint32_t> bits = tieHeavyBits(rng, n * ch * h * w, 0.02, 0.05);
+        std::vector<uint32_t> bits = kind == 0 ? tieHeavyBits(rng, n * ch * h * w, 0.02, 0.05)
+                                               : tieHeavyBits(rng, n * ch * h * w, 0, 0, true);
+        if (kind == 1)
+            for (size_t i = 0; i < bits.size(); i += 7) bits[i] = 0x80000000u;  // -0 among the +0 ties
+        if (kind == 2)
+            for (uint32_t &b : bits)
+                if (b == 0x80000000u) b = 0;
         TestTensor x({n, ch, h, w}, ACL_FLOAT);
         std::vector<float> values(bits.size());
         for (size_t i = 0; i < bits.size(); ++i) {

@@ -90,18 +90,28 @@ HWY_INLINE V inRegister(V v) {
     return v;
 }
 
-template <bool NanRule>
+// How a search takes a candidate: Max for values only on rows without NaN or -0 (where the rule's winner and the
+// maximum have the same bits), Fast (one compare: a NaN is never taken) on rows without NaN, NanRule otherwise.
+enum class Search { Max, Fast, NanRule };
+
+template <Search Mode>
 HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
-    if constexpr (NanRule)
+    if constexpr (Mode == Search::NanRule)
         return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
     else
         return hn::Gt(value, best);
 }
 
-// `width` values of Type from `row` as float32 at `destination` (16-bit ones widened, exact); whether their
-// sum came out NaN (a NaN among them, or +inf meeting -inf).
+// What a row copy saw: a NaN (or +inf meeting -inf, a false alarm that only costs time), a -0.
+struct RowFindings {
+    bool nan = false;
+    bool negativeZero = false;
+};
+
+// `width` values of Type from `row` as float32 at `destination` (16-bit ones widened, exact), and what they hold:
+// a NaN when their sum came out NaN, a -0 when their lowest bit pattern as a signed integer is -0's.
 template <ArgmaxValueType Type>
-HWY_INLINE bool copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_RESTRICT destination) {
+HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_RESTRICT destination) {
     const FloatTag d;
     const hn::Rebind<uint16_t, FloatTag> d16;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -112,7 +122,13 @@ HWY_INLINE bool copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_
             return widenSixteenBit<Type == ArgmaxValueType::Float16>(
                 d, hn::LoadU(d16, static_cast<const uint16_t *>(row) + at));
     };
+    const IndexTag di;
     auto sum = hn::Zero(d);
+    auto lowest = hn::Set(di, std::numeric_limits<int32_t>::max());
+    const auto findings = [&] {
+        return RowFindings{!hn::AllFalse(d, hn::IsNaN(sum)),
+                           !hn::AllFalse(di, hn::Eq(lowest, hn::Set(di, std::numeric_limits<int32_t>::min())))};
+    };
     if (width < lanes) {  // a row narrower than a vector: masked, nothing past it read or written
         const size_t count = static_cast<size_t>(width);
         VF values;
@@ -122,23 +138,27 @@ HWY_INLINE bool copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_
             values = widenSixteenBit<Type == ArgmaxValueType::Float16>(
                 d, MaskedLoadUnaligned(hn::FirstN(d16, count), d16, static_cast<const uint16_t *>(row)));
         storeFirstLanes(d, values, destination, count);
-        return !hn::AllFalse(d, hn::IsNaN(hn::IfThenElseZero(hn::FirstN(d, count), values)));
+        const auto present = hn::FirstN(d, count);
+        sum = hn::IfThenElseZero(present, values);
+        lowest = hn::IfThenElse(hn::RebindMask(di, present), hn::BitCast(di, values), lowest);
+        return findings();
     }
     // The last vector moves back to end at the row's end (a value summed twice leaves a NaN a NaN).
     for (int64_t at = 0;; at += lanes) {
         at = std::min(at, width - lanes);
         const VF values = load(at);
         sum = hn::Add(sum, values);
+        lowest = hn::Min(lowest, hn::BitCast(di, values));
         hn::StoreU(values, d, destination + at);
         if (at == width - lanes) break;
     }
-    return !hn::AllFalse(d, hn::IsNaN(sum));
+    return findings();
 }
 
 // Row winners of Group vectors of windows starting at output columns starts[g], on a padded row copy whose
 // column c is padded[padLeft + c]: window ow's taps are padded[ow + j], its first column inside the plane
-// max(ow - padLeft, 0).
-template <bool NanRule, int Group>
+// max(ow - padLeft, 0). Without WithPositions only the values (Search::Max: the maxima).
+template <Search Mode, bool WithPositions, int Group>
 HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth,
                                 int32_t rowStart, const int64_t (&starts)[Group], float *HWY_RESTRICT values,
                                 int32_t *HWY_RESTRICT positions) {
@@ -156,15 +176,21 @@ HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLef
     for (int64_t j = 0; j < kernelWidth; ++j) {
         for (int g = 0; g < Group; ++g) {
             const VF value = hn::LoadU(d, padded + starts[g] + j);
-            const auto take = takes<NanRule>(value, best[g]);
-            best[g] = hn::IfThenElse(take, value, best[g]);
-            winner[g] = hn::IfThenElse(hn::RebindMask(di, take), tapPosition[g], winner[g]);
-            tapPosition[g] = hn::Add(tapPosition[g], one);
+            if constexpr (Mode == Search::Max) {
+                best[g] = hn::Max(best[g], value);
+            } else {
+                const auto take = takes<Mode>(value, best[g]);
+                best[g] = hn::IfThenElse(take, value, best[g]);
+                if constexpr (WithPositions) {
+                    winner[g] = hn::IfThenElse(hn::RebindMask(di, take), tapPosition[g], winner[g]);
+                    tapPosition[g] = hn::Add(tapPosition[g], one);
+                }
+            }
         }
     }
     for (int g = 0; g < Group; ++g) {
         hn::StoreU(best[g], d, values + starts[g]);
-        hn::StoreU(winner[g], di, positions + starts[g]);
+        if constexpr (WithPositions) hn::StoreU(winner[g], di, positions + starts[g]);
     }
 }
 
@@ -190,12 +216,13 @@ HWY_INLINE void forEachChunkGroup(int64_t outputs, const Body &body) {
     }
 }
 
-template <bool NanRule>
+template <Search Mode, bool WithPositions>
 HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth, int32_t rowStart,
                            int64_t outputs, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
     forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
         constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        rowWinnerChunks<NanRule, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, values, positions);
+        rowWinnerChunks<Mode, WithPositions, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, values,
+                                                     positions);
     });
 }
 
@@ -217,8 +244,9 @@ HWY_INLINE void storePositions(VI positions, int32_t *HWY_RESTRICT indices32, in
     }
 }
 
-// The winners of one output row: rows r < rowCount of row winners (values[r], positions[r]) taken in scan order.
-template <bool NanRule, int Group>
+// The winners of one output row: rows r < rowCount of row winners (values[r], positions[r]) taken in scan order
+// (without WithPositions the values only).
+template <Search Mode, bool WithPositions, int Group>
 HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int32_t *const *HWY_RESTRICT positions,
                               int64_t rowCount, const int64_t (&starts)[Group], float *HWY_RESTRICT outValues,
                               int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64,
@@ -229,35 +257,54 @@ HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int
     VI winner[Group];
     for (int g = 0; g < Group; ++g) {
         best[g] = hn::LoadU(d, values[0] + starts[g]);
-        winner[g] = hn::LoadU(di, positions[0] + starts[g]);
+        if constexpr (WithPositions) winner[g] = hn::LoadU(di, positions[0] + starts[g]);
     }
     for (int64_t r = 1; r < rowCount; ++r)
         for (int g = 0; g < Group; ++g) {
             const VF value = hn::LoadU(d, values[r] + starts[g]);
-            const auto take = takes<NanRule>(value, best[g]);
-            best[g] = hn::IfThenElse(take, value, best[g]);
-            winner[g] =
-                hn::IfThenElse(hn::RebindMask(di, take), inRegister(hn::LoadU(di, positions[r] + starts[g])), winner[g]);
+            if constexpr (Mode == Search::Max) {
+                best[g] = hn::Max(best[g], value);
+            } else {
+                const auto take = takes<Mode>(value, best[g]);
+                best[g] = hn::IfThenElse(take, value, best[g]);
+                if constexpr (WithPositions)
+                    winner[g] = hn::IfThenElse(hn::RebindMask(di, take),
+                                               inRegister(hn::LoadU(di, positions[r] + starts[g])), winner[g]);
+            }
         }
     for (int g = 0; g < Group; ++g) {
         storeVector(d, best[g], outValues + starts[g], streaming);
-        storePositions(winner[g], outIndices32 ? outIndices32 + starts[g] : nullptr,
-                       outIndices64 ? outIndices64 + starts[g] : nullptr, streaming);
+        if constexpr (WithPositions)
+            storePositions(winner[g], outIndices32 ? outIndices32 + starts[g] : nullptr,
+                           outIndices64 ? outIndices64 + starts[g] : nullptr, streaming);
     }
 }
 
-template <bool NanRule>
+template <Search Mode, bool WithPositions>
 HWY_INLINE void combineRows(const float *const *values, const int32_t *const *positions, int64_t rowCount,
                             int64_t outputs, float *outValues, int32_t *outIndices32, int64_t *outIndices64,
                             bool streaming) {
     forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
         constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        combineChunks<NanRule, kGroup>(values, positions, rowCount, starts, outValues, outIndices32, outIndices64,
-                                       streaming);
+        combineChunks<Mode, WithPositions, kGroup>(values, positions, rowCount, starts, outValues, outIndices32,
+                                                   outIndices64, streaming);
     });
 }
 
-template <ArgmaxValueType Type>
+// The three searches of a row or an output row, chosen by what its rows hold.
+template <bool WithPositions, class Run>
+HWY_INLINE void withSearch(bool maxima, bool nan, const Run &run) {
+    if (nan)
+        run.template operator()<Search::NanRule, WithPositions>();
+    else if (!WithPositions && maxima)
+        run.template operator()<Search::Max, WithPositions>();
+    else
+        run.template operator()<Search::Fast, WithPositions>();
+}
+
+// WithPositions false: float32 values only (no indices), each row and output row by maxima where its rows hold
+// no NaN or -0.
+template <ArgmaxValueType Type, bool WithPositions>
 HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) {
     using Element = std::conditional_t<Type == ArgmaxValueType::Float32, float, uint16_t>;
     const Element *plane = static_cast<const Element *>(job.plane);
@@ -265,17 +312,18 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
     float *padded[2] = {scratch, scratch + layout.paddedLength};
     float *ringValues = scratch + layout.ringValues;
     int32_t *ringPositions = reinterpret_cast<int32_t *>(scratch + layout.ringPositions);
-    int32_t *ringNan = reinterpret_cast<int32_t *>(scratch + layout.ringNan);
+    // Per ring row: bit 0 a NaN, bit 1 a -0 (RowFindings).
+    int32_t *ringFindings = reinterpret_cast<int32_t *>(scratch + layout.ringNan);
     const int64_t kh = job.kernelHeight, outW = job.outputWidth;
     std::fill(scratch, scratch + 2 * layout.paddedLength, -std::numeric_limits<float>::infinity());
     const float *valueRows[kMostWindowRows];
     const int32_t *positionRows[kMostWindowRows];
     // Rows are copied one ahead of their search: loads straight after the copy's stores, at other offsets,
     // would wait for them to retire (store forwarding fails across vectors: measured 1.5x slower).
-    bool copiedNan[2] = {false, false};
+    RowFindings copied[2];
     int64_t nextRow = std::max<int64_t>(job.firstRow - job.padTop, 0);  // the next input row to search
     const auto copy = [&](int64_t row) POOLGRAD_LAMBDA_INLINE {
-        copiedNan[row % 2] = copyRow<Type>(plane + row * job.width, job.width, padded[row % 2] + job.padLeft);
+        copied[row % 2] = copyRow<Type>(plane + row * job.width, job.width, padded[row % 2] + job.padLeft);
     };
     if (nextRow < job.height) copy(nextRow);
     for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
@@ -284,16 +332,14 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         for (; nextRow < endRow; ++nextRow) {
             if (nextRow + 1 < job.height) copy(nextRow + 1);
             const int64_t slot = nextRow % kh;
-            const bool nan = copiedNan[nextRow % 2];
-            ringNan[slot] = nan ? 1 : 0;
+            const RowFindings findings = copied[nextRow % 2];
+            ringFindings[slot] = (findings.nan ? 1 : 0) | (findings.negativeZero ? 2 : 0);
             const auto rowStart = static_cast<int32_t>(nextRow * job.width);
             const float *row = padded[nextRow % 2];
-            if (nan)
-                rowWinners<true>(row, job.padLeft, job.kernelWidth, rowStart, outW, ringValues + slot * outW,
-                                 ringPositions + slot * outW);
-            else
-                rowWinners<false>(row, job.padLeft, job.kernelWidth, rowStart, outW, ringValues + slot * outW,
-                                  ringPositions + slot * outW);
+            withSearch<WithPositions>(!findings.negativeZero, findings.nan, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
+                rowWinners<Mode, Positions>(row, job.padLeft, job.kernelWidth, rowStart, outW,
+                                            ringValues + slot * outW, ringPositions + slot * outW);
+            });
         }
         float *outValues;
         int32_t *outIndices32;
@@ -308,18 +354,19 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
             outIndices64 = nullptr;
         }
         // The window's rows in scan order (at most kMostWindowRows: the plan's bound).
-        bool nan = false;
+        int32_t findings = 0;
         int64_t count = 0;
-        for (int64_t h = firstRow, slot = firstRow % kh; h < endRow; ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
-            nan |= ringNan[slot] != 0;
+        for (int64_t h = firstRow, slot = firstRow % kh; h < endRow;
+             ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
+            findings |= ringFindings[slot];
             valueRows[count] = ringValues + slot * outW;
             positionRows[count] = ringPositions + slot * outW;
         }
         const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
-        if (nan)
-            combineRows<true>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64, streaming);
-        else
-            combineRows<false>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64, streaming);
+        withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
+            combineRows<Mode, Positions>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64,
+                                         streaming);
+        });
         if constexpr (Type != ArgmaxValueType::Float32)
             storeSixteenBitWinners(outValues, outIndices32, plane, static_cast<uint16_t *>(job.values) + oh * outW,
                                    job.indices32 ? job.indices32 + oh * outW : nullptr,
@@ -333,13 +380,16 @@ void ArgmaxStride1Rows(const Stride1Rows &job) {
     if (!layout) return;  // the plan checked it
     switch (job.type) {
         case ArgmaxValueType::Float16:
-            argmaxRows<ArgmaxValueType::Float16>(job, *layout);
+            argmaxRows<ArgmaxValueType::Float16, true>(job, *layout);
             break;
         case ArgmaxValueType::BFloat16:
-            argmaxRows<ArgmaxValueType::BFloat16>(job, *layout);
+            argmaxRows<ArgmaxValueType::BFloat16, true>(job, *layout);
             break;
         default:
-            argmaxRows<ArgmaxValueType::Float32>(job, *layout);
+            if (job.indices32 || job.indices64)
+                argmaxRows<ArgmaxValueType::Float32, true>(job, *layout);
+            else
+                argmaxRows<ArgmaxValueType::Float32, false>(job, *layout);
             break;
     }
 }
