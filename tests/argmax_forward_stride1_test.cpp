@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "acl/acl.h"
 #include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "reference/naive_max_pool_v3.h"
 #include "reference/naive_pooling.h"
 #include "support/argmax_forward_case.h"
 #include "support/float_bits.h"
@@ -271,6 +274,61 @@ TEST(ArgmaxForwardStride1, ValueOnlyForwardMatchesTheReference) {
     }
 }
 
+TEST(ArgmaxForwardStride1, RowsNarrowerThanAVectorThroughWidePadding) {
+    // MaxPoolV3WithAttrs' CALCULATED pads may reach kernel - 1: rows of 1-15 columns under 16-wide windows with
+    // padding 15 still give 16 or more windows per row, and the row copies take their masked path on every
+    // target (16, 8, 4 lanes). Finite values without -0 (maxima) and with NaN (the rule), against the SPEC's
+    // values-only reference.
+    std::mt19937_64 rng(15);
+    const auto run = [&](int64_t width, bool nan) {
+        const int64_t n = 1, ch = 2, h = 3, k = 16, pad = 15;
+        std::vector<uint32_t> bits = tieHeavyBits(rng, n * ch * h * width, nan ? 0.05 : 0.0, 0, !nan);
+        for (uint32_t &b : bits)
+            if (b == 0x80000000u) b = 0;
+        TestTensor x({n, ch, h, width}, ACL_FLOAT);
+        std::vector<float> values(bits.size());
+        for (size_t i = 0; i < bits.size(); ++i) {
+            x.setBits(static_cast<int64_t>(i), bits[i]);
+            values[i] = test_support::floatFromBits(bits[i]);
+        }
+        reference::MaxPoolV3Params params;
+        params.kernelH = params.kernelW = k;
+        params.pads = {pad, pad, pad, pad};
+        const reference::MaxPoolV3Windows windows = reference::maxPoolV3Windows(h, width, params);
+        ASSERT_GE(windows.outW, 16);
+        const std::vector<float> expected = reference::maxPoolV3Forward(values, n, ch, h, width, params);
+        TestTensor y({n, ch, windows.outH, windows.outW}, ACL_FLOAT);
+        y.poison();
+        ASSERT_EQ(poolgradForceImplementation(kStride1), ACL_SUCCESS);
+        const max_pool_v3_test::V3Attributes attributes{
+            {1, 1, k, k}, {1, 1, 1, 1}, "CALCULATED", std::vector<int64_t>{pad, pad, pad, pad}, "NCHW", false, false};
+        const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+        poolgradRunReport report{};
+        EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        poolgradForceImplementation(nullptr);
+        ASSERT_EQ(status.phaseTwo, 0) << status.message;
+        EXPECT_STREQ(report.implementation, kStride1);
+        for (int64_t q = 0; q < y.elementCount(); ++q) {
+            const float want = expected[static_cast<size_t>(q)];
+            const float got = test_support::floatFromBits(y.bitsAt(q));
+            if (std::isnan(want))
+                ASSERT_TRUE(std::isnan(got)) << "output " << q << ", width " << width;
+            else
+                ASSERT_EQ(y.bitsAt(q), test_support::bitsFromFloat(want)) << "output " << q << ", width " << width;
+        }
+    };
+    for (const int64_t target : {int64_t{0}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        SCOPED_TRACE(target == 0 ? std::string("the CPU's target") : "target " + std::string(hwy::TargetName(target)));
+        std::optional<test_support::HighwayTargetMock> mock;
+        if (target != 0) mock.emplace(target);
+        for (const int64_t width : {1, 3, 7, 15})
+            for (const bool nan : {false, true}) {
+                run(width, nan);
+                if (HasFailure()) return;
+            }
+    }
+}
+
 // ------------------------------------------------------------------------------------------------ plans
 
 test_support::MaxPool3dLists listsOf(const reference::Pool3dParams &params) {
@@ -333,6 +391,11 @@ TEST(ArgmaxForwardStride1, DeclinesWhatItCannotSearch) {
     EXPECT_NE(reasonFor({1, 1, 1, 20, 40}, stride1(65, 3, 32, 1)).find("windows of 65 rows, over 64"),
               std::string::npos);
     EXPECT_NE(reasonFor({1, 2, 1, 20, 40}, stride1(1, 1, 0, 0)).find("1x1 windows"), std::string::npos);
+    // Windows longer than the row and its padding (the plan would load mostly padding).
+    const std::string overlong = reasonFor({1, 1, 1, 4, 30}, stride1(3, 61, 1, 30));
+    EXPECT_NE(overlong.find("windows of 61 columns, longer than the 30 of a row and its padding of 30"),
+              std::string::npos)
+        << overlong;
 }
 
 }  // namespace

@@ -95,10 +95,15 @@ PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem) {
         return PlanOutcome::decline(*reason);
     if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[2], windows.axes[2], "width", axisW))
         return PlanOutcome::decline(*reason);
-    if (axisH.kernel * axisW.kernel < 2) return PlanOutcome::decline("1x1 windows: a copy, not a search");
     if (axisH.kernel > kMostWindowRows)
         return PlanOutcome::decline("windows of " + std::to_string(axisH.kernel) + " rows, over " +
                                     std::to_string(kMostWindowRows));
+    if (axisH.kernel == 1 && axisW.kernel == 1) return PlanOutcome::decline("1x1 windows: a copy, not a search");
+    // Windows longer than the row and its leading padding would load mostly padding, every tap of every window.
+    if (axisW.kernel > geometry.axes[2].inputSize + axisW.pad)
+        return PlanOutcome::decline("windows of " + std::to_string(axisW.kernel) + " columns, longer than the " +
+                                    std::to_string(geometry.axes[2].inputSize) + " of a row and its padding of " +
+                                    std::to_string(axisW.pad));
     const int64_t outH = geometry.axes[1].outputSize, outW = geometry.axes[2].outputSize;
     if (outW < kLeastOutputColumns)
         return PlanOutcome::decline("rows of " + std::to_string(outW) + " windows, fewer than " +

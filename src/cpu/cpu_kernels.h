@@ -13,6 +13,10 @@ namespace poolgrad::cpu {
 // edge windows in the same vectors, every output written once.
 PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem);
 RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// Windows moving by 1 along H and W on dense 2-D planes: each input row's window winners found once and kept
+// for the output rows whose windows share the row, output rows combine them and are written once.
+PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem);
+RunResult runArgmaxForwardStride1(const PoolProblem &problem, const ImplementationPlan &plan);
 // Windows three wide at stride 2 along W on dense float32 planes: each input row's window winners found once
 // (even/odd column vectors), output rows combine them and are written once.
 PlanOutcome planArgmaxForwardStride2(const PoolProblem &problem);
@@ -22,8 +26,6 @@ RunResult runArgmaxForwardStride2(const PoolProblem &problem, const Implementati
 PlanOutcome planArgmaxForwardNarrowRows(const PoolProblem &problem);
 RunResult runArgmaxForwardNarrowRows(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense float32 planes, an output row at a time by vectors across its windows (edges included).
-PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem);
-RunResult runArgmaxForwardStride1(const PoolProblem &problem, const ImplementationPlan &plan);
 PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem);
 RunResult runArgmaxForwardDenseRows(const PoolProblem &problem, const ImplementationPlan &plan);
 // Dense planes of any value type: SIMD across the unclipped windows of float32 rows, the rest scalar.

@@ -67,17 +67,18 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using FloatTag = hn::ScalableTag<float>;
+// At most 16 lanes: the plan asks for 16 windows per row (a vector of the widest x86 target), so that a vector of
+// windows never leaves a row on wider targets either.
+using FloatTag = hn::CappedTag<float, 16>;
 using IndexTag = hn::RebindToSigned<FloatTag>;
 using VF = hn::Vec<FloatTag>;
 using VI = hn::Vec<IndexTag>;
 
-// The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
-constexpr size_t kMostLanes = HWY_MAX_BYTES / sizeof(float);
+// The most lanes of a FloatTag vector: the size of per-lane buffers.
+constexpr size_t kMostLanes = 16;
 
 // 0, 1, 2, ...: lane numbers (from a table: Iota builds its vector through memory).
 HWY_ALIGN constexpr int32_t kLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-static_assert(kMostLanes <= 16, "lane table shorter than a vector");
 
 // A vector the compiler must keep in a register: otherwise it folds a load into the blend that takes it as a
 // masked load, which cannot take its data from the stores just made to the same lines (the newest row's winners,

@@ -27,15 +27,15 @@
 
 namespace poolgrad::cpu {
 
-// Output rows [firstRow, endRow) of one dense plane of height x width (row-major) of `type`; values, indices32
-// and indices64 (whichever are non-null; neither for value-only forwards) are the output plane, indices flat
-// plane positions (h * width + w). Requires every window to hold at least one element and at most kMostWindowRows rows, outputWidth at least
-// one vector of the running target (argmaxRowLanes()), plane positions below 2^31 and `scratch` of
-// stride1ScratchFloats() floats. Writes only the outputs of those rows; with streaming, aligned vectors of
-// float32 outputs bypass the caches.
 // The tallest window the search takes (its row lists live on the stack).
 inline constexpr int64_t kMostWindowRows = 64;
 
+// Output rows [firstRow, endRow) of one dense plane of height x width (row-major) of `type`; values, indices32
+// and indices64 (whichever are non-null; neither for value-only forwards) are the output plane, indices flat
+// plane positions (h * width + w). Requires every window to hold at least one element and at most kMostWindowRows
+// rows, outputWidth at least 16 (a vector: the search takes at most 16 lanes), plane positions below 2^31 and
+// `scratch` of stride1ScratchFloats() floats. Writes only the outputs of those rows; with streaming, aligned vectors of
+// float32 outputs bypass the caches.
 struct Stride1Rows {
     ArgmaxValueType type;
     const void *plane;
@@ -52,8 +52,8 @@ struct Stride1Rows {
 };
 void argmaxStride1Rows(const Stride1Rows &rows);
 
-// The scratch a call needs, in floats: the padded row copy, kernelHeight rows of winners (values and
-// positions) with a NaN flag each, and for 16-bit values a row of output winners. Empty when it overflows.
+// The scratch a call needs, in floats: two padded row copies, kernelHeight rows of winners (values and
+// positions) with what each row holds (NaN, -0), and for 16-bit values a row of output winners. Empty when it overflows.
 std::optional<int64_t> stride1ScratchFloats(const Stride1Rows &rows);
 
 }  // namespace poolgrad::cpu
