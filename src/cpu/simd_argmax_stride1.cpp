@@ -169,12 +169,14 @@ HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLef
     VI winner[Group], tapPosition[Group];
     for (int g = 0; g < Group; ++g) {
         const VI column = hn::Add(hn::Load(di, kLaneNumbers), hn::Set(di, static_cast<int32_t>(starts[g] - padLeft)));
-        best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
+        // Tap 0 taken as it is: a padding column's -inf, whose lane keeps its first column inside the plane,
+        // or the first column itself (where a NaN is the rule's answer so far too).
+        best[g] = hn::LoadU(d, padded + starts[g]);
         winner[g] = hn::Add(hn::Max(column, hn::Zero(di)), hn::Set(di, rowStart));
-        tapPosition[g] = hn::Add(column, hn::Set(di, rowStart));
+        tapPosition[g] = hn::Add(column, hn::Set(di, rowStart + 1));
     }
     const VI one = hn::Set(di, 1);
-    for (int64_t j = 0; j < kernelWidth; ++j) {
+    for (int64_t j = 1; j < kernelWidth; ++j) {
         for (int g = 0; g < Group; ++g) {
             const VF value = hn::LoadU(d, padded + starts[g] + j);
             if constexpr (Mode == Search::Max) {
