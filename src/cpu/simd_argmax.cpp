@@ -21,24 +21,6 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Stores int32 winners as int64 (two half vectors widened), or as they are.
-template <class DI>
-HWY_INLINE void storeIndices(DI di, hn::Vec<DI> indices, int32_t *HWY_RESTRICT indices32,
-                             int64_t *HWY_RESTRICT indices64, bool streaming) {
-    if (indices32) {
-        storeVector(di, indices, indices32, streaming);
-    } else if (indices64) {
-#if HWY_TARGET == HWY_SCALAR
-        indices64[0] = hn::GetLane(indices);
-#else
-        const hn::Half<DI> dh;
-        const hn::Repartition<int64_t, DI> d64;
-        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, indices)), indices64, streaming);
-        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, indices)), indices64 + hn::Lanes(d64), streaming);
-#endif
-    }
-}
-
 // The rule every search applies to one candidate: fast (no NaN expected: one compare, one blend) or
 // with the NaN rule.
 template <bool NanRule, class D, class M = hn::Mask<D>>
@@ -143,7 +125,7 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
         if (count == static_cast<int64_t>(hn::Lanes(d))) {
             hn::StoreU(best[g], d, values + at);
             if constexpr (WithIndices)
-                storeIndices(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
+                storeInt32Lanes(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
                              false);
             continue;
         }
@@ -333,7 +315,7 @@ HWY_INLINE void storeWinners(const float *HWY_RESTRICT values, const int32_t *HW
     } else if (outIndices64) {
         int64_t i = 0;
         for (; i + lanes <= count; i += lanes)
-            storeIndices(di, hn::LoadU(di, indices + i), nullptr, outIndices64 + i, false);
+            storeInt32Lanes(di, hn::LoadU(di, indices + i), nullptr, outIndices64 + i, false);
         for (; i < count; ++i) outIndices64[i] = indices[i];
     }
 }
@@ -392,7 +374,7 @@ HWY_INLINE void channelGroup(D d, DI di, const float *const *HWY_RESTRICT inputR
     for (int v = 0; v < Vectors; ++v) {
         const int64_t at = c + v * lanes;
         storeVector(d, best[v], values + at, streaming);
-        storeIndices(di, winner[v], winners32 ? winners32 + at : nullptr, winners64 ? winners64 + at : nullptr,
+        storeInt32Lanes(di, winner[v], winners32 ? winners32 + at : nullptr, winners64 ? winners64 + at : nullptr,
                      streaming);
     }
 }

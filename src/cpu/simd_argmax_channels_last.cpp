@@ -32,34 +32,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
 constexpr size_t kMostLanes = HWY_MAX_BYTES / sizeof(float);
 
-// Stores one vector of winners (int32 lanes) as int32 or int64 (two half vectors widened).
-template <class DI>
-HWY_INLINE void storeWinners(DI di, hn::Vec<DI> winners, int32_t *HWY_RESTRICT winners32,
-                             int64_t *HWY_RESTRICT winners64, bool streaming) {
-    if (winners32) {
-        storeVector(di, winners, winners32, streaming);
-    } else if (winners64) {
-#if HWY_TARGET == HWY_SCALAR
-        winners64[0] = hn::GetLane(winners);
-#else
-        const hn::Half<DI> dh;
-        const hn::Repartition<int64_t, DI> d64;
-        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, winners)), winners64, streaming);
-        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, winners)), winners64 + hn::Lanes(d64), streaming);
-#endif
-    }
-}
-
-// The value in a register the compiler cannot see through: otherwise it folds the load into the detector's
-// add as a memory operand and loads every tap twice (measured: the loads then bound the search, 2x slower).
-template <class V>
-HWY_INLINE V inRegister(V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
-    asm("" : "+v"(v.raw));
-#endif
-    return v;
-}
-
 // The two searches of a block: the fast one (one compare, two blends per tap and vector) that also adds
 // every value into a detector, and the NaN rule (a NaN is taken too).
 enum class NanSearch { Detect, Rule };
@@ -207,7 +179,7 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
             storeValues<Type, Partial>(d, di, row, best[u][v], flat, static_cast<Element *>(out.values) + at,
                                        c + v * lanes, valid, out.streaming);
             if constexpr (!Partial) {
-                storeWinners(di, flat, out.winners32 ? out.winners32 + at : nullptr,
+                storeInt32Lanes(di, flat, out.winners32 ? out.winners32 + at : nullptr,
                              out.winners64 ? out.winners64 + at : nullptr, out.streaming);
             } else {  // through a buffer: nothing past the channels is written
                 HWY_ALIGN_MAX int32_t bestFlat[kMostLanes] = {};  // g++ cannot see that Store fills the valid lanes

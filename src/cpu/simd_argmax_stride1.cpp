@@ -80,17 +80,6 @@ constexpr size_t kMostLanes = 16;
 // 0, 1, 2, ...: lane numbers (from a table: Iota builds its vector through memory).
 HWY_ALIGN constexpr int32_t kLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-// A vector the compiler must keep in a register: otherwise it folds a load into the blend that takes it as a
-// masked load, which cannot take its data from the stores just made to the same lines (the newest row's winners,
-// stored by the row search and read at once by the output row: the masked loads made the search 1.3x slower).
-template <class V>
-HWY_INLINE V inRegister(V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
-    asm("" : "+v"(v.raw));
-#endif
-    return v;
-}
-
 // How a search takes a candidate: Max for values only on rows without NaN or -0 (where the rule's winner and the
 // maximum have the same bits), Fast (one compare: a NaN is never taken) on rows without NaN, NanRule otherwise.
 enum class Search { Max, Fast, NanRule };
@@ -229,24 +218,6 @@ HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, in
     });
 }
 
-// Stores one vector of positions as int32 or int64 (two half vectors widened).
-HWY_INLINE void storePositions(VI positions, int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64,
-                               bool streaming) {
-    const IndexTag di;
-    if (indices32) {
-        storeVector(di, positions, indices32, streaming);
-    } else if (indices64) {
-#if HWY_TARGET == HWY_SCALAR
-        indices64[0] = hn::GetLane(positions);
-#else
-        const hn::Half<IndexTag> dh;
-        const hn::Repartition<int64_t, IndexTag> d64;
-        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, positions)), indices64, streaming);
-        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, positions)), indices64 + hn::Lanes(d64), streaming);
-#endif
-    }
-}
-
 // The winners of one output row: rows r < rowCount of row winners (values[r], positions[r]) taken in scan order
 // (without WithPositions the values only).
 template <Search Mode, bool WithPositions, int Group>
@@ -278,7 +249,7 @@ HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int
     for (int g = 0; g < Group; ++g) {
         storeVector(d, best[g], outValues + starts[g], streaming);
         if constexpr (WithPositions)
-            storePositions(winner[g], outIndices32 ? outIndices32 + starts[g] : nullptr,
+            storeInt32Lanes(IndexTag(), winner[g], outIndices32 ? outIndices32 + starts[g] : nullptr,
                            outIndices64 ? outIndices64 + starts[g] : nullptr, streaming);
     }
 }

@@ -50,6 +50,26 @@ HWY_INLINE void storeFirstLanes(D d, hwy::HWY_NAMESPACE::Vec<D> v, hwy::HWY_NAME
 #endif
 }
 
+// Stores one vector of int32 winners (plane positions, labels) as int32 or as int64 (two half vectors widened),
+// whichever pointer is non-null; neither: nothing. With streaming, aligned vectors bypass the caches.
+template <class DI>
+HWY_INLINE void storeInt32Lanes(DI di, hwy::HWY_NAMESPACE::Vec<DI> lanes, int32_t *HWY_RESTRICT to32,
+                                int64_t *HWY_RESTRICT to64, bool streaming) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    if (to32) {
+        storeVector(di, lanes, to32, streaming);
+    } else if (to64) {
+#if HWY_TARGET == HWY_SCALAR
+        to64[0] = hn::GetLane(lanes);
+#else
+        const hn::Half<DI> dh;
+        const hn::Repartition<int64_t, DI> d64;
+        storeVector(d64, hn::PromoteTo(d64, hn::LowerHalf(dh, lanes)), to64, streaming);
+        storeVector(d64, hn::PromoteTo(d64, hn::UpperHalf(dh, lanes)), to64 + hn::Lanes(d64), streaming);
+#endif
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad::cpu
 HWY_AFTER_NAMESPACE();
