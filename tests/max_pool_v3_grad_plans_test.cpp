@@ -8,6 +8,7 @@
 // Outputs are poisoned before every run; the report must name the forced implementation.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -35,6 +36,7 @@ const char *const kDisjoint = "cpu_recompute_argmax_backward_disjoint";
 const char *const kDense = "cpu_recompute_argmax_backward_dense";
 const char *const kChannelsLast = "cpu_recompute_argmax_backward_channels_last";
 const char *const kReference = "cpu_recompute_argmax_backward_reference";
+const char *const kStride1 = "cpu_recompute_argmax_backward_stride1";
 
 // Threads and the forced implementation for one test; restored after it.
 class ForcedRun {
@@ -598,6 +600,158 @@ TEST(MaxPoolV3GradImplementationsDifferential, ChannelsLast3x3Stride2RowsCrossWi
     std::mt19937 rng(20261206);
     expectChannelsLast3x3Stride2OnTargets({HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR}, {1, 2, 5, 17},
                                           {1, 3, 7, 150, 330}, rng);
+}
+
+// ------------------------------------------------------------------------------------ stride-1 gather
+
+// A problem with its own kernel and pads ([top, bottom, left, right]) at stride 1.
+Problem stride1Problem(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kernelH, int64_t kernelW,
+                       std::array<int64_t, 4> pads, aclDataType type = ACL_FLOAT) {
+    Problem p = problem(n, c, h, w, 1, 1, 0, type);
+    p.params.kernelH = kernelH;
+    p.params.kernelW = kernelW;
+    p.params.pads = {pads[0], pads[1], pads[2], pads[3]};
+    return p;
+}
+
+TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
+    // 16 columns: one vector of columns, so four input rows a group and a ring of bit_ceil(3 + 4) rows; four
+    // items a thread (four planes cut in two blocks of input rows).
+    EXPECT_EQ(runForced(kStride1, problem(1, 4, 16, 16, 3, 1, 1)).plan,
+              "stride-1 first matches gathered, 3x3 windows from padding 1,1, 4 input rows at a time from a ring of "
+              "8 padded output rows; 2 blocks of input rows per plane, 8 items on 2 threads");
+    // 56 columns: four vectors, one row a group, a ring of bit_ceil(5 + 1); two planes cut in four.
+    EXPECT_EQ(runForced(kStride1, stride1Problem(1, 2, 20, 56, 5, 2, {2, 2, 1, 0})).plan,
+              "stride-1 first matches gathered, 5x2 windows from padding 2,1, 1 input row at a time from a ring of "
+              "8 padded output rows; 4 blocks of input rows per plane, 8 items on 2 threads");
+    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
+    const Problem p = problem(2, 3, 12, 40, 3, 1, 1);
+    const auto win = p.windows();
+    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
+    EXPECT_EQ(outcome.implementation, kStride1);
+    expectMatchesReference(p, outcome);
+}
+
+TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
+    const ForcedRun forced(kStride1, 1);
+    struct Declined {
+        Problem problem;
+        const char *reason;
+    };
+    Problem nhwc = problem(1, 2, 8, 16, 3, 1, 1);
+    nhwc.nhwc = true;
+    const Declined cases[] = {
+        {problem(1, 1, 8, 16, 3, 1, 1, ACL_FLOAT16), "float16 planes: the dense recompute widens them whole"},
+        {nhwc, "input planes are not dense row-major"},
+        {problem(1, 1, 8, 16, 3, 2, 1), "height windows do not move by 1 without dilation"},
+        {problem(1, 1, 16, 16, 7, 1, 3), "windows of 7x7 taps: an element lies in more than 25"},
+        {problem(1, 1, 8, 16, 1, 1, 0), "1x1 windows do not overlap"},
+        {problem(1, 1, 8, 5, 3, 1, 1), "rows of 5 columns, fewer than 8"},
+        // Pads of a whole kernel: windows wholly in padding, which send nothing.
+        {stride1Problem(1, 1, 8, 16, 3, 3, {0, 0, 3, 3}), "width window 0 is not the kernel's clipped run"},
+    };
+    for (const Declined &declined : cases) {
+        const Problem &p = declined.problem;
+        SCOPED_TRACE(p.describe());
+        const auto win = p.windows();
+        const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                     out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+        const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 1.0));
+        EXPECT_EQ(outcome.phaseOne, 561003);
+        EXPECT_NE(std::string(aclGetRecentErrMsg()).find(declined.reason), std::string::npos) << aclGetRecentErrMsg();
+    }
+}
+
+// One row of 8 under 1x3 windows with one column of padding each side (8 windows, window ow covering columns
+// ow - 1 .. ow + 1). The peak 5 at column 3 is the first match of windows 2, 3 and 4, whose gradients 2^25, 2
+// and -2^25 sum to +0 only in that order (2^25 + 2 rounds back to 2^25; the other way round the sum is 2); the
+// zeros' first matches are the first zero of each window, -0 among them (+0 == -0). Window 1's target is NaN
+// and window 7's matches nothing: both dropped.
+TEST(MaxPoolV3GradStride1, ExactSumsOfFirstMatchesInOutputOrder) {
+    const ForcedRun forced(kStride1, 1);
+    const Problem p = stride1Problem(1, 1, 1, 8, 1, 3, {0, 0, 1, 1});
+    ASSERT_EQ(p.windows().outW, 8);
+    const std::vector<double> input = {-0.0, 0, 0, 5, 0, 0, 0, 0};
+    const std::vector<double> output = {0, kNaN, 5, 5, 5, 0, 0, 9};
+    const double big = std::ldexp(1.0, 25);
+    const std::vector<double> grad = {1, 2, big, 2, -big, 32, 64, 128};
+    const Outcome outcome = run(p, input, output, grad);
+    ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.implementation, kStride1);
+    // Column 0 (-0, the first zero of windows 0 and 1): 1 (window 1 dropped); column 3: +0; column 4: window 5's
+    // first zero, 32; column 5: window 6's, 64 (window 7 dropped).
+    EXPECT_EQ(outcome.bits, floatBits({1, 0, 0, 0, 32, 64, 0, 0}));
+}
+
+// Three rows of 8 under 3x1 windows with one row of padding above and below: the peak 5 at (1, 0) is the first
+// match of column 0's three windows, whose gradients 2^25, 2, -2^25 must be summed in output-row order (+0; 2
+// the other way); elsewhere the zeros' first matches are row 0 for output rows 0 and 1 and row 1 for output row
+// 2, each with gradient 1.
+TEST(MaxPoolV3GradStride1, ExactSumsInOutputRowOrder) {
+    const ForcedRun forced(kStride1, 1);
+    const Problem p = stride1Problem(1, 1, 3, 8, 3, 1, {1, 1, 0, 0});
+    ASSERT_EQ(p.windows().outH, 3);
+    std::vector<double> input(24, 0.0), output(24, 0.0), grad(24, 1.0);
+    input[8] = 5;
+    const double big = std::ldexp(1.0, 25);
+    output[0] = output[8] = output[16] = 5;
+    grad[0] = big, grad[8] = 2, grad[16] = -big;
+    const Outcome outcome = run(p, input, output, grad);
+    ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.implementation, kStride1);
+    std::vector<float> expected(24, 0.0f);
+    for (int w = 1; w < 8; ++w) expected[static_cast<size_t>(w)] = 2, expected[static_cast<size_t>(8 + w)] = 1;
+    EXPECT_EQ(outcome.bits, floatBits(expected));
+}
+
+// Random stride-1 problems forced onto the gather on every instruction set this CPU has: kernels up to 5x5,
+// paddings up to the kernel less one (windows clipped at every edge), ceil mode, widths around one and two
+// vectors of columns (a group makes up to four rows of one vector, two of two, or one row of up to four at a
+// time), one to three threads, cached and streaming stores, outGrad on and off cache lines; ties, +-0, NaN and
+// perturbed targets in the data. Each matches the reference bit for bit.
+TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSet) {
+    std::mt19937 rng(20261205);
+    const int64_t widths[] = {8, 9, 15, 16, 17, 20, 31, 32, 33, 47, 56, 64, 65, 70};
+    for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
+                                 int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
+            for (int threads = 1; threads <= 3; ++threads) {
+                ASSERT_EQ(poolgradSetStreamingStores(streaming), ACL_SUCCESS);
+                const ForcedRun forced(kStride1, threads);
+                for (const int64_t w : widths) {
+                    int64_t kernelH = uniform(rng, 1, 5), kernelW = uniform(rng, 1, 5);
+                    if (kernelH * kernelW == 1) kernelW = 2;
+                    Problem p = stride1Problem(uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 14), w, kernelH,
+                                               kernelW,
+                                               {uniform(rng, 0, kernelH - 1), uniform(rng, 0, kernelH - 1),
+                                                uniform(rng, 0, kernelW - 1), uniform(rng, 0, kernelW - 1)});
+                    p.params.ceilMode = uniform(rng, 0, 1);
+                    const auto win = p.windows();
+                    if (win.outH < 1 || win.outW < 1) continue;
+                    const int64_t offset = uniform(rng, 0, 1);
+                    SCOPED_TRACE(std::string(hwy::TargetName(target)) +
+                                 (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? " streaming" : " cached") +
+                                 " threads " + std::to_string(threads) + " outGrad offset " + std::to_string(offset) +
+                                 ": " + p.describe());
+                    std::vector<double> input, output, grad;
+                    randomOperands(rng, p, input, output, grad);
+                    const Outcome outcome = run(p, input, output, grad, offset);
+                    ASSERT_EQ(outcome.phaseOne, 0) << aclGetRecentErrMsg();
+                    ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+                    EXPECT_EQ(outcome.implementation, kStride1);
+                    expectMatchesReference(p, outcome);
+                    if (testing::Test::HasFailure()) {
+                        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+                        return;
+                    }
+                }
+            }
+    }
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
 }
 
 }  // namespace

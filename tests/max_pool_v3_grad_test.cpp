@@ -706,6 +706,8 @@ struct CaseLimits {
     bool forceContiguousNchw = false;
     // 3x3 windows at stride 2 on contiguous NCHW or NHWC operands: what the specialised entries take.
     bool kernel3Stride2 = false;
+    // float32 windows up to 5x5 (not 1x1) moving by 1: what the stride-1 gather takes on contiguous NCHW.
+    bool stride1 = false;
 };
 
 RandomCase randomCase(std::mt19937 &rng, const CaseLimits &limits) {
@@ -728,6 +730,12 @@ RandomCase randomCase(std::mt19937 &rng, const CaseLimits &limits) {
         if (limits.kernel3Stride2) {
             p.kernelH = p.kernelW = 3;
             p.strideH = p.strideW = 2;
+        }
+        if (limits.stride1) {
+            rc.type = ACL_FLOAT;
+            p.kernelH = uniform(rng, 1, 5);
+            p.kernelW = p.kernelH == 1 ? uniform(rng, 2, 5) : uniform(rng, 1, 5);
+            p.strideH = p.strideW = 1;
         }
         if (p.mode == reference::V3PaddingMode::Calculated) {
             for (int64_t &pad : p.pads) pad = uniform(rng, 0, 5) == 0 ? uniform(rng, 3, 6) : uniform(rng, 0, 2);
@@ -923,6 +931,8 @@ TEST(MaxPoolV3GradImplementations, EveryImplementationMatchesTheReference) {
             CaseLimits limits;
             limits.allowEmptyOutput = false;  // an empty output is a zero-fill, not this task
             limits.forceContiguousNchw = i % 4 == 0;
+            // An eighth moving by 1 (contiguous NCHW float32, rows up to 56): the stride-1 gather's share.
+            limits.stride1 = i % 8 == 4;
             // Some rows wide enough for full SIMD vectors of windows (8 or 16 lanes) at every stride.
             if (i % 4 < 2) limits.maxSide = 56;
             // Some with 3x3 windows at stride 2, NCHW or NHWC, rows up to two vectors of windows wide.

@@ -80,6 +80,10 @@ RunResult handOverToScatterReference(const PoolProblem &problem, const Implement
 // its plan in phase 2. 3x3 stride 2 on dense planes: vector rows, each gradInput row produced once.
 PlanOutcome planRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem);
 RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// Dense float32 2-D planes whose windows move by one row and one column: first matches into padded rows,
+// gathered into each input row once (stride1_gather_blocks.h).
+PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const ImplementationPlan &plan);
 // 3x3 stride 2 on channels-last (NHWC) operands: windows walked left to right, a vector of channels each.
 PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem);
 RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);

@@ -40,6 +40,23 @@ HWY_INLINE V AddInOrder(V sum, V value) {
 #endif
 }
 
+// sum + value in the lanes `mask` selects, sum elsewhere, with the sum as the first operand (AddInOrder). With
+// AVX-512 one merge-masked add (a select and an add elsewhere); the add's second operand may come straight
+// from memory.
+template <class V, class M>
+HWY_INLINE V MaskedAddInOrder(V sum, M mask, V value) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && defined(__GNUC__) && !defined(__clang__)
+    if constexpr (sizeof(sum.raw) == 64 && sizeof(hwy::HWY_NAMESPACE::TFromV<V>) == 4) {
+        // AT&T order: vaddps second, first, result{mask}.
+        asm("vaddps %[value], %[sum], %[sum]%{%[mask]%}"
+            : [sum] "+v"(sum.raw)
+            : [value] "vm"(value.raw), [mask] "Yk"(mask.raw));
+        return sum;
+    }
+#endif
+    return AddInOrder(sum, hwy::HWY_NAMESPACE::IfThenElseZero(mask, value));
+}
+
 // The lanes of p that mask selects (others zero), reading no other lane and needing no alignment. AVX-512's
 // masked loads and AVX2's 32/64-bit ones do that; elsewhere Highway's MaskedLoad loads a whole aligned
 // vector (SSE4) or reads every lane (AVX2's 16-bit lanes), so the selected lanes go through a buffer.
