@@ -2,10 +2,10 @@
 // (stride 1, no dilation: Inception's 3x3 branch pooling, the 5x5 pyramid pooling of YOLO-style detectors),
 // where an element lies in up to kernelHeight x kernelWidth windows. Input rows are made from the output rows
 // whose windows reach them, a vector of consecutive columns at a time: along W the windows of a column c are
-// c + padLeft - d for d in [0, kernelWidth), so each candidate (output row, d) is one unaligned load of indices
-// and one of gradients at a fixed offset, a compare against the columns' plane positions and a masked add. The
-// sums run from +0 over the candidates in increasing output order (output rows, then columns), as the scatter
-// adds them (SPEC §3.6), and each row is written once.
+// c + padLeft - d for d in [0, kernelWidth), so each candidate (output row, d) is one unaligned load of the
+// windows' winners (plane positions) and one of gradients at a fixed offset, a compare against the columns'
+// own positions and a masked add. The sums run from +0 over the candidates in increasing output order (output
+// rows, then columns), as the contract orders them, and each row is written once.
 //
 // The sums are chains of dependent adds (4 cycles each on the AVX-512 hosts) that must keep their order, so a
 // call makes a group of up to four input rows and up to four vectors of columns together, up to four chains
@@ -23,9 +23,9 @@ inline constexpr int64_t kStride1GatherMostLanes = 16;
 inline constexpr int64_t kStride1GatherMostGroupRows = 4;
 
 // One output row as the gather reads it, both pointers at output column 0: its windows' winners as int32 plane
-// positions (-1, or inside the plane) and its gradients as float32. Columns
-// [-leftMargin, 0) and [outputWidth, rightEnd) (stride1GatherRowColumns) hold index -1 and gradient +0, so
-// that every load of every column vector reads inside the copy and a column outside the row matches nothing.
+// positions (`indices`: -1 for none) and its gradients as float32. Columns [-leftMargin, 0) and [outputWidth,
+// rightEnd) (stride1GatherRowColumns) hold -1 and +0, so that every load of every column vector reads inside
+// the copy and a column outside the row matches nothing.
 struct Stride1GatherRow {
     const int32_t *indices = nullptr;
     const float *gradients = nullptr;
