@@ -212,26 +212,23 @@ TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
               "sums in tiles of 256 positions, cached stores, threads=2");
 }
 
-TEST(MaxPoolV3GradPlans, The3x3Stride2RowsAreChosenForK3S2) {
+// Without a forced implementation, p goes to `implementation` and matches the reference.
+void expectChosenByDefault(const Problem &p, const char *implementation) {
     ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
-    const Problem p = problem(2, 3, 9, 21, 3, 2, 1);
     const auto win = p.windows();
     const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
                  out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
     const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
-    EXPECT_EQ(outcome.implementation, k3x3Stride2);
+    EXPECT_EQ(outcome.implementation, implementation);
     expectMatchesReference(p, outcome);
 }
 
+TEST(MaxPoolV3GradPlans, The3x3Stride2RowsAreChosenForK3S2) {
+    expectChosenByDefault(problem(2, 3, 9, 21, 3, 2, 1), k3x3Stride2);
+}
+
 TEST(MaxPoolV3GradPlans, TheChannelsLast3x3Stride2RowsAreChosenForNhwcK3S2) {
-    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
-    const Problem p = problem(2, 19, 9, 21, 3, 2, 1, ACL_FLOAT16, true);
-    const auto win = p.windows();
-    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
-                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
-    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
-    EXPECT_EQ(outcome.implementation, kChannelsLast3x3Stride2);
-    expectMatchesReference(p, outcome);
+    expectChosenByDefault(problem(2, 19, 9, 21, 3, 2, 1, ACL_FLOAT16, true), kChannelsLast3x3Stride2);
 }
 
 // gradInput over 4 MiB: the finished rows are stored past the caches (streaming stores), and still right;
@@ -624,14 +621,7 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
     EXPECT_EQ(runForced(kStride1, stride1Problem(1, 2, 20, 56, 5, 2, {2, 2, 1, 0})).plan,
               "stride-1 first matches gathered, 5x2 windows from padding 2,1, 1 input row at a time from a ring of "
               "8 padded output rows; 4 blocks of input rows per plane, 8 items on 2 threads");
-    ASSERT_EQ(poolgradSetParallelThreshold(0), ACL_SUCCESS);
-    const Problem p = problem(2, 3, 12, 40, 3, 1, 1);
-    const auto win = p.windows();
-    const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
-                 out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
-    const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 0.5));
-    EXPECT_EQ(outcome.implementation, kStride1);
-    expectMatchesReference(p, outcome);
+    expectChosenByDefault(problem(2, 3, 12, 40, 3, 1, 1), kStride1);
 }
 
 TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
