@@ -76,14 +76,13 @@ PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem) {
 RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const ImplementationPlan &madePlan) {
     const RecomputeStride1Plan &plan = planAs<RecomputeStride1Plan>(madePlan);
     const PoolGeometry &geometry = problem.geometry;
-    Stride1GatherLayout layout = plan.layout;
+    const Stride1GatherLayout &layout = plan.layout;
     const int64_t H = layout.planeHeight, W = layout.planeWidth, Ho = layout.outputHeight, Wo = layout.outputWidth;
     const int64_t Wp = plan.paddedWidth, padLeft = layout.width.pad;
     // The gather sees rows Wp wide whose element w sits at padded column w + padLeft: its rows' positions start
     // there, and window d of column w is output column w + padLeft - d as before.
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         PaddedRowRing ring(layout);
-        std::vector<float> noSums;
         std::vector<float> padded(static_cast<size_t>(H * Wp), std::numeric_limits<float>::quiet_NaN());
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
@@ -107,11 +106,9 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
                 firstMatchPositions(padded.data(), Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
                                     layout.width.kernel, targets + oh * Wo, positions, Wo);
                 std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
-                return true;
             };
-            gatherStride1BlockAt(layout, firstRow, endRow, Wp, padLeft, ring, noSums,
-                                 problem.gradInput.plane<float>(n, c), problem.gradInput.type, plan.streaming,
-                                 fillRow);
+            gatherStride1Block(layout, firstRow, endRow, Wp, padLeft, ring, problem.gradInput.plane<float>(n, c),
+                               plan.streaming, fillRow);
         }
     });
     if (plan.streaming) streamingStoreFence();

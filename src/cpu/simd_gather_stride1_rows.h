@@ -43,13 +43,13 @@ Stride1GatherRowColumns stride1GatherRowColumns(int64_t width, int64_t outputWid
 // columns in work (one row of four or more vectors, two of two or three, four of one).
 int64_t stride1GatherGroupRows(int64_t width);
 
-// Input rows [0, rows) of a group (rows <= kStride1GatherMostGroupRows), their elements at positions rowPosition +
-// r * rowStep + w (rowStep: width, or the row length of the padded copy the positions count in), from the output rows
-// `outputRows`, increasing: input row r reads outputRows[firstCandidate[r] .. endCandidate[r]). Element w of
-// row r gets +0 + the gradients of its candidates' windows w + padLeft - d (d from kernelWidth - 1 down to 0:
-// increasing output columns) whose index is its position. float32 sums into destination[r] (width floats:
-// the gradInput row, or a row of sums the caller rounds to a 16-bit type), full vectors streamed when asked
-// and aligned. Requires rowPosition + rows * rowStep + kStride1GatherMostLanes < 2^31.
+// Input rows [0, rows) of a group (rows <= kStride1GatherMostGroupRows), their elements at positions
+// rowPosition + r * rowStep + w (rowStep: width, or the row length of the padded copy the positions count in),
+// from the output rows `outputRows`, increasing: input row r reads outputRows[firstCandidate[r] ..
+// endCandidate[r]). Element w of row r gets +0 + the gradients of its candidates' windows w + padLeft - d (d
+// from kernelWidth - 1 down to 0: increasing output columns) whose position is its own. float32 sums into
+// destination[r] (width floats: the gradInput row), full vectors streamed when asked and aligned. Requires
+// rowPosition + rows * rowStep + kStride1GatherMostLanes < 2^31.
 struct Stride1GatherRowGroup {
     const Stride1GatherRow *outputRows = nullptr;
     int64_t firstCandidate[kStride1GatherMostGroupRows] = {}, endCandidate[kStride1GatherMostGroupRows] = {};

@@ -15,18 +15,6 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The value as the compiler cannot see through: a whole-vector store of (match ? sum + gradient : sum)
-// would otherwise become a store masked by the match, from which the next tap of the same sums (the next
-// output's window overlaps this one) cannot read back through store forwarding; it then waits for the
-// store to reach the cache.
-template <class V>
-HWY_INLINE V opaque(V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
-    asm("" : "+v"(v.raw));
-#endif
-    return v;
-}
-
 // One block of channels (a vector of them, or with Partial the last `present` lanes of C) of one output
 // position scattered to every tap of its window inside the slab. Columns is the window's width when known
 // at compile time (0: columns.count). Returns the lanes matched by a tap.
@@ -52,7 +40,10 @@ HWY_INLINE hn::Mask<hn::RebindToSigned<DF>> scatterBlock(DF df, hn::Vec<hn::Rebi
                              at);
         } else {
             const auto sum = hn::LoadU(df, at);
-            hn::StoreU(opaque(hn::IfThenElse(hn::RebindMask(df, match), AddInOrder(sum, gradients), sum)), df, at);
+            // Held in a register: GCC would otherwise make this a store masked by the match, from which the
+            // next tap of the same sums (the next output's window overlaps this one) cannot read back through
+            // store forwarding; it then waits for the store to reach the cache.
+            hn::StoreU(inRegister(hn::IfThenElse(hn::RebindMask(df, match), AddInOrder(sum, gradients), sum)), df, at);
         }
     };
     for (int64_t r = 0; r < tapRows; ++r) {

@@ -12,7 +12,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/checked_arithmetic.h"
@@ -21,7 +20,6 @@
 #include "core/scratch_bound.h"
 #include "core/window_walk.h"
 #include "cpu/simd_gather_stride1_rows.h"
-#include "cpu/simd_rows.h"
 #include "cpu/stride1_axis.h"
 
 namespace poolgrad::cpu {
@@ -78,11 +76,10 @@ inline std::optional<std::string> stride1GatherLayoutOf(const PoolGeometry &geom
     layout.groupRows = stride1GatherGroupRows(W);
     // A power of two: a row's slot is a mask of its number (a division per row took a quarter of S5's time).
     layout.ringRows = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(layout.height.kernel + layout.groupRows)));
-    // Per thread: the ring (int32 indices and float32 gradients a column) and a group's rows of 16-bit sums.
+    // Per thread: the ring (int32 positions and float32 gradients a column).
     const std::optional<int64_t> ringColumns =
         checkedMul(layout.ringRows, layout.rowColumns.leftMargin + layout.rowColumns.rightEnd);
-    const std::optional<int64_t> ringBytes = ringColumns ? checkedMul(*ringColumns, int64_t{8}) : std::nullopt;
-    const std::optional<int64_t> bytes = ringBytes ? checkedAdd(*ringBytes, layout.groupRows * W * 4) : std::nullopt;
+    const std::optional<int64_t> bytes = ringColumns ? checkedMul(*ringColumns, int64_t{8}) : std::nullopt;
     if (!bytes || *bytes > kScratchBytesPerThread) return scratchDeclineText("a ring of padded output rows", bytes);
     return std::nullopt;
 }
@@ -107,27 +104,22 @@ struct PaddedRowRing {
     float *gradientRow(int64_t slot) { return gradients.data() + slot * slotColumns + leftMargin; }
 };
 
-// Makes input rows [firstRow, endRow) of one plane into gradInput (of `type`; float32 rows from registers,
-// 16-bit ones through sumsRows, groupRows x width floats, rounded once). fillRow(oh, indices, gradients) fills
-// output row oh's copy (outputWidth int32 positions, -1 or inside the row's windows, and float32 gradients) and
-// returns false to stop the block; then this returns false too.
-//
-// gatherStride1BlockAt: the same where the filled positions count in a plane `positionWidth` wide whose
-// element (h, w) is at h * positionWidth + positionOffset + w (a padded copy of the input).
-template <typename T, typename FillRow>
-bool gatherStride1BlockAt(const Stride1GatherLayout &layout, int64_t firstRow, int64_t endRow, int64_t positionWidth,
-                          int64_t positionOffset, PaddedRowRing &ring, std::vector<float> &sumsRows, T *gradInput,
-                          ElementType type, bool streaming, const FillRow &fillRow) {
+// Makes input rows [firstRow, endRow) of one float32 plane, each written once into gradInput. fillRow(oh,
+// positions, gradients) fills output row oh's copy: outputWidth int32 positions (-1 for none) counted in a
+// plane `positionWidth` wide whose element (h, w) is at h * positionWidth + positionOffset + w (a padded copy of
+// the input), and its float32 gradients.
+template <typename FillRow>
+void gatherStride1Block(const Stride1GatherLayout &layout, int64_t firstRow, int64_t endRow, int64_t positionWidth,
+                        int64_t positionOffset, PaddedRowRing &ring, float *gradInput, bool streaming,
+                        const FillRow &fillRow) {
     const int64_t W = layout.planeWidth, Ho = layout.outputHeight, ringRows = layout.ringRows;
     // A fresh block owns no ring rows: another plane's rows may sit in them.
     std::fill(ring.rowInSlot.begin(), ring.rowInSlot.end(), -1);
     const auto ensureRow = [&](int64_t oh) {
         const int64_t slot = oh & (ringRows - 1);
-        if (ring.rowInSlot[static_cast<size_t>(slot)] == oh) return true;
-        ring.rowInSlot[static_cast<size_t>(slot)] = -1;
-        if (!fillRow(oh, ring.indexRow(slot), ring.gradientRow(slot))) return false;
+        if (ring.rowInSlot[static_cast<size_t>(slot)] == oh) return;
+        fillRow(oh, ring.indexRow(slot), ring.gradientRow(slot));
         ring.rowInSlot[static_cast<size_t>(slot)] = oh;
-        return true;
     };
     // The output rows a group's windows reach: at most kernelHeight + group rows - 1.
     Stride1GatherRow outputRows[kStride1GatherMostWindows + kStride1GatherMostGroupRows];
@@ -136,14 +128,14 @@ bool gatherStride1BlockAt(const Stride1GatherLayout &layout, int64_t firstRow, i
     group.width = W;
     group.kernelWidth = layout.width.kernel;
     group.padLeft = layout.width.pad;
+    group.rowStep = positionWidth;
     group.streaming = streaming;
     for (int64_t h = firstRow; h < endRow; h += group.rows) {
         group.rows = std::min(layout.groupRows, endRow - h);
         // Input row h + r reads output rows oh with oh - padTop <= h + r <= oh - padTop + kernelHeight - 1.
         const int64_t lowest = std::max<int64_t>(h + layout.height.pad - layout.height.kernel + 1, 0);
         const int64_t highest = std::min<int64_t>(h + group.rows - 1 + layout.height.pad, Ho - 1);
-        for (int64_t oh = lowest; oh <= std::min<int64_t>(highest + 1, Ho - 1); ++oh)
-            if (!ensureRow(oh)) return false;
+        for (int64_t oh = lowest; oh <= std::min<int64_t>(highest + 1, Ho - 1); ++oh) ensureRow(oh);
         for (int64_t oh = lowest; oh <= highest; ++oh) {
             const int64_t slot = oh & (ringRows - 1);
             outputRows[oh - lowest] = {ring.indexRow(slot), ring.gradientRow(slot)};
@@ -153,25 +145,11 @@ bool gatherStride1BlockAt(const Stride1GatherLayout &layout, int64_t firstRow, i
             group.firstCandidate[r] =
                 std::clamp<int64_t>(h + r + layout.height.pad - layout.height.kernel + 1 - lowest, 0, candidates);
             group.endCandidate[r] = std::clamp<int64_t>(h + r + layout.height.pad + 1 - lowest, 0, candidates);
-            group.destination[r] = std::is_same_v<T, float> ? reinterpret_cast<float *>(gradInput + (h + r) * W)
-                                                            : sumsRows.data() + r * W;
+            group.destination[r] = gradInput + (h + r) * W;
         }
         group.rowPosition = h * positionWidth + positionOffset;
-        group.rowStep = positionWidth;
         gatherStride1Rows(group);
-        if constexpr (!std::is_same_v<T, float>)
-            for (int64_t r = 0; r < group.rows; ++r)
-                storeFloatRow(type, sumsRows.data() + r * W, gradInput + (h + r) * W, W, streaming);
     }
-    return true;
-}
-
-template <typename T, typename FillRow>
-bool gatherStride1Block(const Stride1GatherLayout &layout, int64_t firstRow, int64_t endRow, PaddedRowRing &ring,
-                        std::vector<float> &sumsRows, T *gradInput, ElementType type, bool streaming,
-                        const FillRow &fillRow) {
-    return gatherStride1BlockAt(layout, firstRow, endRow, layout.planeWidth, 0, ring, sumsRows, gradInput, type,
-                                streaming, fillRow);
 }
 
 }  // namespace poolgrad::cpu
