@@ -544,6 +544,42 @@ TEST(MaxPoolV3GradImplementationsDifferential, Float16RowSearchOnEveryInstructio
     }
 }
 
+// The dense entry's float32 row search (firstMatchPositions) has code made for each window width up to 7 and a
+// loop over the taps beyond: every width from 1 to 10, window heights 1-3, strides 1 (contiguous loads), 2
+// (de-interleaving loads) and 3 (gathers), rows of 16 to 40 windows and a few more, on every instruction set
+// this CPU has, with ties, +-0, NaN and origOutput values that match late or nowhere, match the reference.
+TEST(MaxPoolV3GradImplementationsDifferential, Float32RowSearchOfEveryWindowWidthOnEveryInstructionSet) {
+    std::mt19937 rng(20261205);
+    for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
+                                 int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        const ForcedRun forced(kDense, 2);
+        for (int64_t kernelWidth = 1; kernelWidth <= 10; ++kernelWidth)
+            for (int64_t stride = 1; stride <= 3; ++stride) {
+                Problem p;
+                p.n = 1;
+                p.c = uniform(rng, 1, 2);
+                p.params.kernelH = uniform(rng, 1, 3);
+                p.params.kernelW = kernelWidth;
+                p.params.strideH = uniform(rng, 1, 2);
+                p.params.strideW = stride;
+                p.params.pads = {uniform(rng, 0, p.params.kernelH / 2), uniform(rng, 0, kernelWidth / 2),
+                                 uniform(rng, 0, p.params.kernelH / 2), uniform(rng, 0, kernelWidth / 2)};
+                p.h = uniform(rng, p.params.kernelH, 9);
+                p.w = kernelWidth + stride * uniform(rng, 15, 40) + uniform(rng, 0, stride);
+                const auto win = p.windows();
+                if (win.outH < 1 || win.outW < 1) continue;
+                SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": " + p.describe());
+                const std::string plan = expectRandomRunMatches(rng, p, kDense);
+                // 1x1 windows are disjoint: a copy, not a search.
+                if (p.params.kernelH * kernelWidth > 1)
+                    EXPECT_NE(plan.find("simd row search"), std::string::npos) << plan;
+                if (testing::Test::HasFailure()) return;
+            }
+    }
+}
+
 // Random channels-last 3x3 stride-2 problems of each channel count (float16 for odd counts), H and W drawn
 // from the ranges, forced onto the channels-last 3x3 stride-2 rows on each of `targets` this CPU has: each
 // matches the reference.

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "core/gradient_sum.h"
 #include "cpu/bfloat16_hardware_rounding.h"
@@ -232,11 +233,17 @@ HWY_INLINE int64_t runChunks(int64_t count, int64_t lanes, int64_t stride, int64
     }
 }
 
-template <ColumnAccess Access, class D, class DI>
+// Window widths up to this are searched by code made for the width: the taps of a row fully unrolled (a loop
+// over them cost more instructions than the compares themselves: I3-v3's 3x3 search ran at a quarter of the
+// compares' throughput).
+constexpr int64_t kFirstMatchFixedWidths = 7;
+
+template <ColumnAccess Access, int64_t kFixedWidth, class D, class DI>
 HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow,
-                                int64_t rowCount, int64_t chunkColumn, int64_t kernelWidth,
+                                int64_t rowCount, int64_t chunkColumn, int64_t runtimeKernelWidth,
                                 const float *HWY_RESTRICT targets, int32_t *HWY_RESTRICT positions,
                                 hn::Vec<DI> laneColumns) {
+    const int64_t kernelWidth = kFixedWidth > 0 ? kFixedWidth : runtimeKernelWidth;
     // Scanned backwards: the last match seen is then the first in scan order, and no lane has to
     // remember that it already matched.
     const auto wanted = hn::LoadU(d, targets);
@@ -265,17 +272,56 @@ HWY_INLINE void firstMatchChunk(D d, DI di, const float *HWY_RESTRICT plane, int
     hn::StoreU(found, di, positions);
 }
 
+// 0, 1, 2, ...: lane numbers, from a table where the vector fits (Highway 1.0's Iota builds its vector with a
+// store per lane and a load that waits for them, once per call here: a row's search).
+HWY_ALIGN constexpr int32_t kRowLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+template <class DI>
+HWY_INLINE hn::Vec<DI> laneNumbers(DI di) {
+    if constexpr (hn::MaxLanes(DI()) <= 16)
+        return hn::Load(di, kRowLaneNumbers);
+    else
+        return hn::Iota(di, 0);
+}
+
+template <int64_t kFixedWidth, class D, class DI>
+HWY_INLINE int64_t firstMatchChunks(D df, DI di, const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow,
+                                    int64_t rowCount, int64_t firstColumn, int64_t stride, int64_t kernelWidth,
+                                    const float *HWY_RESTRICT targets, int32_t *HWY_RESTRICT positions, int64_t count) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto laneColumns = hn::Mul(laneNumbers(di), hn::Set(di, static_cast<int32_t>(stride)));
+    return runChunks(count, lanes, stride, firstColumn, kernelWidth, width, [&](auto access, int64_t start) {
+        firstMatchChunk<decltype(access)::value, kFixedWidth>(df, di, plane, width, firstRow, rowCount,
+                                                              firstColumn + start * stride, kernelWidth,
+                                                              targets + start, positions + start, laneColumns);
+    });
+}
+
+template <int64_t... kWidths>
+HWY_INLINE int64_t firstMatchChunksOfWidth(std::integer_sequence<int64_t, kWidths...>, const float *HWY_RESTRICT plane,
+                                           int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
+                                           int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
+                                           int32_t *HWY_RESTRICT positions, int64_t count) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    int64_t done = -1;
+    // The code made for this width, or (0) the one with a loop over the taps.
+    ((kernelWidth == kWidths + 1 &&
+      (done = firstMatchChunks<kWidths + 1>(df, di, plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth,
+                                            targets, positions, count),
+       true)) ||
+     ...);
+    if (done < 0)
+        done = firstMatchChunks<0>(df, di, plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth, targets,
+                                   positions, count);
+    return done;
+}
+
 void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow, int64_t rowCount,
                          int64_t firstColumn, int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
                          int32_t *HWY_RESTRICT positions, int64_t count) {
-    const hn::ScalableTag<float> df;
-    const hn::RebindToSigned<decltype(df)> di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    const auto laneColumns = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(stride)));
-    int64_t i = runChunks(count, lanes, stride, firstColumn, kernelWidth, width, [&](auto access, int64_t start) {
-        firstMatchChunk<decltype(access)::value>(df, di, plane, width, firstRow, rowCount, firstColumn + start * stride,
-                                                 kernelWidth, targets + start, positions + start, laneColumns);
-    });
+    int64_t i = firstMatchChunksOfWidth(std::make_integer_sequence<int64_t, kFirstMatchFixedWidths>(), plane, width,
+                                        firstRow, rowCount, firstColumn, stride, kernelWidth, targets, positions,
+                                        count);
     for (; i < count; ++i) {
         positions[i] = -1;
         const int64_t column = firstColumn + i * stride;
