@@ -263,6 +263,7 @@ struct Problem {
     std::vector<int64_t> outputSizeList;  // exactly as passed
     bool allChannelsLast = false;         // every operand stored channels-last (ProblemLimits::wideChannelsLast)
     bool mostlyDense = false;             // operands contiguous three times in four (ProblemLimits::stride1Planes)
+    bool allDense = false;                // operands always contiguous (ProblemLimits::stride1Float32)
 
     ref::Shape5 outShape() const { return {in[0], in[1], out[0], out[1], out[2]}; }
     std::vector<int64_t> view(const ref::Shape5 &shape) const {
@@ -311,6 +312,8 @@ struct ProblemLimits {
     // One plane deep, each of H and W one longer than its output (16 to 40 along W): windows two wide at stride 1,
     // what the stride-1 forward takes.
     bool stride1Planes = false;
+    // With stride1Planes: float32 values, operands always contiguous: what the flat stride-1 forward takes too.
+    bool stride1Float32 = false;
 };
 
 // An (input, output) size pair for one axis; `nonDivisible` forces I % O != 0.
@@ -388,6 +391,10 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     }
     if (limits.stride1Planes) {
         p.mostlyDense = true;
+        if (limits.stride1Float32) {
+            p.type = ACL_FLOAT;
+            p.allDense = true;
+        }
         p.in[2] = p.out[0] = 1;
         p.out[1] = uniform(rng, 1, 12);
         p.in[3] = p.out[1] + 1;
@@ -449,7 +456,7 @@ struct ForwardOperands {
 ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
     const Problem &p = c.problem;
     const aclFormat format = randomForwardFormat(rng, p.twoD);
-    const bool dense = chance(rng, p.mostlyDense ? 0.75 : 0.3);  // every operand contiguous
+    const bool dense = p.allDense || chance(rng, p.mostlyDense ? 0.75 : 0.3);  // every operand contiguous
     ForwardOperands operands{format, makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
                              makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.type, format, dense),
                              makeOperand(rng, p.view(p.outShape()), p.channelAxis(), p.indexType, format, dense)};
@@ -474,15 +481,17 @@ TEST(AdaptiveMaxPoolDifferential, ForwardMatchesReferenceOnEveryImplementation) 
     // Every other one of those, and one in sixteen more, has windows three wide at stride 2 along H too, one
     // plane deep: the 3x3 stride-2 forward's.
     // One in eight (from the third) has windows two wide at stride 1, one plane deep, its operands mostly dense:
-    // the stride-1 forward's.
-    ProblemLimits threeWide, threeByThree, stride1;
+    // the stride-1 forward's; every other one of those float32 with dense operands, the flat stride-1 forward's too.
+    ProblemLimits threeWide, threeByThree, stride1, stride1Float32;
     threeWide.threeWideRows = threeWide.threeWideFloat32 = true;
     threeByThree.threeWideRows = threeByThree.threeWideFloat32 = threeByThree.threeByThreePlanes = true;
     stride1.stride1Planes = true;
+    stride1Float32.stride1Planes = stride1Float32.stride1Float32 = true;
     const auto draw = [&](Rng &rng, int n) {
         ForwardCase c = randomForwardCase(rng, n % 8 == 1                  ? threeWide
                                                : n % 8 == 5 || n % 16 == 3 ? threeByThree
-                                               : n % 8 == 2                ? stride1
+                                               : n % 16 == 2               ? stride1
+                                               : n % 16 == 10              ? stride1Float32
                                                                            : ProblemLimits{});
         for (int a = 0; a < 3; ++a) {
             nonDivisible += c.problem.in[2 + a] % c.problem.out[a] != 0;

@@ -15,6 +15,7 @@
 // Seeds: a fixed list plus one fresh seed per run (POOLGRAD_TEST_SEED reproduces it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -356,6 +357,7 @@ struct Problem {
     reference::Pool3dParams params;
     Lists lists;
     bool allChannelsLast = false;  // every operand stored channels-last (Sizes::wideChannelsLast)
+    bool allDense = false;         // every operand contiguous (Sizes::stride1Float32)
 
     bool mask() const { return encoding == Encoding::Mask; }
     aclDataType indexType() const {
@@ -422,6 +424,8 @@ struct Sizes {
     // Windows up to 5x5 (not 1x1) moving by 1 along H and W, no dilation, rows of at least 16 windows: what the
     // stride-1 forward takes.
     bool stride1 = false;
+    // With stride1: float32 values and rows of 16 to 40 windows: what the flat stride-1 forward takes too.
+    bool stride1Float32 = false;
 };
 
 Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
@@ -479,6 +483,10 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         p.lists.dilation = {1};
     }
 
+    if (sizes.stride1Float32) {
+        p.type = ACL_FLOAT;
+        p.allDense = true;
+    }
     if (sizes.stride1) {
         for (int a = 1; a < 3; ++a) {
             params.kernel[a] = uniform(rng, 1, 5);
@@ -527,6 +535,8 @@ Problem randomProblem(Rng &rng, const Sizes &sizes = {}) {
         if (sizes.disjointWideRows && a == 2) p.in[4] = smallest + uniform(rng, 32, 64);
         if (sizes.stride2Rows && a == 2) p.in[4] = smallest + uniform(rng, sizes.stride2Float32 ? 33 : 0, 70);
         if (sizes.stride1 && a == 2) p.in[4] = smallest + uniform(rng, 15, 50);
+        // Clamped rather than drawn from a narrower range, so that the draws after it stay those of the seeds.
+        if (sizes.stride1Float32 && a == 2) p.in[4] = std::min(p.in[4], smallest + 39);
         // At least two outputs along W, so that the windows overlap.
         if (sizes.overlappingFloat32 && a == 2) p.in[4] = smallest + uniform(rng, 1, sizes.maxExtra);
     }
@@ -580,7 +590,7 @@ struct ForwardOperands {
 ForwardOperands makeForwardOperands(Rng &rng, const ForwardCase &c) {
     const Problem &p = c.problem;
     const aclFormat format = chance(rng, 0.5) ? ACL_FORMAT_ND : ACL_FORMAT_NCHW;
-    const bool dense = chance(rng, 0.3);  // every operand contiguous
+    const bool dense = chance(rng, 0.3) || p.allDense;  // every operand contiguous (drawn all the same)
     ForwardOperands o{format, makeOperand(rng, p.view(p.in), p.channelAxis(), p.type, format, dense),
                       makeOperand(rng, p.view(p.out), p.channelAxis(), p.type, format, dense),
                       makeIndicesOperand(rng, p, format, dense)};
@@ -620,9 +630,10 @@ TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     // problems; a third of the cases have dense operands), every other one of those 3x3 windows at stride 2 (the
     // 3x3 stride-2 forward's).
     // One in eight is float32 (small rows: the narrow-rows forward's), one in four has windows moving by 1 (the
-    // stride-1 forward's).
-    Sizes stride2, threeByThree, float32, stride1;
+    // stride-1 forward's), half of those float32 rows of at most 40 windows (the flat stride-1 forward's too).
+    Sizes stride2, threeByThree, float32, stride1, stride1Float32;
     stride1.stride1 = true;
+    stride1Float32.stride1 = stride1Float32.stride1Float32 = true;
     stride2.stride2Rows = stride2.stride2Float32 = true;
     threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThree = true;
     float32.float32Int32 = true;
@@ -630,7 +641,8 @@ TEST(MaxPool2dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
         ForwardCase c = randomForwardCase(rng, n % 4 == 1   ? stride2
                                                : n % 4 == 3 ? threeByThree
                                                : n % 8 == 0 ? float32
-                                               : n % 4 == 2 ? stride1
+                                               : n % 8 == 2 ? stride1
+                                               : n % 8 == 6 ? stride1Float32
                                                             : Sizes{});
         oneByOneMasks += c.problem.mask() && c.problem.kernelElements() == 1;
         ceilCases += c.problem.lists.ceilMode;

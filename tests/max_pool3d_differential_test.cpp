@@ -103,6 +103,8 @@ struct ProblemLimits {
     // 2-D planes under windows up to 4x4 (not 1x1) moving by 1 along H and W, rows of at least 16 windows, three
     // quarters with dense operands, any value type: what the stride-1 forward takes.
     bool stride1Planes = false;
+    // With stride1Planes: float32, dense operands, rows of 16 to 40 windows: what the flat stride-1 forward takes too.
+    bool stride1Float32 = false;
 };
 
 Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
@@ -199,7 +201,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
     }
 
     if (limits.stride1Planes) {
-        problem.contiguousOperands = chance(rng, 0.75);
+        problem.contiguousOperands = chance(rng, 0.75) || limits.stride1Float32;
+        if (limits.stride1Float32) problem.type = ACL_FLOAT;
         p.kernel = {1, uniform(rng, 1, 4), uniform(rng, 1, 4)};
         if (p.kernel[1] * p.kernel[2] == 1) p.kernel[2] = 2;
         p.stride = {1, 1, 1};
@@ -245,6 +248,8 @@ Problem randomProblem(Rng &rng, const ProblemLimits &limits = {}) {
         if (limits.threeByThreePlanes && a == 0) problem.inputShape[2] = 1;
         if (limits.stride1Planes && a == 0) problem.inputShape[2] = 1;
         if (limits.stride1Planes && a == 2) problem.inputShape[4] = smallest + uniform(rng, 15, 50);
+        // Clamped rather than drawn from a narrower range, so that the draws after it stay those of the seeds.
+        if (limits.stride1Float32 && a == 2) problem.inputShape[4] = std::min(problem.inputShape[4], smallest + 39);
         // At least two outputs along W, so that the windows overlap.
         if (limits.overlappingFloat32 && a == 2) problem.inputShape[4] = smallest + uniform(rng, 1, limits.maxExtra);
     }
@@ -329,9 +334,11 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
     // stride-2 forward's problems.
     // Every other one of those has 2-D planes and 3x3 windows at stride 2: the 3x3 stride-2 forward's. One in
     // eight has narrow float32 rows (half of them dense): the narrow-rows forward's.
-    // One in eight more has 2-D planes under windows moving by 1: the stride-1 forward's.
-    ProblemLimits stride2, threeByThree, narrow, stride1;
+    // One in eight more has 2-D planes under windows moving by 1: the stride-1 forward's; every other one of those
+    // float32 rows of at most 40 windows with dense operands, the flat stride-1 forward's too.
+    ProblemLimits stride2, threeByThree, narrow, stride1, stride1Float32;
     stride1.stride1Planes = true;
+    stride1Float32.stride1Planes = stride1Float32.stride1Float32 = true;
     stride2.stride2Rows = stride2.stride2Float32 = true;
     threeByThree.stride2Rows = threeByThree.stride2Float32 = threeByThree.threeByThreePlanes = true;
     narrow.disjointNarrowRows = true;
@@ -340,7 +347,8 @@ TEST(MaxPool3dDifferential, ForwardMatchesReferenceOnEveryImplementation) {
                                                : n % 8 == 1 ? stride2
                                                : n % 8 == 5 ? threeByThree
                                                : n % 8 == 2 ? narrow
-                                               : n % 8 == 6 ? stride1
+                                               : n % 16 == 6 ? stride1
+                                               : n % 16 == 14 ? stride1Float32
                                                             : ProblemLimits{});
         emptyWindows += c.emptyWindows;
         casesWithEmptyWindows += c.emptyWindows > 0;

@@ -13,6 +13,8 @@ constexpr std::array implementations{
                    cpu::planArgmaxForwardThreeByThreeStride2, cpu::runArgmaxForwardThreeByThreeStride2},
     Implementation{"cpu_argmax_forward_narrow_rows", PoolTask::ArgmaxForward, Backend::Cpu,
                    cpu::planArgmaxForwardNarrowRows, cpu::runArgmaxForwardNarrowRows},
+    Implementation{"cpu_argmax_forward_stride1_flat", PoolTask::ArgmaxForward, Backend::Cpu,
+                   cpu::planArgmaxForwardStride1Flat, cpu::runArgmaxForwardStride1Flat},
     Implementation{"cpu_argmax_forward_stride1", PoolTask::ArgmaxForward, Backend::Cpu, cpu::planArgmaxForwardStride1,
                    cpu::runArgmaxForwardStride1},
     Implementation{"cpu_argmax_forward_stride2", PoolTask::ArgmaxForward, Backend::Cpu, cpu::planArgmaxForwardStride2,

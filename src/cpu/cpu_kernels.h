@@ -13,6 +13,10 @@ namespace poolgrad::cpu {
 // edge windows in the same vectors, every output written once.
 PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem);
 RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const ImplementationPlan &plan);
+// Small dense float32 2-D planes at stride 1: the separable search below over the rows laid out as one flat array
+// (simd_argmax_stride1_flat.h).
+PlanOutcome planArgmaxForwardStride1Flat(const PoolProblem &problem);
+RunResult runArgmaxForwardStride1Flat(const PoolProblem &problem, const ImplementationPlan &plan);
 // Windows moving by 1 along H and W on dense 2-D planes: each input row's window winners found once and kept
 // for the output rows whose windows share the row, output rows combine them and are written once.
 PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem);
