@@ -272,14 +272,6 @@ TEST(ArgmaxForward3x3Stride2, ValueOnlyForwardMatchesTheReference) {
 
 // ------------------------------------------------------------------------------------------------ plans
 
-// The lists aclnnMaxPool3dWithArgmax takes for params.
-test_support::MaxPool3dLists listsOf(const reference::Pool3dParams &params) {
-    return {{params.kernel.begin(), params.kernel.end()},
-            {params.stride.begin(), params.stride.end()},
-            {params.padding.begin(), params.padding.end()},
-            {1},
-            params.ceilMode};
-}
 
 // What phase 1 decides for an unforced aclnnMaxPool3dWithArgmax on `input` with `params`: the implementation
 // and its plan text.
@@ -290,7 +282,7 @@ poolgradRunReport dispatchedFor(const reference::Shape5 &input, const reference:
     const std::vector<int64_t> outputShape(o.begin(), o.end());
     TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, ACL_INT32);
     const test_support::TwoPhaseStatus status =
-        test_support::runMaxPool3dWithArgmax(self, listsOf(params), out, indices);
+        test_support::runMaxPool3dWithArgmax(self, test_support::listsOf(params), out, indices);
     EXPECT_EQ(status.phaseTwo, 0) << aclGetRecentErrMsg();
     poolgradRunReport report{};
     EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
@@ -314,7 +306,7 @@ TEST(ArgmaxForward3x3Stride2, DeclinesWhatItCannotSearch) {
         TestTensor out(outputShape, ACL_FLOAT), indices(outputShape, ACL_INT32);
         EXPECT_EQ(poolgradForceImplementation(kThreeByThree), ACL_SUCCESS);
         const test_support::TwoPhaseStatus status =
-            test_support::runMaxPool3dWithArgmax(self, listsOf(params), out, indices);
+            test_support::runMaxPool3dWithArgmax(self, test_support::listsOf(params), out, indices);
         const std::string message = aclGetRecentErrMsg();
         poolgradForceImplementation(nullptr);
         EXPECT_NE(status.phaseOne, 0);

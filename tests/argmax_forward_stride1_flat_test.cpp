@@ -33,6 +33,7 @@ namespace {
 
 using test_support::ArgmaxForwardCase;
 using test_support::TestTensor;
+using test_support::listsOf;
 using test_support::tieHeavyBits;
 
 constexpr const char *kFlat = "cpu_argmax_forward_stride1_flat";
@@ -44,13 +45,6 @@ std::vector<int64_t> check(const ArgmaxForwardCase &c, int threads) {
     return test_support::checkArgmaxForward(c, kFlat, threads);
 }
 
-reference::Pool3dParams stride1(int64_t kernelH, int64_t kernelW, int64_t padH, int64_t padW) {
-    reference::Pool3dParams params;
-    params.kernel = {1, kernelH, kernelW};
-    params.stride = {1, 1, 1};
-    params.padding = {0, padH, padW};
-    return params;
-}
 
 // The instruction sets this CPU has, its own first (0: no mock).
 std::vector<int64_t> targetsToRun() {
@@ -73,7 +67,7 @@ TEST(ArgmaxForwardStride1Flat, ExactWindowsAtEveryEdge) {
             SCOPED_TRACE(special ? "with NaN and -inf" : "finite");
             ArgmaxForwardCase c;
             c.input = {1, 1, 1, 5, 20};
-            c.params = stride1(3, 3, 1, 1);
+            c.params = test_support::stride1Windows(3, 3, 1, 1);
             c.bits.assign(5 * 20, bitsOf(0.0f));
             const auto at = [&](int64_t h, int64_t w) -> uint32_t & { return c.bits[static_cast<size_t>(h * 20 + w)]; };
             // Window (1, 6): rows 0-2, columns 5-7: 4 at (2,5) and (0,7): row 0 first in scan order.
@@ -108,7 +102,7 @@ TEST(ArgmaxForwardStride1Flat, ExactPyramidPoolingWindows) {
     for (const int64_t kernel : {5, 4}) {
         ArgmaxForwardCase c;
         c.input = {1, 2, 1, 7, 20};
-        c.params = stride1(kernel, kernel, 2, 2);
+        c.params = test_support::stride1Windows(kernel, kernel, 2, 2);
         for (int64_t plane = 0; plane < 2; ++plane)
             for (int64_t h = 0; h < 7; ++h)
                 for (int64_t w = 0; w < 20; ++w) c.bits.push_back(bitsOf(static_cast<float>(h * 100 + w - plane)));
@@ -135,7 +129,7 @@ TEST(ArgmaxForwardStride1Flat, RowsNarrowerThanAVector) {
         for (const int64_t kernel : {2, 3, 5}) {
             ArgmaxForwardCase c;
             c.input = {1, 2, 1, 11, width};
-            c.params = stride1(kernel, kernel, kernel / 2, std::min<int64_t>(kernel / 2, width - 1));
+            c.params = test_support::stride1Windows(kernel, kernel, kernel / 2, std::min<int64_t>(kernel / 2, width - 1));
             if (!test_support::hasOutputs(c.input, c.params)) continue;
             c.bits = tieHeavyBits(rng, 2 * 11 * width, 0.03, 0.0);
             c.indexType = width % 2 ? ACL_INT64 : ACL_INT32;
@@ -145,26 +139,9 @@ TEST(ArgmaxForwardStride1Flat, RowsNarrowerThanAVector) {
 }
 
 TEST(ArgmaxForwardStride1Flat, NaNInEveryPosition) {
-    // One NaN (every third time two) moved over every position of 7 rows of 19 and 9 rows of 30 columns, 3x3 and
-    // 5x5 windows: the band holding it and every output row taking its winners use the NaN rule.
-    std::mt19937_64 rng(12);
-    for (const int64_t width : {19, 30}) {
-        const int64_t height = width == 19 ? 7 : 9;
-        for (const int64_t kernel : {3, 5}) {
-            ArgmaxForwardCase c;
-            c.input = {1, 1, 1, height, width};
-            c.params = stride1(kernel, kernel, kernel / 2, kernel / 2);
-            const std::vector<uint32_t> base = tieHeavyBits(rng, height * width, 0, 0, true);
-            for (int64_t position = 0; position < height * width; ++position) {
-                c.bits = base;
-                c.bits[static_cast<size_t>(position)] = 0x7fc00000u + static_cast<uint32_t>(position);
-                if (position % 3 == 0)
-                    c.bits[static_cast<size_t>((position * 7 + 5) % (height * width))] = 0xffc00001u;
-                check(c, 1);
-                if (HasFailure()) return;
-            }
-        }
-    }
+    // 7 rows of 19 and 9 rows of 30 columns, 3x3 and 5x5 windows: the band holding a NaN and every output row taking
+    // its winners use the NaN rule.
+    test_support::checkNaNInEveryPosition(kFlat, {{7, 19}, {9, 30}}, {3, 5}, 12);
 }
 
 // ------------------------------------------------------------------------------------------------ random problems
@@ -178,7 +155,7 @@ ArgmaxForwardCase randomCase(std::mt19937_64 &rng, int trial) {
         c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
         int64_t kernelH = draw(1, 7), kernelW = draw(1, 7);
         if (kernelH * kernelW == 1) kernelW = 2;
-        c.params = stride1(kernelH, kernelW, draw(0, kernelH / 2), draw(0, kernelW / 2));
+        c.params = test_support::stride1Windows(kernelH, kernelW, draw(0, kernelH / 2), draw(0, kernelW / 2));
         c.params.ceilMode = draw(0, 1) == 1;
         c.input = {draw(1, 2), draw(1, 3), 1, draw(std::max<int64_t>(1, kernelH - 2 * c.params.padding[1]), 60),
                    draw(std::max<int64_t>(1, kernelW - 2 * c.params.padding[2]), 40 + kernelW - 1)};
@@ -209,58 +186,14 @@ TEST(ArgmaxForwardStride1Flat, RandomProblemsAgreeWithTheReferenceOnEveryInstruc
 // ------------------------------------------------------------------------------------------------ values only
 
 TEST(ArgmaxForwardStride1Flat, ValueOnlyForwardMatchesTheReference) {
-    // aclnnMaxPoolV3WithAttrs writes no indices: 5x5 windows at stride 1 with padding 2 on 20-wide rows, forced;
-    // NaNs and infinities, and finite values with -0 among +0 ties (-0 before +0 must stay).
-    std::mt19937_64 rng(6);
-    for (int kind = 0; kind < 2; ++kind)
-        for (const int threads : {1, 2, 3}) {
-            SCOPED_TRACE("data kind " + std::to_string(kind) + ", threads " + std::to_string(threads));
-            poolgradSetNumThreads(threads);
-            poolgradSetParallelThreshold(1);
-            const int64_t n = 2, ch = 3, h = 13, w = 20;
-            std::vector<uint32_t> bits = kind == 0 ? tieHeavyBits(rng, n * ch * h * w, 0.02, 0.05)
-                                                   : tieHeavyBits(rng, n * ch * h * w, 0, 0, true);
-            if (kind == 1)
-                for (size_t i = 0; i < bits.size(); i += 7) bits[i] = 0x80000000u;
-            TestTensor x({n, ch, h, w}, ACL_FLOAT);
-            std::vector<float> values(bits.size());
-            for (size_t i = 0; i < bits.size(); ++i) {
-                x.setBits(static_cast<int64_t>(i), bits[i]);
-                values[i] = test_support::floatFromBits(bits[i]);
-            }
-            const reference::ForwardResult expected =
-                reference::maxPool3dWithArgmax(values, {n, ch, 1, h, w}, stride1(5, 5, 2, 2));
-            TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
-            y.poison();
-            ASSERT_EQ(poolgradForceImplementation(kFlat), ACL_SUCCESS);
-            const max_pool_v3_test::V3Attributes attributes{
-                {1, 1, 5, 5}, {1, 1, 1, 1}, "CALCULATED", std::vector<int64_t>{2, 2, 2, 2}, "NCHW", false, false};
-            const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-            poolgradRunReport report{};
-            EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
-            poolgradForceImplementation(nullptr);
-            poolgradSetNumThreads(0);
-            poolgradSetParallelThreshold(0);
-            EXPECT_EQ(status.phaseTwo, 0) << status.message;
-            EXPECT_STREQ(report.implementation, kFlat);
-            const int64_t planeIn = h * w, planeOut = expected.outputShape[3] * expected.outputShape[4];
-            for (int64_t q = 0; q < y.elementCount(); ++q) {
-                const int64_t index = expected.indices[static_cast<size_t>(q)];
-                ASSERT_GE(index, 0) << "output " << q;
-                ASSERT_EQ(y.bitsAt(q), bits[static_cast<size_t>(q / planeOut * planeIn + index)]) << "output " << q;
-            }
-        }
+    // aclnnMaxPoolV3WithAttrs writes no indices: 5x5 windows at stride 1 with padding 2 on 20-wide rows, forced; NaNs
+    // and infinities (the NaN rule), finite values with -0 among +0 ties (one compare: -0 before +0 must stay),
+    // finite values without -0 (maxima).
+    test_support::checkStride1ValuesOnly(kFlat, 13, 20, 5, 2, 3, 6);
 }
 
 // ------------------------------------------------------------------------------------------------ plans
 
-test_support::MaxPool3dLists listsOf(const reference::Pool3dParams &params) {
-    return {{params.kernel.begin(), params.kernel.end()},
-            {params.stride.begin(), params.stride.end()},
-            {params.padding.begin(), params.padding.end()},
-            {1},
-            params.ceilMode};
-}
 
 // Runs a float32 problem through the dispatch (or `forced`) and returns the report's implementation and plan,
 // or phase 1's error message.
@@ -285,29 +218,29 @@ std::string runOnce(const reference::Shape5 &input, const reference::Pool3dParam
 TEST(ArgmaxForwardStride1Flat, TheDispatchTakesItForSmallPlanes) {
     std::string plan;
     // YOLO's pyramid pooling on a 20x20 map: rows 24 floats apart, bands of 10 rows.
-    EXPECT_EQ(runOnce({2, 3, 1, 20, 20}, stride1(5, 5, 2, 2), nullptr, &plan), kFlat);
+    EXPECT_EQ(runOnce({2, 3, 1, 20, 20}, test_support::stride1Windows(5, 5, 2, 2), nullptr, &plan), kFlat);
     EXPECT_NE(plan.find("stride-1 flat rows, 5x5 windows from padding 2,2, rows 24 floats apart searched as one in "
                         "bands of 10"),
               std::string::npos)
         << plan;
     // Rows of 56 windows go to the row-by-row search.
-    EXPECT_EQ(runOnce({1, 2, 1, 20, 56}, stride1(3, 3, 1, 1), nullptr), "cpu_argmax_forward_stride1");
+    EXPECT_EQ(runOnce({1, 2, 1, 20, 56}, test_support::stride1Windows(3, 3, 1, 1), nullptr), "cpu_argmax_forward_stride1");
 }
 
 TEST(ArgmaxForwardStride1Flat, DeclinesWhatItCannotSearch) {
-    EXPECT_NE(runOnce({1, 2, 1, 20, 56}, stride1(3, 3, 1, 1), kFlat).find("rows of 56 windows, more than 40"),
+    EXPECT_NE(runOnce({1, 2, 1, 20, 56}, test_support::stride1Windows(3, 3, 1, 1), kFlat).find("rows of 56 windows, more than 40"),
               std::string::npos);
-    EXPECT_NE(runOnce({1, 2, 1, 20, 20}, stride1(3, 3, 1, 1), kFlat, nullptr, ACL_FLOAT16).find("float16 values"),
+    EXPECT_NE(runOnce({1, 2, 1, 20, 20}, test_support::stride1Windows(3, 3, 1, 1), kFlat, nullptr, ACL_FLOAT16).find("float16 values"),
               std::string::npos);
-    reference::Pool3dParams stride2 = stride1(3, 3, 1, 1);
+    reference::Pool3dParams stride2 = test_support::stride1Windows(3, 3, 1, 1);
     stride2.stride[2] = 2;
     EXPECT_NE(runOnce({1, 2, 1, 20, 20}, stride2, kFlat).find("width windows do not move by 1 without dilation"),
               std::string::npos);
-    reference::Pool3dParams threeD = stride1(3, 3, 1, 1);
+    reference::Pool3dParams threeD = test_support::stride1Windows(3, 3, 1, 1);
     threeD.kernel[0] = 2;
     EXPECT_NE(runOnce({1, 2, 6, 20, 20}, threeD, kFlat).find("this search takes 2-D planes"), std::string::npos);
-    EXPECT_NE(runOnce({1, 2, 1, 20, 20}, stride1(1, 1, 0, 0), kFlat).find("1x1 windows"), std::string::npos);
-    const std::string overlong = runOnce({1, 1, 1, 4, 10}, stride1(3, 21, 1, 10), kFlat);
+    EXPECT_NE(runOnce({1, 2, 1, 20, 20}, test_support::stride1Windows(1, 1, 0, 0), kFlat).find("1x1 windows"), std::string::npos);
+    const std::string overlong = runOnce({1, 1, 1, 4, 10}, test_support::stride1Windows(3, 21, 1, 10), kFlat);
     EXPECT_NE(overlong.find("windows of 21 columns, longer than the 10 of a row and its padding of 10"),
               std::string::npos)
         << overlong;

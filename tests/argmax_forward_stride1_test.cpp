@@ -34,6 +34,7 @@ namespace {
 
 using test_support::ArgmaxForwardCase;
 using test_support::TestTensor;
+using test_support::listsOf;
 using test_support::tieHeavyBits;
 
 constexpr const char *kStride1 = "cpu_argmax_forward_stride1";
@@ -45,14 +46,6 @@ std::vector<int64_t> check(const ArgmaxForwardCase &c, int threads) {
     return test_support::checkArgmaxForward(c, kStride1, threads);
 }
 
-// 2-D windows kernelH x kernelW at stride 1 with the given paddings (the depth axis one plane, window 1).
-reference::Pool3dParams stride1(int64_t kernelH, int64_t kernelW, int64_t padH, int64_t padW) {
-    reference::Pool3dParams params;
-    params.kernel = {1, kernelH, kernelW};
-    params.stride = {1, 1, 1};
-    params.padding = {0, padH, padW};
-    return params;
-}
 
 // ------------------------------------------------------------------------------------------------ exact cases
 
@@ -63,7 +56,7 @@ TEST(ArgmaxForwardStride1, ExactWindowsAtEveryEdge) {
         SCOPED_TRACE(special ? "with NaN and -inf" : "finite");
         ArgmaxForwardCase c;
         c.input = {1, 1, 1, 4, 20};
-        c.params = stride1(3, 3, 1, 1);
+        c.params = test_support::stride1Windows(3, 3, 1, 1);
         c.bits.assign(4 * 20, bitsOf(0.0f));
         const auto at = [&](int64_t h, int64_t w) -> uint32_t & { return c.bits[static_cast<size_t>(h * 20 + w)]; };
         // Window (1, 6): rows 0-2, columns 5-7: 4 at (2,5) and (0,7): row 0 first in scan order.
@@ -95,7 +88,7 @@ TEST(ArgmaxForwardStride1, ExactPyramidPoolingWindows) {
     for (const int64_t kernel : {5, 4}) {
         ArgmaxForwardCase c;
         c.input = {1, 1, 1, 6, 24};
-        c.params = stride1(kernel, kernel, 2, 2);
+        c.params = test_support::stride1Windows(kernel, kernel, 2, 2);
         for (int64_t h = 0; h < 6; ++h)
             for (int64_t w = 0; w < 24; ++w) c.bits.push_back(bitsOf(static_cast<float>(h * 100 + w)));
         c.indexType = ACL_INT64;
@@ -114,26 +107,9 @@ TEST(ArgmaxForwardStride1, ExactPyramidPoolingWindows) {
 // ------------------------------------------------------------------------------------------------ NaN placement
 
 TEST(ArgmaxForwardStride1, NaNInEveryPosition) {
-    // One NaN (every third time two) moved over every position of 5 rows of 41 and of 7 rows of 19 columns,
-    // 3x3 and 5x5 windows: the row holding it and every output row taking its winners use the NaN rule.
-    std::mt19937_64 rng(12);
-    for (const int64_t width : {41, 19}) {
-        const int64_t height = width == 41 ? 5 : 7;
-        for (const int64_t kernel : {3, 5}) {
-            ArgmaxForwardCase c;
-            c.input = {1, 1, 1, height, width};
-            c.params = stride1(kernel, kernel, kernel / 2, kernel / 2);
-            const std::vector<uint32_t> base = tieHeavyBits(rng, height * width, 0, 0, true);
-            for (int64_t position = 0; position < height * width; ++position) {
-                c.bits = base;
-                c.bits[static_cast<size_t>(position)] = 0x7fc00000u + static_cast<uint32_t>(position);
-                if (position % 3 == 0)
-                    c.bits[static_cast<size_t>((position * 7 + 5) % (height * width))] = 0xffc00001u;
-                check(c, 1);
-                if (HasFailure()) return;
-            }
-        }
-    }
+    // 5 rows of 41 and 7 rows of 19 columns, 3x3 and 5x5 windows: the row holding a NaN and every output row taking
+    // its winners use the NaN rule.
+    test_support::checkNaNInEveryPosition(kStride1, {{5, 41}, {7, 19}}, {3, 5}, 12);
 }
 
 // ------------------------------------------------------------------------------------------------ random problems
@@ -146,7 +122,7 @@ ArgmaxForwardCase randomCase(std::mt19937_64 &rng, int trial) {
     c.indexType = trial % 2 ? ACL_INT64 : ACL_INT32;
     int64_t kernelH = draw(1, 7), kernelW = draw(1, 7);
     if (kernelH * kernelW == 1) kernelW = 2;
-    c.params = stride1(kernelH, kernelW, draw(0, kernelH / 2), draw(0, kernelW / 2));
+    c.params = test_support::stride1Windows(kernelH, kernelW, draw(0, kernelH / 2), draw(0, kernelW / 2));
     c.params.ceilMode = draw(0, 1) == 1;
     const int64_t leastWidth = 16 + kernelW - 1 - 2 * c.params.padding[2];
     c.input = {draw(1, 2), draw(1, 3), 1, draw(std::max<int64_t>(1, kernelH - 2 * c.params.padding[1]), 13),
@@ -212,7 +188,7 @@ TEST(ArgmaxForwardStride1, SixteenBitSignallingNaNInEveryPosition) {
         ArgmaxForwardCase c;
         c.valueType = type;
         c.input = {1, 1, 1, 5, 23};
-        c.params = stride1(3, 3, 1, 1);
+        c.params = test_support::stride1Windows(3, 3, 1, 1);
         const std::vector<uint32_t> base = test_support::sixteenBitPatterns(tieHeavyBits(rng, 5 * 23, 0, 0, true), type);
         const uint32_t signalling = type == ACL_FLOAT16 ? 0x7d23u : 0x7f91u;
         for (int64_t position = 0; position < 5 * 23; ++position) {
@@ -230,48 +206,7 @@ TEST(ArgmaxForwardStride1, ValueOnlyForwardMatchesTheReference) {
     // aclnnMaxPoolV3WithAttrs writes no indices: 3x3 windows at stride 1 with padding 1, forced. Three kinds of
     // data for the three searches: NaNs and infinities (the NaN rule), finite values with -0 (one compare: -0
     // before +0 must stay), finite values without -0 (maxima: rows whose maximum has the rule winner's bits).
-    std::mt19937_64 rng(6);
-    for (int kind = 0; kind < 3; ++kind)
-    for (const int threads : {1, 2, 3}) {
-        SCOPED_TRACE("data kind " + std::to_string(kind));
-        poolgradSetNumThreads(threads);
-        poolgradSetParallelThreshold(1);
-        const int64_t n = 2, ch = 3, h = 9, w = 29;
-        std::vector<uint32_t> bits = kind == 0 ? tieHeavyBits(rng, n * ch * h * w, 0.02, 0.05)
-                                               : tieHeavyBits(rng, n * ch * h * w, 0, 0, true);
-        if (kind == 1)
-            for (size_t i = 0; i < bits.size(); i += 7) bits[i] = 0x80000000u;  // -0 among the +0 ties
-        if (kind == 2)
-            for (uint32_t &b : bits)
-                if (b == 0x80000000u) b = 0;
-        TestTensor x({n, ch, h, w}, ACL_FLOAT);
-        std::vector<float> values(bits.size());
-        for (size_t i = 0; i < bits.size(); ++i) {
-            x.setBits(static_cast<int64_t>(i), bits[i]);
-            values[i] = test_support::floatFromBits(bits[i]);
-        }
-        const reference::ForwardResult expected = reference::maxPool3dWithArgmax(values, {n, ch, 1, h, w}, stride1(3, 3, 1, 1));
-        TestTensor y({n, ch, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
-        y.poison();
-        ASSERT_EQ(poolgradForceImplementation(kStride1), ACL_SUCCESS);
-        const max_pool_v3_test::V3Attributes attributes{
-            {1, 1, 3, 3}, {1, 1, 1, 1}, "CALCULATED", std::vector<int64_t>{1, 1, 1, 1}, "NCHW", false, false};
-        const max_pool_v3_test::V3Status status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-        poolgradRunReport report{};
-        EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
-        poolgradForceImplementation(nullptr);
-        poolgradSetNumThreads(0);
-        poolgradSetParallelThreshold(0);
-        EXPECT_EQ(status.phaseTwo, 0) << status.message;
-        EXPECT_STREQ(report.implementation, kStride1);
-        const int64_t planeIn = h * w, planeOut = expected.outputShape[3] * expected.outputShape[4];
-        for (int64_t q = 0; q < y.elementCount(); ++q) {
-            const int64_t index = expected.indices[static_cast<size_t>(q)];
-            ASSERT_GE(index, 0) << "output " << q;
-            ASSERT_EQ(y.bitsAt(q), bits[static_cast<size_t>(q / planeOut * planeIn + index)])
-                << "output " << q << ", " << threads << " threads";
-        }
-    }
+    test_support::checkStride1ValuesOnly(kStride1, 9, 29, 3, 1, 3, 6);
 }
 
 TEST(ArgmaxForwardStride1, RowsNarrowerThanAVectorThroughWidePadding) {
@@ -331,18 +266,11 @@ TEST(ArgmaxForwardStride1, RowsNarrowerThanAVectorThroughWidePadding) {
 
 // ------------------------------------------------------------------------------------------------ plans
 
-test_support::MaxPool3dLists listsOf(const reference::Pool3dParams &params) {
-    return {{params.kernel.begin(), params.kernel.end()},
-            {params.stride.begin(), params.stride.end()},
-            {params.padding.begin(), params.padding.end()},
-            {1},
-            params.ceilMode};
-}
 
 TEST(ArgmaxForwardStride1, TheDispatchTakesItForTwoDimensionalPlanes) {
     // Rows of 48 windows (up to 40 the flat stride-1 forward comes first).
     const reference::Shape5 input{2, 3, 1, 20, 48};
-    const reference::Pool3dParams params = stride1(5, 5, 2, 2);
+    const reference::Pool3dParams params = test_support::stride1Windows(5, 5, 2, 2);
     TestTensor self(std::vector<int64_t>(input.begin(), input.end()), ACL_FLOAT);
     for (int64_t i = 0; i < self.elementCount(); ++i) self.setBits(i, bitsOf(static_cast<float>(i % 7)));
     const reference::Shape5 o = reference::pooledShape(input, params);
@@ -375,25 +303,25 @@ TEST(ArgmaxForwardStride1, DeclinesWhatItCannotSearch) {
         EXPECT_NE(status.phaseOne, 0);
         return message;
     };
-    reference::Pool3dParams dilated = stride1(3, 3, 1, 1);
+    reference::Pool3dParams dilated = test_support::stride1Windows(3, 3, 1, 1);
     dilated.dilation = {1, 2, 1};
     const std::string dilatedReason = reasonFor({1, 2, 1, 20, 40}, dilated, {1, 2, 1});
     EXPECT_NE(dilatedReason.find("height windows do not move by 1 without dilation"), std::string::npos)
         << dilatedReason;
-    reference::Pool3dParams threeD = stride1(3, 3, 1, 1);
+    reference::Pool3dParams threeD = test_support::stride1Windows(3, 3, 1, 1);
     threeD.kernel[0] = 2;
     EXPECT_NE(reasonFor({1, 2, 6, 20, 40}, threeD).find("this search takes 2-D planes"), std::string::npos);
-    EXPECT_NE(reasonFor({1, 2, 1, 20, 15}, stride1(3, 3, 1, 1)).find("rows of 15 windows, fewer than 16"),
+    EXPECT_NE(reasonFor({1, 2, 1, 20, 15}, test_support::stride1Windows(3, 3, 1, 1)).find("rows of 15 windows, fewer than 16"),
               std::string::npos);
-    reference::Pool3dParams stride2 = stride1(3, 3, 1, 1);
+    reference::Pool3dParams stride2 = test_support::stride1Windows(3, 3, 1, 1);
     stride2.stride[2] = 2;
     EXPECT_NE(reasonFor({1, 2, 1, 20, 40}, stride2).find("width windows do not move by 1 without dilation"),
               std::string::npos);
-    EXPECT_NE(reasonFor({1, 1, 1, 20, 40}, stride1(65, 3, 32, 1)).find("windows of 65 rows, over 64"),
+    EXPECT_NE(reasonFor({1, 1, 1, 20, 40}, test_support::stride1Windows(65, 3, 32, 1)).find("windows of 65 rows, over 64"),
               std::string::npos);
-    EXPECT_NE(reasonFor({1, 2, 1, 20, 40}, stride1(1, 1, 0, 0)).find("1x1 windows"), std::string::npos);
+    EXPECT_NE(reasonFor({1, 2, 1, 20, 40}, test_support::stride1Windows(1, 1, 0, 0)).find("1x1 windows"), std::string::npos);
     // Windows longer than the row and its padding (the plan would load mostly padding).
-    const std::string overlong = reasonFor({1, 1, 1, 4, 30}, stride1(3, 61, 1, 30));
+    const std::string overlong = reasonFor({1, 1, 1, 4, 30}, test_support::stride1Windows(3, 61, 1, 30));
     EXPECT_NE(overlong.find("windows of 61 columns, longer than the 30 of a row and its padding of 30"),
               std::string::npos)
         << overlong;

@@ -12,7 +12,6 @@
 #include "core/checked_arithmetic.h"
 #include "core/scratch_bound.h"
 #include "core/threading.h"
-#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/simd_argmax_stride1.h"
@@ -58,19 +57,12 @@ PlanOutcome planArgmaxForwardStride1(const PoolProblem &problem) {
     if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
         return PlanOutcome::decline("values are not float32, float16 or bfloat16");
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return PlanOutcome::decline("the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
-                                    "): this search takes 2-D planes");
-    const WindowTables windows = WindowTables::of(geometry);
     Stride1Axis axisH, axisW;
-    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", axisH))
-        return PlanOutcome::decline(*reason);
-    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[2], windows.axes[2], "width", axisW))
+    if (std::optional<std::string> reason = stride1ForwardAxesOf(geometry, axisH, axisW))
         return PlanOutcome::decline(*reason);
     if (axisH.kernel > kMostWindowRows)
         return PlanOutcome::decline("windows of " + std::to_string(axisH.kernel) + " rows, over " +
                                     std::to_string(kMostWindowRows));
-    if (axisH.kernel == 1 && axisW.kernel == 1) return PlanOutcome::decline("1x1 windows: a copy, not a search");
     // Windows longer than the row and its leading padding would load mostly padding, every tap of every window.
     if (axisW.kernel > geometry.axes[2].inputSize + axisW.pad)
         return PlanOutcome::decline("windows of " + std::to_string(axisW.kernel) + " columns, longer than the " +

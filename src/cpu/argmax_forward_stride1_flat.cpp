@@ -9,7 +9,6 @@
 #include "core/checked_arithmetic.h"
 #include "core/error_message.h"
 #include "core/threading.h"
-#include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/simd_argmax_stride1_flat.h"
@@ -44,16 +43,9 @@ PlanOutcome planArgmaxForwardStride1Flat(const PoolProblem &problem) {
         return PlanOutcome::decline(joinText(elementTypeName(problem.input.type),
                                              " values: cpu_argmax_forward_stride1 widens 16-bit rows"));
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return PlanOutcome::decline(
-            joinText("the planes are 3-D (depth ", geometry.axes[0].inputSize, "): this search takes 2-D planes"));
-    const WindowTables windows = WindowTables::of(geometry);
     Stride1Axis axisH, axisW;
-    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", axisH))
+    if (std::optional<std::string> reason = stride1ForwardAxesOf(geometry, axisH, axisW))
         return PlanOutcome::decline(*reason);
-    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[2], windows.axes[2], "width", axisW))
-        return PlanOutcome::decline(*reason);
-    if (axisH.kernel == 1 && axisW.kernel == 1) return PlanOutcome::decline("1x1 windows: a copy, not a search");
     const int64_t outH = geometry.axes[1].outputSize, outW = geometry.axes[2].outputSize;
     Stride1FlatPlan plan;
     if (std::optional<std::string> reason = stride1FlatLayoutOf(geometry.axes[1].inputSize, geometry.axes[2].inputSize,

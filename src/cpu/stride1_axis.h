@@ -1,4 +1,4 @@
-// The plan check shared by the stride-1 kernels (the separable forward, the stride-1 gather backward): an axis
+// The plan checks shared by the stride-1 kernels (the separable forwards, the stride-1 gather backward): an axis
 // whose windows move by one without dilation, o - pad + [0, kernel) clipped to the input, described by its
 // kernel and leading padding.
 #pragma once
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pool_geometry.h"
+#include "core/window_walk.h"
 
 namespace poolgrad::cpu {
 
@@ -39,6 +40,22 @@ inline std::optional<std::string> stride1AxisOf(const WindowAxis &axis, const st
             return axis.adaptive ? reason : std::string(name) + " window " + std::to_string(o) +
                                                 " is not the kernel's clipped run";
     }
+    return std::nullopt;
+}
+
+// The height and width axes of a problem whose 2-D planes (one depth plane) take windows moving by 1 along both,
+// not 1x1: the stride-1 forwards' common check, or the reason they decline the problem.
+inline std::optional<std::string> stride1ForwardAxesOf(const PoolGeometry &geometry, Stride1Axis &height,
+                                                       Stride1Axis &width) {
+    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
+        return "the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
+               "): this search takes 2-D planes";
+    const WindowTables windows = WindowTables::of(geometry);
+    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", height))
+        return reason;
+    if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[2], windows.axes[2], "width", width))
+        return reason;
+    if (height.kernel == 1 && width.kernel == 1) return std::string("1x1 windows: a copy, not a search");
     return std::nullopt;
 }
 

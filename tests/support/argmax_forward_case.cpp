@@ -8,6 +8,7 @@
 #include "poolgrad/poolgrad.h"
 #include "support/float_bits.h"
 #include "support/max_pool3d_run.h"
+#include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 
 namespace test_support {
@@ -33,6 +34,8 @@ struct ForcedRun {
     }
 };
 
+}  // namespace
+
 MaxPool3dLists listsOf(const reference::Pool3dParams &p) {
     return {{p.kernel.begin(), p.kernel.end()},
             {p.stride.begin(), p.stride.end()},
@@ -40,8 +43,6 @@ MaxPool3dLists listsOf(const reference::Pool3dParams &p) {
             {p.dilation.begin(), p.dilation.end()},
             p.ceilMode};
 }
-
-}  // namespace
 
 std::string ArgmaxForwardCase::describe() const {
     std::ostringstream text;
@@ -156,6 +157,83 @@ reference::Pool3dParams threeByThreeStride2(int64_t padH, int64_t padW) {
     p.stride = {1, 2, 2};
     p.padding = {0, padH, padW};
     return p;
+}
+
+reference::Pool3dParams stride1Windows(int64_t kernelH, int64_t kernelW, int64_t padH, int64_t padW) {
+    reference::Pool3dParams p;
+    p.kernel = {1, kernelH, kernelW};
+    p.stride = {1, 1, 1};
+    p.padding = {0, padH, padW};
+    return p;
+}
+
+void checkNaNInEveryPosition(const char *implementation, const std::vector<std::array<int64_t, 2>> &heightsWidths,
+                             const std::vector<int64_t> &kernels, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (const auto &[height, width] : heightsWidths)
+        for (const int64_t kernel : kernels) {
+            ArgmaxForwardCase c;
+            c.input = {1, 1, 1, height, width};
+            c.params = stride1Windows(kernel, kernel, kernel / 2, kernel / 2);
+            const std::vector<uint32_t> base = tieHeavyBits(rng, height * width, 0, 0, true);
+            for (int64_t position = 0; position < height * width; ++position) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = 0x7fc00000u + static_cast<uint32_t>(position);
+                if (position % 3 == 0)
+                    c.bits[static_cast<size_t>((position * 7 + 5) % (height * width))] = 0xffc00001u;
+                checkArgmaxForward(c, implementation, 1);
+                if (testing::Test::HasFailure()) return;
+            }
+        }
+}
+
+void checkStride1ValuesOnly(const char *implementation, int64_t height, int64_t width, int64_t kernel, int64_t pad,
+                            int dataKinds, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t n = 2, channels = 3;
+    for (int kind = 0; kind < dataKinds; ++kind)
+        for (const int threads : {1, 2, 3}) {
+            SCOPED_TRACE("data kind " + std::to_string(kind) + ", " + std::to_string(threads) + " threads");
+            std::vector<uint32_t> bits = kind == 0 ? tieHeavyBits(rng, n * channels * height * width, 0.02, 0.05)
+                                                   : tieHeavyBits(rng, n * channels * height * width, 0, 0, true);
+            if (kind == 1)
+                for (size_t i = 0; i < bits.size(); i += 7) bits[i] = 0x80000000u;  // -0 among the +0 ties
+            if (kind == 2)
+                for (uint32_t &b : bits)
+                    if (b == 0x80000000u) b = 0;
+            TestTensor x({n, channels, height, width}, ACL_FLOAT);
+            std::vector<float> values(bits.size());
+            for (size_t i = 0; i < bits.size(); ++i) {
+                x.setBits(static_cast<int64_t>(i), bits[i]);
+                values[i] = floatOf(bits[i]);
+            }
+            const reference::ForwardResult expected = reference::maxPool3dWithArgmax(
+                values, {n, channels, 1, height, width}, stride1Windows(kernel, kernel, pad, pad));
+            TestTensor y({n, channels, expected.outputShape[3], expected.outputShape[4]}, ACL_FLOAT);
+            y.poison();
+            const max_pool_v3_test::V3Attributes attributes{{1, 1, kernel, kernel},
+                                                            {1, 1, 1, 1},
+                                                            "CALCULATED",
+                                                            std::vector<int64_t>{pad, pad, pad, pad},
+                                                            "NCHW",
+                                                            false,
+                                                            false};
+            max_pool_v3_test::V3Status status;
+            poolgradRunReport report{};
+            {
+                const ForcedRun forced(implementation, threads);
+                status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+                EXPECT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+            }
+            EXPECT_EQ(status.phaseTwo, 0) << status.message;
+            EXPECT_STREQ(report.implementation, implementation);
+            const int64_t planeIn = height * width, planeOut = expected.outputShape[3] * expected.outputShape[4];
+            for (int64_t q = 0; q < y.elementCount(); ++q) {
+                const int64_t index = expected.indices[static_cast<size_t>(q)];
+                ASSERT_GE(index, 0) << "output " << q;
+                ASSERT_EQ(y.bitsAt(q), bits[static_cast<size_t>(q / planeOut * planeIn + index)]) << "output " << q;
+            }
+        }
 }
 
 }  // namespace test_support

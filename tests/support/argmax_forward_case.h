@@ -3,6 +3,7 @@
 // (-inf for an empty window). Shared by the suites of the vector forwards (stride-2 searches).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "acl/acl.h"
 #include "reference/naive_pooling.h"
+#include "support/max_pool3d_run.h"
 
 namespace test_support {
 
@@ -46,5 +48,22 @@ bool hasOutputs(const reference::Shape5 &input, const reference::Pool3dParams &p
 
 // 2-D windows 3x3 at stride 2 with the given paddings (the depth axis one plane, window 1).
 reference::Pool3dParams threeByThreeStride2(int64_t padH, int64_t padW);
+// 2-D windows kernelH x kernelW at stride 1 with the given paddings (the depth axis one plane, window 1).
+reference::Pool3dParams stride1Windows(int64_t kernelH, int64_t kernelW, int64_t padH, int64_t padW);
+// aclnnMaxPool3dWithArgmax's argument lists for the windows.
+MaxPool3dLists listsOf(const reference::Pool3dParams &params);
+
+// A NaN (every third time two, one of them negative) moved over every position of one plane of each
+// (height, width), tie-heavy finite values elsewhere, under square stride-1 windows of each kernel with padding
+// kernel / 2, through checkArgmaxForward on one thread.
+void checkNaNInEveryPosition(const char *implementation, const std::vector<std::array<int64_t, 2>> &heightsWidths,
+                             const std::vector<int64_t> &kernels, uint64_t seed);
+
+// aclnnMaxPoolV3WithAttrs (values only) forced onto `implementation` on 2x3 planes of height x width under square
+// stride-1 windows of `kernel` with padding `pad`, on 1-3 threads, for each of `dataKinds` kinds of data: NaNs and
+// infinities; finite values with -0 among the +0 ties; finite values without -0. Every output must have the bits of
+// the element the reference names.
+void checkStride1ValuesOnly(const char *implementation, int64_t height, int64_t width, int64_t kernel, int64_t pad,
+                            int dataKinds, uint64_t seed);
 
 }  // namespace test_support
