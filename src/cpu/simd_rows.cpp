@@ -9,10 +9,10 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
-#include <utility>
 
 #include "core/gradient_sum.h"
 #include "cpu/bfloat16_hardware_rounding.h"
+#include "cpu/lambda_inline.h"
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: after highway.h
@@ -290,38 +290,50 @@ HWY_INLINE int64_t firstMatchChunks(D df, DI di, const float *HWY_RESTRICT plane
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const auto laneColumns = hn::Mul(laneNumbers(di), hn::Set(di, static_cast<int32_t>(stride)));
     return runChunks(count, lanes, stride, firstColumn, kernelWidth, width, [&](auto access, int64_t start) {
-        firstMatchChunk<decltype(access)::value, kFixedWidth>(df, di, plane, width, firstRow, rowCount,
-                                                              firstColumn + start * stride, kernelWidth,
-                                                              targets + start, positions + start, laneColumns);
+        constexpr ColumnAccess kAccess = decltype(access)::value;
+        // Gathered columns (strides above 2) keep the loop over the taps: a gather outweighs the loop, and clang 14
+        // crashed compiling the unrolled gathers with debug information under the sanitizers.
+        constexpr int64_t kWidth = kAccess == ColumnAccess::Gathered ? 0 : kFixedWidth;
+        firstMatchChunk<kAccess, kWidth>(df, di, plane, width, firstRow, rowCount, firstColumn + start * stride,
+                                         kernelWidth, targets + start, positions + start, laneColumns);
     });
-}
-
-template <int64_t... kWidths>
-HWY_INLINE int64_t firstMatchChunksOfWidth(std::integer_sequence<int64_t, kWidths...>, const float *HWY_RESTRICT plane,
-                                           int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
-                                           int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
-                                           int32_t *HWY_RESTRICT positions, int64_t count) {
-    const hn::ScalableTag<float> df;
-    const hn::RebindToSigned<decltype(df)> di;
-    int64_t done = -1;
-    // The code made for this width, or (0) the one with a loop over the taps.
-    ((kernelWidth == kWidths + 1 &&
-      (done = firstMatchChunks<kWidths + 1>(df, di, plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth,
-                                            targets, positions, count),
-       true)) ||
-     ...);
-    if (done < 0)
-        done = firstMatchChunks<0>(df, di, plane, width, firstRow, rowCount, firstColumn, stride, kernelWidth, targets,
-                                   positions, count);
-    return done;
 }
 
 void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t firstRow, int64_t rowCount,
                          int64_t firstColumn, int64_t stride, int64_t kernelWidth, const float *HWY_RESTRICT targets,
                          int32_t *HWY_RESTRICT positions, int64_t count) {
-    int64_t i = firstMatchChunksOfWidth(std::make_integer_sequence<int64_t, kFirstMatchFixedWidths>(), plane, width,
-                                        firstRow, rowCount, firstColumn, stride, kernelWidth, targets, positions,
-                                        count);
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const auto chunks = [&]<int64_t kFixedWidth>() POOLGRAD_LAMBDA_INLINE {
+        return firstMatchChunks<kFixedWidth>(df, di, plane, width, firstRow, rowCount, firstColumn, stride,
+                                             kernelWidth, targets, positions, count);
+    };
+    // The code made for the width, or (0) the one with a loop over the taps.
+    static_assert(kFirstMatchFixedWidths == 7);
+    int64_t i;
+    switch (kernelWidth) {
+        case 2:
+            i = chunks.template operator()<2>();
+            break;
+        case 3:
+            i = chunks.template operator()<3>();
+            break;
+        case 4:
+            i = chunks.template operator()<4>();
+            break;
+        case 5:
+            i = chunks.template operator()<5>();
+            break;
+        case 6:
+            i = chunks.template operator()<6>();
+            break;
+        case 7:
+            i = chunks.template operator()<7>();
+            break;
+        default:
+            i = chunks.template operator()<0>();
+            break;
+    }
     for (; i < count; ++i) {
         positions[i] = -1;
         const int64_t column = firstColumn + i * stride;
