@@ -644,14 +644,11 @@ Problem stride1Problem(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kerne
 
 TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
     // 16 columns: one vector of columns, so four input rows a group and a ring of bit_ceil(3 + 4) rows; four
-    // items a thread (four planes cut in two blocks of input rows); 16 windows a row, so the first matches come
-    // from the flat search's winners (rows 16 + 3 - 1 floats apart, bands of 256 / 18 rows).
+    // items a thread (four planes cut in two blocks of input rows).
     EXPECT_EQ(runForced(kStride1, problem(1, 4, 16, 16, 3, 1, 1)).plan,
-              "stride-1 first matches from flat row winners (rows 18 floats apart, bands of 14) gathered, 3x3 windows "
-              "from padding 1,1, 4 input rows at a time from a ring of 8 padded output rows; 2 blocks of input rows "
-              "per plane, 8 items on 2 threads");
-    // 56 columns: four vectors, one row a group, a ring of bit_ceil(5 + 1); two planes cut in four; 55 windows a
-    // row, searched.
+              "stride-1 first matches gathered, 3x3 windows from padding 1,1, 4 input rows at a time from a ring of "
+              "8 padded output rows; 2 blocks of input rows per plane, 8 items on 2 threads");
+    // 56 columns: four vectors, one row a group, a ring of bit_ceil(5 + 1); two planes cut in four.
     EXPECT_EQ(runForced(kStride1, stride1Problem(1, 2, 20, 56, 5, 2, {2, 2, 1, 0})).plan,
               "stride-1 first matches gathered, 5x2 windows from padding 2,1, 1 input row at a time from a ring of "
               "8 padded output rows; 4 blocks of input rows per plane, 8 items on 2 threads");

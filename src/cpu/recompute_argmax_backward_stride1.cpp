@@ -11,9 +11,8 @@
 // windows at the edges take the vector search too (searched one by one they took 38 % of S5-v3's time).
 // Positions are the window's own elements or -1, so nothing is ever handed over.
 #include <algorithm>
-#include <cstring>
 #include <limits>
-#include <optional>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -22,9 +21,7 @@
 #include "core/threading.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
-#include "cpu/simd_argmax_stride1_flat.h"
 #include "cpu/simd_rows.h"
-#include "cpu/stride1_flat_layout.h"
 #include "cpu/stride1_gather_blocks.h"
 
 namespace poolgrad::cpu {
@@ -36,23 +33,14 @@ struct RecomputeStride1Plan final : ImplementationPlan {
     // output column ow's window starting at column ow: every window is then searched by the vector code, and
     // positions count in the padded plane (row * paddedWidth + column), as the gather is told.
     int64_t paddedWidth = 0;
-    // Rows of at most kStride1FlatMostOutputColumns windows: the first matches come from the windows' forward
-    // winners (the flat stride-1 search), the padded copy searched only for the windows those do not settle;
-    // positions then count in the plane.
-    bool fromWinners = false;
-    Stride1FlatLayout flat;
     int64_t rowBlocks = 1, items = 0;
     int threads = 1;
     bool streaming = false;
 
     std::string describe() const override {
-        const std::string source =
-            fromWinners ? joinText("from flat row winners (rows ", flat.paddedWidth, " floats apart, bands of ",
-                                   flat.bandRows, ") ")
-                        : std::string();
-        return joinText("stride-1 first matches ", source, "gathered, ", layout.describe(),
-                        streaming ? ", streaming stores" : "", "; ", rowBlocks, rowBlocks == 1 ? " block" : " blocks",
-                        " of input rows per plane, ", items, " items on ", threads, " threads");
+        return joinText("stride-1 first matches gathered, ", layout.describe(), streaming ? ", streaming stores" : "",
+                        "; ", rowBlocks, rowBlocks == 1 ? " block" : " blocks", " of input rows per plane, ", items,
+                        " items on ", threads, " threads");
     }
 };
 
@@ -75,14 +63,6 @@ PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem) {
         return PlanOutcome::decline("padded planes whose positions do not fit in 32 bits");
     if (*paddedElements * 4 > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("a padded copy of the input plane", *paddedElements * 4));
-    // The winners' path adds the flat search's scratch and a plane of winners (values and positions).
-    if (!stride1FlatLayoutOf(H, plan.layout.planeWidth, plan.layout.outputWidth, plan.layout.width.kernel,
-                             plan.layout.width.pad, plan.flat)) {
-        const std::optional<int64_t> winnerPlane = checkedMul<int64_t>(geometry.outputPlaneElements(), 8);
-        plan.fromWinners = winnerPlane && *paddedElements * 4 + plan.flat.scratchBytes + *winnerPlane <=
-                                              kScratchBytesPerThread;
-    }
-    if (!plan.fromWinners) plan.flat = Stride1FlatLayout{};
     const PlaneRowBlocks split =
         planeRowBlocks(geometry.planes(), plan.layout.planeHeight,
                        saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
@@ -99,22 +79,11 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
     const Stride1GatherLayout &layout = plan.layout;
     const int64_t H = layout.planeHeight, W = layout.planeWidth, Ho = layout.outputHeight, Wo = layout.outputWidth;
     const int64_t Wp = plan.paddedWidth, padLeft = layout.width.pad;
-    // The gather sees rows whose element w sits at position row * positionWidth + positionOffset + w: the padded
-    // copy's (element w at padded column w + padLeft; window d of column w is output column w + padLeft - d as
-    // before), or the plane's for the winners.
-    const int64_t positionWidth = plan.fromWinners ? W : Wp, positionOffset = plan.fromWinners ? 0 : padLeft;
+    // The gather sees rows Wp wide whose element w sits at padded column w + padLeft: its rows' positions start
+    // there, and window d of column w is output column w + padLeft - d as before.
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         PaddedRowRing ring(layout);
         std::vector<float> padded(static_cast<size_t>(H * Wp), std::numeric_limits<float>::quiet_NaN());
-        std::optional<Stride1FlatScratch> flat;
-        std::vector<float> winnerValues;
-        std::vector<int32_t> winnerPositions, searched;
-        if (plan.fromWinners) {
-            flat.emplace(plan.flat);
-            winnerValues.resize(static_cast<size_t>(Ho * Wo));
-            winnerPositions.resize(static_cast<size_t>(Ho * Wo));
-            searched.resize(static_cast<size_t>(Wo));
-        }
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -128,55 +97,18 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
             const int64_t firstCopied = std::max<int64_t>(lowestOutput - layout.height.pad, 0);
             const int64_t lastCopied =
                 std::min<int64_t>(highestOutput - layout.height.pad + layout.height.kernel - 1, H - 1);
-            bool copied = false;
-            const auto copyRows = [&] {
-                for (int64_t h = firstCopied; h <= lastCopied; ++h)
-                    std::memcpy(padded.data() + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
-                copied = true;
-            };
-            // Output row oh's first matches searched in the padded copy (padded positions).
-            const auto searchRow = [&](int64_t oh, int32_t *positions) {
-                if (!copied) copyRows();
+            for (int64_t h = firstCopied; h <= lastCopied; ++h)
+                std::memcpy(padded.data() + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
+            const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
                 const int64_t windowFirstRow = std::max<int64_t>(oh - layout.height.pad, 0);
                 const int64_t windowLastRow =
                     std::min<int64_t>(oh - layout.height.pad + layout.height.kernel - 1, H - 1);
                 firstMatchPositions(padded.data(), Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
                                     layout.width.kernel, targets + oh * Wo, positions, Wo);
-            };
-            if (plan.fromWinners) {
-                // The block's output rows' forward winners, into planes of values and positions.
-                Stride1FlatJob job = flat->job(plan.flat, input);
-                job.outputHeight = Ho;
-                job.outputWidth = Wo;
-                job.kernelHeight = layout.height.kernel;
-                job.kernelWidth = layout.width.kernel;
-                job.padTop = layout.height.pad;
-                job.padLeft = padLeft;
-                job.firstRow = lowestOutput;
-                job.endRow = highestOutput + 1;
-                job.values = winnerValues.data();
-                job.indices32 = winnerPositions.data();
-                argmaxStride1Flat(job);
-            } else {
-                copyRows();
-            }
-            const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
-                if (!plan.fromWinners) {
-                    searchRow(oh, positions);
-                } else if (!firstMatchesFromWinners(targets + oh * Wo, winnerValues.data() + oh * Wo,
-                                                    winnerPositions.data() + oh * Wo, positions, Wo)) {
-                    // Some window holds a NaN or a target below its maximum: the row's first matches searched,
-                    // their padded positions (row * Wp + padLeft + column) made plane positions.
-                    searchRow(oh, searched.data());
-                    for (int64_t ow = 0; ow < Wo; ++ow) {
-                        const int32_t at = searched[static_cast<size_t>(ow)];
-                        positions[ow] = at < 0 ? -1 : static_cast<int32_t>(at / Wp * W + at % Wp - padLeft);
-                    }
-                }
                 std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
             };
-            gatherStride1Block(layout, firstRow, endRow, positionWidth, positionOffset, ring,
-                               problem.gradInput.plane<float>(n, c), plan.streaming, fillRow);
+            gatherStride1Block(layout, firstRow, endRow, Wp, padLeft, ring, problem.gradInput.plane<float>(n, c),
+                               plan.streaming, fillRow);
         }
     });
     if (plan.streaming) streamingStoreFence();

@@ -346,34 +346,6 @@ void FirstMatchPositions(const float *HWY_RESTRICT plane, int64_t width, int64_t
     }
 }
 
-bool FirstMatchesFromWinners(const float *HWY_RESTRICT targets, const float *HWY_RESTRICT values,
-                             const int32_t *HWY_RESTRICT winners, int32_t *HWY_RESTRICT positions, int64_t count) {
-    const hn::ScalableTag<float> df;
-    const hn::RebindToSigned<decltype(df)> di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    const auto none = hn::Set(di, -1);
-    auto unsure = hn::FirstN(df, 0);
-    int64_t i = 0;
-    if (count >= lanes) {
-        // The last vector moves back to end at `count` (windows done twice agree).
-        for (;; i += lanes) {
-            i = std::min(i, count - lanes);
-            const auto target = hn::LoadU(df, targets + i), value = hn::LoadU(df, values + i);
-            hn::StoreU(hn::IfThenElse(hn::RebindMask(di, hn::Eq(target, value)), hn::LoadU(di, winners + i), none), di,
-                       positions + i);
-            unsure = hn::Or(unsure, hn::AndNot(hn::IsNaN(target), hn::Or(hn::IsNaN(value), hn::Lt(target, value))));
-            if (i == count - lanes) break;
-        }
-        return hn::AllFalse(df, unsure);
-    }
-    bool sure = true;
-    for (; i < count; ++i) {
-        positions[i] = targets[i] == values[i] ? winners[i] : -1;
-        sure &= targets[i] != targets[i] || !(values[i] != values[i] || targets[i] < values[i]);
-    }
-    return sure;
-}
-
 template <ColumnAccess Access, class D, class DI>
 HWY_INLINE void argmaxChunk(D d, DI di, const float *HWY_RESTRICT plane, int64_t width,
                             const int64_t *HWY_RESTRICT rowIndices, int64_t rowCount, int64_t chunkColumn,
@@ -452,12 +424,6 @@ HWY_EXPORT(WidenBFloat16Row);
 HWY_EXPORT(AccumulateFirstMatches);
 HWY_EXPORT(FirstMatchPositions);
 HWY_EXPORT(ArgmaxWindows);
-HWY_EXPORT(FirstMatchesFromWinners);
-
-bool firstMatchesFromWinners(const float *targets, const float *values, const int32_t *winners, int32_t *positions,
-                             int64_t count) {
-    return HWY_DYNAMIC_DISPATCH(FirstMatchesFromWinners)(targets, values, winners, positions, count);
-}
 
 void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices, int64_t rowCount, int64_t firstColumn,
                    int64_t stride, int64_t kernelWidth, int64_t dilation, float *values, int32_t *indices,

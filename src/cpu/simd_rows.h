@@ -51,15 +51,6 @@ void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows
 void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
                          int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions, int64_t count);
 
-// MaxPoolV3Grad's first matches from the windows' forward winners: positions[i] = winners[i] where targets[i] ==
-// values[i] (values[i] the window's winner under the forward's rule, winners[i] its position), else -1. That is the
-// first match in scan order wherever values[i] is not NaN (the window then holds no NaN, values[i] is its maximum
-// and the rule's winner its first element equal to it) and targets[i] is not below it (nothing equals a target
-// above the maximum). Returns false when some window is neither (a NaN in it, or a target below its maximum, and
-// the target not NaN): its first match must be searched for.
-bool firstMatchesFromWinners(const float *targets, const float *values, const int32_t *winners, int32_t *positions,
-                             int64_t count);
-
 // Forward argmax over `count` consecutive windows of one output row of a dense float32 plane (row length
 // `width`), vectorised across the windows: window i covers the rows listed in rowIndices (plane row
 // numbers, in scan order) and columns firstColumn + i*stride + j*dilation (0 <= j < kernelWidth), all

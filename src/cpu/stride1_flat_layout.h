@@ -1,6 +1,5 @@
-// The plan-time layout of the flat stride-1 search (simd_argmax_stride1_flat.h) and a thread's scratch for it,
-// shared by its two users: the flat stride-1 forward and MaxPoolV3Grad's stride-1 gather, which takes its first
-// matches from the windows' winners where it can.
+// The plan-time layout of the flat stride-1 search (simd_argmax_stride1_flat.h) and a thread's scratch for it: what
+// a plan holds and a thread allocates to run it (cpu_argmax_forward_stride1_flat).
 #pragma once
 
 #include <algorithm>
