@@ -78,7 +78,6 @@ RunResult runArgmaxForwardStride1Flat(const PoolProblem &problem, const Implemen
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
             Stride1FlatJob job = scratch.job(plan.layout, in.plane<const float>(n, c));
-            job.outputHeight = outH;
             job.outputWidth = geometry.axes[2].outputSize;
             job.kernelHeight = plan.kernelHeight;
             job.kernelWidth = plan.kernelWidth;

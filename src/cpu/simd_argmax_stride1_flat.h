@@ -35,7 +35,7 @@ namespace poolgrad::cpu {
 struct Stride1FlatJob {
     const float *plane;
     int64_t height, width;
-    int64_t outputHeight, outputWidth;
+    int64_t outputWidth;
     int64_t kernelHeight, kernelWidth;
     int64_t padTop, padLeft;
     int64_t paddedWidth;  // outputWidth + kernelWidth - 1
