@@ -1,14 +1,14 @@
 // cpu_index_gather_backward_channels_last_overlapping, forced on NDHWC / NHWC views: overlapping windows (3x3x3 and 3x3
-// at stride 2 padded, 2 wide at stride 1, dilated, ceil mode, adaptive with more outputs than inputs along W), 16, 32,
-// 48 and 64 channels, NaN with payloads, -0 and Inf gradients, -1 indices, 1, 2 and 3 threads, AVX-512 and AVX2
-// where the CPU has them (2 to 8 vectors of channels per position), and a gradInput larger than 4 MiB (streaming
-// stores), against the naive reference bit for bit and the scatter reference bit for bit including NaN payloads. Each
-// run must be the gather's own (no fallback), with gradInput poisoned before and nothing outside it touched. Where four
-// windows pick one element, their gradients are added in increasing output order (1 + 2^24 + 1 - 2^24 is 0 only in that
-// order). Indices outside their own windows hand the problem to the scatter reference; a bad index gives 161002 and a
-// zero gradInput. INT64 indices (converted an output row at a time) too. The plan declines 16-bit gradients, other
-// channel counts, 16 channels with more than 4 windows per element, windows that do not overlap, more than 8 windows
-// per element, planar storage and vectors of fewer than 8 lanes.
+// at stride 2 padded, 3x3, 3x3x3 and 5x5 at stride 1 padded, 2 wide at stride 1, dilated, ceil mode, adaptive with more
+// outputs than inputs along W), 16, 32, 48 and 64 channels, NaN with payloads, -0 and Inf gradients, -1 indices, 1, 2
+// and 3 threads, AVX-512 and AVX2 where the CPU has them (2 to 8 vectors of channels per position), and a gradInput
+// larger than 4 MiB (streaming stores), against the naive reference bit for bit and the scatter reference bit for bit
+// including NaN payloads. Each run must be the gather's own (no fallback), with gradInput poisoned before and nothing
+// outside it touched. Where four windows pick one element, their gradients are added in increasing output order (1 +
+// 2^24 + 1 - 2^24 is 0 only in that order). Indices outside their own windows hand the problem to the scatter
+// reference; a bad index gives 161002 and a zero gradInput. INT64 indices (converted an output row at a time) too. The
+// plan declines 16-bit gradients, other channel counts, 16 channels with more than 4 windows per element, windows that
+// do not overlap, more than 27 windows per element (7x7 at stride 1), planar storage and vectors of fewer than 8 lanes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,6 +35,9 @@ const Geometry geometries[] = {
     {"3-D 3x3x3 stride 2 padded, 64 channels", {1, 64, 4, 6, 5}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     {"2-D 3x3 stride 2 padded, 64 channels", {2, 64, 1, 9, 8}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}},
     {"2-D 3x3 stride 2, ceil mode, 48 channels", {1, 48, 1, 8, 10}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, true},
+    {"2-D 3x3 stride 1 padded, 64 channels", {2, 64, 1, 7, 9}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+    {"3-D 3x3x3 stride 1 padded, 32 channels", {1, 32, 4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {"2-D 5x5 stride 1 padded, 64 channels", {1, 64, 1, 6, 7}, {1, 5, 5}, {1, 1, 1}, {0, 2, 2}, {1, 1, 1}},
     {"2 wide at stride 1, 48 channels", {2, 48, 3, 4, 6}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
     {"2-D 2 wide at stride 1, 16 channels", {2, 16, 1, 4, 6}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
     {"dilated 2 wide at stride 1 along W, 32 channels", {1, 32, 2, 5, 9}, {1, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}},
@@ -202,9 +205,9 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesWhatItDoesNotTake) {
                   "up to 8 windows contain one element of 16 channels: the slab scatter measured faster");
     const Geometry disjoint{"2x2x2", {1, 16, 4, 4, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}};
     expectDecline(makeCase(disjoint, 1), "windows do not overlap: cpu_index_gather_backward_channels_last takes them");
-    const Geometry stride1{"3x3x3 at stride 1", {1, 32, 4, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
-    expectDecline(makeCase(stride1, 1),
-                  "up to 27 windows contain one element (more than 8): the scatter adds each output once");
+    const Geometry sevenWide{"7x7 at stride 1", {1, 32, 1, 8, 8}, {1, 7, 7}, {1, 1, 1}, {0, 3, 3}, {1, 1, 1}};
+    expectDecline(makeCase(sevenWide, 1),
+                  "up to 49 windows contain one element (more than 27): the scatter adds each output once");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "hwy/highway.h"
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
+#include "cpu/simd_match_count-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -53,7 +54,7 @@ int64_t GatherFloatChannelsRow(const int64_t *HWY_RESTRICT outputColumn, int64_t
         int64_t c = 0;
         for (; c + lanes <= channels; c += lanes) {
             const auto match = hn::Eq(hn::LoadU(di, indices + c), position);
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             // One window per position: +0 + gradient (a -0 gradient arrives as +0, a signalling NaN quiet,
             // as in the scatter's sum from +0) or +0.
             const auto sums =
@@ -64,7 +65,7 @@ int64_t GatherFloatChannelsRow(const int64_t *HWY_RESTRICT outputColumn, int64_t
             const size_t rest = static_cast<size_t>(channels - c);
             const auto present = hn::FirstN(di, rest);
             const auto match = hn::And(hn::Eq(MaskedLoadUnaligned(present, di, indices + c), position), present);
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             const auto sums =
                 hn::Add(zero, hn::IfThenElseZero(hn::RebindMask(df, match),
                                                  MaskedLoadUnaligned(hn::RebindMask(df, present), df, gradients + c)));
@@ -109,7 +110,7 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
         for (; c + 32 <= channels; c += 32) {
             const auto lowMatch = hn::Eq(hn::LoadU(di, indices + c), position);
             const auto highMatch = hn::Eq(hn::LoadU(di, indices + c + 16), position);
-            count = hn::Add(count, hn::Add(hn::VecFromMask(di, lowMatch), hn::VecFromMask(di, highMatch)));
+            count = CountMatch(di, highMatch, CountMatch(di, lowMatch, count));
             const hn::Mask512<int16_t> match{static_cast<__mmask32>(_mm512_kunpackw(highMatch.raw, lowMatch.raw))};
             const auto sums = sumOf16(hn::LoadU(d16, reinterpret_cast<const int16_t *>(gradients + c)), match);
             int16_t *store = reinterpret_cast<int16_t *>(at + c);
@@ -122,7 +123,7 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
         for (; c + 2 * lanes <= channels; c += 2 * lanes) {
             const auto lowMatch = hn::Eq(hn::LoadU(di, indices + c), position);
             const auto highMatch = hn::Eq(hn::LoadU(di, indices + c + lanes), position);
-            count = hn::Add(count, hn::Add(hn::VecFromMask(di, lowMatch), hn::VecFromMask(di, highMatch)));
+            count = CountMatch(di, highMatch, CountMatch(di, lowMatch, count));
             StoreSixteenBitPair(di, sumOf(LoadSixteenBit(di, gradients + c, static_cast<size_t>(lanes)), lowMatch),
                                 sumOf(LoadSixteenBit(di, gradients + c + lanes, static_cast<size_t>(lanes)), highMatch),
                                 at + c, streaming);
@@ -135,7 +136,7 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
                                     ? hn::LoadU(di, indices + c)
                                     : MaskedLoadUnaligned(presentMask, di, indices + c);
             const auto match = hn::And(hn::Eq(loaded, position), presentMask);
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             StoreSixteenBit(di, sumOf(LoadSixteenBit(di, gradients + c, present), match), at + c, present, streaming);
         }
     }
@@ -178,13 +179,12 @@ HWY_INLINE hn::Vec<DF> SumCandidates(DF df, DI di, const int32_t *const *HWY_RES
             const int64_t offset = columns[k] * channels;
             if constexpr (kFull) {
                 const auto match = hn::Eq(hn::LoadU(di, indexRow + offset), position);
-                count = hn::Add(count, hn::VecFromMask(di, match));
-                sums = AddInOrder(sums,
-                                  hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset)));
+                count = CountMatch(di, match, count);
+                sums = MaskedAddInOrder(sums, hn::RebindMask(df, match), hn::LoadU(df, gradientRow + offset));
             } else {
                 const auto match =
                     hn::And(hn::Eq(MaskedLoadUnaligned(present, di, indexRow + offset), position), present);
-                count = hn::Add(count, hn::VecFromMask(di, match));
+                count = CountMatch(di, match, count);
                 sums = AddInOrder(
                     sums, hn::IfThenElseZero(hn::RebindMask(df, match), MaskedLoadUnaligned(hn::RebindMask(df, present),
                                                                                             df, gradientRow + offset)));
@@ -217,9 +217,8 @@ HWY_INLINE void GatherWholeVectorPositions(DF df, DI di, const int64_t *HWY_REST
                 const float *gradients = gradientRows[r] + offset;
                 for (int v = 0; v < kVectors; ++v) {
                     const auto match = hn::Eq(hn::LoadU(di, indices + v * lanes), position);
-                    count = hn::Add(count, hn::VecFromMask(di, match));
-                    sums[v] = AddInOrder(
-                        sums[v], hn::IfThenElseZero(hn::RebindMask(df, match), hn::LoadU(df, gradients + v * lanes)));
+                    count = CountMatch(di, match, count);
+                    sums[v] = MaskedAddInOrder(sums[v], hn::RebindMask(df, match), hn::LoadU(df, gradients + v * lanes));
                 }
             }
         for (int v = 0; v < kVectors; ++v)

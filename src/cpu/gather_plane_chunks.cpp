@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: simd_store-inl.h needs highway.h first
+#include "cpu/simd_match_count-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 // clang-format on
@@ -110,7 +111,7 @@ HWY_INLINE void GatherPlainChunks(DF df, DI di, const PlaneChunkTables &tables, 
         const auto index = hn::TableLookupLanes(hn::LoadU(di, indices + first), lookup);
         const auto gradient = hn::TableLookupLanes(hn::LoadU(di, gradientBits + first), lookup);
         const auto match = hn::Eq(index, hn::LoadU(di, positions + position));
-        matches = hn::Add(matches, hn::VecFromMask(di, match));
+        matches = CountMatch(di, match, matches);
         const auto sum = SumFromZero(df, hn::RebindMask(df, match), hn::BitCast(df, gradient));
         float *at = destination + (position - firstPosition);
         if constexpr (kStreaming)
@@ -165,7 +166,7 @@ HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, 
                                           hn::TableLookupLanes(lowGradient, lookup));
             }
             const auto match = hn::Eq(index, hn::LoadU(di, positions + position));
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             sum = SumFromZero(df, hn::RebindMask(df, match), hn::BitCast(df, gradient));
         }
         float *at = destination + (position - firstPosition);

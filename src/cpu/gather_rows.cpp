@@ -12,6 +12,7 @@
 // Per target, after highway.h:
 #include "cpu/gather_sixteen_bit-inl.h"
 #include "cpu/lambda_inline.h"
+#include "cpu/simd_match_count-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
 
@@ -153,7 +154,7 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
         auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
         for (int row = 0; row < kRows; ++row, position = hn::Add(position, nextRow)) {
             const auto match = hn::And(hn::Eq(laneIndices, position), valid);
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             const auto rowSums = hn::BitCast(df, hn::IfThenElseZero(match, sums));
             float *at = destination + row * width + column;
             if (column + lanes <= width)
@@ -220,7 +221,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
                 else
                     hn::StoreU(pairs, dPairs, at);
             }
-            count = hn::Add(count, hn::VecFromMask(di, matched));
+            count = CountMatch(di, matched, count);
         }
         firstBlock = 2 * pairChunks;
         if (pairTail > 0) {
@@ -235,7 +236,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
                 storeFirstLanes(dPairs, pairColumns(indices, prepared, even, matched),
                                 destination + row * width + column, 2 * tail);
             }
-            count = hn::Add(count, hn::VecFromMask(di, matched));
+            count = CountMatch(di, matched, count);
             firstBlock = blocks;
         }
     }
@@ -263,7 +264,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
         auto position = hn::Add(hn::LoadU(di, columns + column), rowStartVector);
         for (int row = 0; row < kRows; ++row, position = hn::Add(position, nextRow)) {
             const auto match = hn::And(hn::Eq(laneIndices, position), valid);
-            count = hn::Add(count, hn::VecFromMask(di, match));
+            count = CountMatch(di, match, count);
             StoreSixteenBit(di, sumOf.select(prepared, match), destination + row * width + column, stored, streaming);
         }
     }

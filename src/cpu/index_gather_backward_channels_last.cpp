@@ -244,9 +244,13 @@ namespace {
 // vector of channels sums from +0, over the candidate outputs in increasing flat order, the gradients whose
 // index is the position (gather_channels.h), and is stored once.
 
-// The most windows containing one element the overlapping gather takes: 2 per axis of 3x3x3 / 3x3 windows
-// at stride 2, the shapes it was measured on.
-constexpr int64_t kMostOverlappingWindows = 8;
+// The most windows containing one element the overlapping gather takes: 3x3x3 windows at stride 1. It compares
+// each element with every window that holds it, where the scatter adds each output once; measured on the Xeon
+// (AVX-512, 2 threads, NDHWC / NHWC, 64 channels, warm / cold ms) against the slab scatters: 3x3 at stride 1
+// (9 windows, 16x56x56) 0.88-0.92 / 1.40-1.43 against 1.93-1.97 / 2.3; 3x3x3 at stride 1 (27, 2x16x32x32)
+// 1.21 / 1.42 against 2.25 / 2.52 (32 channels: 0.71 / 0.93 against 1.01 / 1.28); 5x5 at stride 1 (25, 8x20x20)
+// level, 0.098 / 0.16 both. Beyond 27 the compares outgrow the scatter's one add per output.
+constexpr int64_t kMostOverlappingWindows = 27;
 
 // Channel counts the overlapping gather takes: whole vectors of 16 float32 lanes, at most 4 per position,
 // whose sums stay in registers. On the Zen 4 host (NHWC 3x3 at stride 2, 16x112x112, 1 thread) it took
