@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
 #include "support/pool_differential_helpers.h"
@@ -338,6 +339,74 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
         if (testing::Test::HasFailure()) return;
     }
     EXPECT_EQ(accepted, 120);
+}
+
+// float32 3x3 windows at stride 1: the windows of a row that hold all three rows and no padding slide their
+// sums in registers, the clipped ones go one by one; rows split between bands (batch 1 on 2 threads) and
+// channels after the last whole vector go one by one too. Ties (small integers), NaN, Inf and -0 in the
+// input, the forward's output or a random one, padding 0 or 1 on each side; bit for bit against the
+// reference on every instruction set of the CPU (AVX-512: the masked compare).
+TEST(ChannelsLastKernels, MaxPoolV3GradNhwc3x3Stride1SlidesSumsAlongRows) {
+    pool_diff::LibraryControlsGuard reset;
+    ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
+    std::mt19937 rng(1205);
+    int sliding = 0;
+    for (int n = 0; n < 24; ++n) {
+        const int64_t channels = std::vector<int64_t>{16, 20, 64, 3, 32, 1}[static_cast<size_t>(n % 6)];
+        const int64_t batch = pick(rng, 1, 2), height = pick(rng, 3, 8), width = pick(rng, 3, 21);
+        max_pool_v3_test::V3Attributes attributes;
+        attributes.ksize = {1, 3, 3, 1};
+        attributes.strides = {1, 1, 1, 1};
+        attributes.paddingMode = "CALCULATED";
+        attributes.pads = std::vector<int64_t>{pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1)};
+        attributes.dataFormat = "NHWC";
+        const std::vector<int64_t> &pads = *attributes.pads;
+        const int64_t outH = height + pads[0] + pads[1] - 2, outW = width + pads[2] + pads[3] - 2;
+        TestTensor x({batch, height, width, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
+        std::vector<double> values(static_cast<size_t>(x.elementCount()));
+        for (double &value : values) value = specialOrSmallInteger(rng);
+        x.setValues(values);
+        TestTensor y({batch, outH, outW, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
+        if (n % 4 == 3) {
+            std::vector<double> outputs(static_cast<size_t>(y.elementCount()));
+            for (double &value : outputs) value = specialOrSmallInteger(rng);
+            y.setValues(outputs);
+        } else {
+            const auto status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
+            ASSERT_EQ(status.phaseTwo, 0) << status.message;
+        }
+        TestTensor grad({batch, outH, outW, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
+        std::vector<double> gradients(static_cast<size_t>(grad.elementCount()));
+        for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
+        grad.setValues(gradients);
+        SCOPED_TRACE("case " + std::to_string(n) + ": " + std::to_string(batch) + "x" + std::to_string(height) + "x" +
+                     std::to_string(width) + "x" + std::to_string(channels) + " pads " + pool_diff::listText(pads));
+        ASSERT_EQ(poolgradForceImplementation("cpu_recompute_argmax_backward_reference"), ACL_SUCCESS);
+        TestTensor expectedGrad({batch, height, width, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
+        ASSERT_EQ(max_pool_v3_test::runMaxPoolV3Grad(x, y, grad, attributes, expectedGrad).phaseTwo, 0);
+        const std::vector<uint64_t> expected = pool_diff::snapshot(expectedGrad);
+        // 0: the CPU's own instruction set; then the narrower ones it has.
+        for (const int64_t target : {int64_t{0}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+            if (target != 0 && (hwy::SupportedTargets() & target) == 0) continue;
+            const test_support::HighwayTargetMock mock(target);
+            for (int threads : {1, 2}) {
+                SCOPED_TRACE(std::string(target == 0 ? "own target" : hwy::TargetName(target)) + ", threads " + std::to_string(threads));
+                ASSERT_EQ(poolgradSetNumThreads(threads), ACL_SUCCESS);
+                ASSERT_EQ(poolgradForceImplementation("cpu_recompute_argmax_backward_channels_last"), ACL_SUCCESS);
+                TestTensor outGrad({batch, height, width, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
+                outGrad.poison();
+                const auto status = max_pool_v3_test::runMaxPoolV3Grad(x, y, grad, attributes, outGrad);
+                ASSERT_EQ(status.phaseTwo, 0) << status.message;
+                EXPECT_EQ(pool_diff::snapshot(outGrad), expected);
+                EXPECT_EQ(outGrad.bytesOutsideViewChanged(), 0);
+                poolgradRunReport report;
+                ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+                sliding += std::string(report.plan).find("sliding in registers") != std::string::npos;
+            }
+        }
+        if (testing::Test::HasFailure()) return;
+    }
+    EXPECT_GE(sliding, 20);
 }
 
 }  // namespace

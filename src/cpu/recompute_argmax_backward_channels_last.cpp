@@ -20,6 +20,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/simd_first_match_3x3_stride1_channels_last.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -40,11 +41,19 @@ struct ChannelsLastPlan final : ImplementationPlan {
     int64_t bandsPerImage = 1;    // work items: (image, band of input rows)
     bool streaming = false;       // gradInput much larger than the caches: store past them
     int threads = 1;
+    // float32 3x3 windows at stride 1: the outputs [slidingBegin, slidingEnd) of a row whose windows hold all
+    // 3 rows slide their sums in registers (accumulateFirstMatches3x3Stride1); window ow's first column is
+    // ow + slidingFirstColumn. Empty otherwise.
+    CongruentRun sliding;
+    int64_t slidingFirstColumn = 0;
 
     std::string describe() const override {
         return "ring of " + std::to_string(ringRows) + " rows of sums, " + std::to_string(bandsPerImage) +
-               " bands an image, " + (streaming ? "streaming" : "cached") +
-               " stores, threads=" + std::to_string(threads);
+               " bands an image, " + (streaming ? "streaming" : "cached") + " stores, " +
+               (sliding.empty() ? std::string()
+                                : "3x3 stride-1 windows " + std::to_string(sliding.begin) + ".." +
+                                      std::to_string(sliding.end) + " of a row sliding in registers, ") +
+               "threads=" + std::to_string(threads);
     }
 };
 
@@ -62,7 +71,9 @@ public:
           outW_(problem.geometry.axes[2].outputSize),
           windowPositions_(plan.windowPositions),
           ringRows_(plan.ringRows),
-          streaming_(plan.streaming) {}
+          streaming_(plan.streaming),
+          sliding_(plan.sliding),
+          slidingFirstColumn_(plan.slidingFirstColumn) {}
 
     int64_t rows() const { return inH_; }
 
@@ -96,7 +107,27 @@ public:
             if (wh.count == 0 || windowEnd <= rowBegin || wh.first >= rowEnd) continue;
             storeRowsBelow(std::max(wh.first, rowBegin));
             zeroRowsBelow(std::min(windowEnd, rowEnd));
+            // Windows of all 3 rows, every row this band's: the run of whole windows slides in registers,
+            // the clipped ones at the row's ends go one by one, before and after it, keeping output order.
+            bool slides = false;
+            if constexpr (!widen)
+                slides = !sliding_.empty() && wh.count == 3 && wh.step == 1 && wh.first >= rowBegin &&
+                         wh.first + 2 < rowEnd;
+            const int64_t slideBegin = slides ? sliding_.begin : outW_, slideEnd = slides ? sliding_.end : outW_;
             for (int64_t ow = 0; ow < outW_; ++ow) {
+                if (ow == slideBegin) {
+                    const float *inputRows[3];
+                    float *sumRows[3];
+                    for (int64_t r = 0; r < 3; ++r) {
+                        inputRows[r] = problem_.input.at<const float>(n, 0, 0, wh.first + r, 0);
+                        sumRows[r] = ringRow(wh.first + r);
+                    }
+                    accumulateFirstMatches3x3Stride1(inputRows, sumRows, problem_.output.at<const float>(n, 0, 0, oh, 0),
+                                                     problem_.gradOutput.at<const float>(n, 0, 0, oh, 0), slideBegin,
+                                                     slideEnd, slidingFirstColumn_, channels_);
+                    ow = slideEnd - 1;
+                    continue;
+                }
                 const AxisWindow ww = windowsW_[ow];
                 int64_t positions = 0;
                 forEachWindowTap(AxisWindow{0, 1, 1}, wh, ww, [&](int64_t, int64_t h, int64_t w) {
@@ -135,6 +166,8 @@ private:
     const int64_t channels_, inH_, inW_, outH_, outW_, windowPositions_;
     const int64_t ringRows_;  // rows of sums alive at once: the largest window span
     const bool streaming_;    // gradInput much larger than the caches: store past them
+    const CongruentRun sliding_;
+    const int64_t slidingFirstColumn_;
 };
 
 }  // namespace
@@ -165,6 +198,17 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) 
     if (!bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("the ring of rows of sums", bytes));
     plan.streaming = streamingStoresPay(problem.gradInput, *row);  // row by row
+    // 3x3 at stride 1 (dilation 1), float32: I3-v3-nhwc (Inception, 16x64x56x56, 2 threads) took 2.19-2.34 ms
+    // warm with a load, add and store of the sums for every tap, 1.66-1.70 sliding in registers
+    // (docs/kernels/max_pool_v3_grad.md).
+    if (problem.input.type == ElementType::Float32 && largestWindowCount(windowsH) == 3 &&
+        largestWindowSpan(windowsH) == 3) {
+        const CongruentRun run = largestCongruentRun(windowsW);
+        if (!run.empty() && run.count == 3 && run.step == 1 && run.stride == 1) {
+            plan.sliding = run;
+            plan.slidingFirstColumn = windowsW[static_cast<size_t>(run.begin)].first - run.begin;
+        }
+    }
     // Whole images when there are enough of them for every thread; otherwise bands of rows.
     const int64_t rows = geometry.axes[1].inputSize;
     const int64_t threads = std::max<int64_t>(1, operatorThreadCount());

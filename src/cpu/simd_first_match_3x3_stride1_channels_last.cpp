@@ -1,0 +1,119 @@
+// Highway implementation of accumulateFirstMatches3x3Stride1, compiled for every target Highway supports.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_first_match_3x3_stride1_channels_last.cpp"
+#include "cpu/simd_first_match_3x3_stride1_channels_last.h"
+
+#include <cstdint>
+
+#include "core/gradient_sum.h"
+#include "hwy/foreach_target.h"  // must precede highway.h
+#include "hwy/highway.h"
+// clang-format off: after highway.h, compiled once per target
+#include "cpu/simd_ordered_ops-inl.h"
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace poolgrad::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Eq(a, b) in the lanes of `among`, false elsewhere: with AVX-512 one compare under a mask register, not a
+// compare and a mask AND on the one port that also takes the mask ANDN of the search.
+template <class D, class M>
+HWY_INLINE M EqAmong(D d, M among, hn::Vec<D> a, hn::Vec<D> b) {
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (sizeof(a.raw) == 64) {
+        (void)d;
+        return M{_mm512_mask_cmp_ps_mask(among.raw, a.raw, b.raw, _CMP_EQ_OQ)};
+    }
+#endif
+    return hn::And(among, hn::Eq(a, b));
+}
+
+// One vector of channels from c. The sums of the three columns the current window covers stay in
+// registers (sums[row][column]); per window the column that enters is loaded and the one that leaves
+// stored, so a sum is read and written once per window that covers it leaving, not once per tap.
+template <class D>
+HWY_INLINE void slideWindows(D d, const float *const *HWY_RESTRICT inputRows, float *const *HWY_RESTRICT sumRows,
+                             const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+                             int64_t outputBegin, int64_t outputEnd, int64_t firstColumn, int64_t channels,
+                             int64_t c) {
+    using V = hn::Vec<D>;
+    const float *input[3] = {inputRows[0] + c, inputRows[1] + c, inputRows[2] + c};
+    float *sumsAt[3] = {sumRows[0] + c, sumRows[1] + c, sumRows[2] + c};
+    const int64_t x0 = outputBegin + firstColumn;
+    V sums[3][3];
+    for (int r = 0; r < 3; ++r) {
+        sums[r][0] = hn::LoadU(d, sumsAt[r] + x0 * channels);
+        sums[r][1] = hn::LoadU(d, sumsAt[r] + (x0 + 1) * channels);
+    }
+    for (int64_t ow = outputBegin; ow < outputEnd; ++ow) {
+        const int64_t x = ow + firstColumn;
+        for (int r = 0; r < 3; ++r) sums[r][2] = hn::LoadU(d, sumsAt[r] + (x + 2) * channels);
+        const V wanted = hn::LoadU(d, targets + ow * channels + c);
+        const V gradient = hn::LoadU(d, gradients + ow * channels + c);
+        auto unmatched = hn::FirstN(d, hn::Lanes(d));
+        for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 3; ++j) {
+                const auto hit = EqAmong(d, unmatched, hn::LoadU(d, input[r] + (x + j) * channels), wanted);
+                // Merging leaves an unmatched lane's sum as it is, where adding +0 would too: a sum from +0
+                // is never -0.
+                sums[r][j] = MaskedAddInOrder(sums[r][j], hit, gradient);
+                unmatched = hn::AndNot(hit, unmatched);
+            }
+        for (int r = 0; r < 3; ++r) {
+            hn::StoreU(sums[r][0], d, sumsAt[r] + x * channels);
+            sums[r][0] = sums[r][1];
+            sums[r][1] = sums[r][2];
+        }
+    }
+    const int64_t xEnd = outputEnd + firstColumn;
+    for (int r = 0; r < 3; ++r) {
+        hn::StoreU(sums[r][0], d, sumsAt[r] + xEnd * channels);
+        hn::StoreU(sums[r][1], d, sumsAt[r] + (xEnd + 1) * channels);
+    }
+}
+
+void AccumulateFirstMatches3x3Stride1(const float *const *HWY_RESTRICT inputRows, float *const *HWY_RESTRICT sumRows,
+                                      const float *HWY_RESTRICT targets, const float *HWY_RESTRICT gradients,
+                                      int64_t outputBegin, int64_t outputEnd, int64_t firstColumn, int64_t channels) {
+    if (outputBegin >= outputEnd) return;
+    const hn::ScalableTag<float> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    int64_t c = 0;
+    for (; c + lanes <= channels; c += lanes)
+        slideWindows(d, inputRows, sumRows, targets, gradients, outputBegin, outputEnd, firstColumn, channels, c);
+    // The channels after the last whole vector, one at a time in the same order.
+    for (; c < channels; ++c)
+        for (int64_t ow = outputBegin; ow < outputEnd; ++ow) {
+            const float wanted = targets[ow * channels + c];
+            const int64_t x = ow + firstColumn;
+            bool found = false;
+            for (int r = 0; r < 3 && !found; ++r)
+                for (int j = 0; j < 3 && !found; ++j) {
+                    const int64_t at = (x + j) * channels + c;
+                    if (!(inputRows[r][at] == wanted)) continue;
+                    sumRows[r][at] = addToSum(sumRows[r][at], gradients[ow * channels + c]);
+                    found = true;
+                }
+        }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolgrad::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolgrad::cpu {
+
+HWY_EXPORT(AccumulateFirstMatches3x3Stride1);
+
+void accumulateFirstMatches3x3Stride1(const float *const *inputRows, float *const *sumRows, const float *targets,
+                                      const float *gradients, int64_t outputBegin, int64_t outputEnd,
+                                      int64_t firstColumn, int64_t channels) {
+    HWY_DYNAMIC_DISPATCH(AccumulateFirstMatches3x3Stride1)
+    (inputRows, sumRows, targets, gradients, outputBegin, outputEnd, firstColumn, channels);
+}
+
+}  // namespace poolgrad::cpu
+#endif
