@@ -210,8 +210,8 @@ TEST(MaxPoolV3GradPlans, EachImplementationDescribesItsPlan) {
               "ring of 3 rows of sums, 2 bands an image, cached stores, threads=2");
     // 3x3 at stride 1 padded by 1 on 16 columns: windows 1..15 hold three whole columns and slide.
     EXPECT_EQ(runForced(kChannelsLast, problem(2, 4, 16, 16, 3, 1, 1, ACL_FLOAT, true)).plan,
-              "ring of 3 rows of sums, 2 bands an image, cached stores, 3x3 stride-1 windows 1..15 of a row sliding "
-              "in registers, threads=2");
+              "ring of 3 rows of sums, 2 bands an image, cached stores, 3x3 windows 1..15 of a row sliding in "
+              "registers, threads=2");
     EXPECT_EQ(runForced(kChannelsLast, problem(2, 4, 16, 16, 3, 1, 1, ACL_FLOAT16, true)).plan,
               "ring of 3 rows of sums, 2 bands an image, cached stores, threads=2");
     EXPECT_EQ(runForced(kReference, problem(1, 4, 16, 16, 3, 2, 1)).plan,

@@ -20,7 +20,8 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dtype_dispatch.h"
-#include "cpu/simd_first_match_3x3_stride1_channels_last.h"
+#include "cpu/gather_rows.h"
+#include "cpu/simd_first_match_stride1_channels_last.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -41,17 +42,18 @@ struct ChannelsLastPlan final : ImplementationPlan {
     int64_t bandsPerImage = 1;    // work items: (image, band of input rows)
     bool streaming = false;       // gradInput much larger than the caches: store past them
     int threads = 1;
-    // float32 3x3 windows at stride 1: the outputs [slidingBegin, slidingEnd) of a row whose windows hold all
-    // 3 rows slide their sums in registers (accumulateFirstMatches3x3Stride1); window ow's first column is
-    // ow + slidingFirstColumn. Empty otherwise.
+    // float32 windows of 3 or 5 rows by 3 or 5 columns moving by 1 along W: the outputs `sliding` of a row whose
+    // windows hold all slidingRows rows slide their sums in registers (accumulateFirstMatchesStride1); window
+    // ow's first column is ow + slidingFirstColumn. Empty otherwise.
     CongruentRun sliding;
-    int64_t slidingFirstColumn = 0;
+    int64_t slidingRows = 0, slidingFirstColumn = 0;
 
     std::string describe() const override {
         return "ring of " + std::to_string(ringRows) + " rows of sums, " + std::to_string(bandsPerImage) +
                " bands an image, " + (streaming ? "streaming" : "cached") + " stores, " +
                (sliding.empty() ? std::string()
-                                : "3x3 stride-1 windows " + std::to_string(sliding.begin) + ".." +
+                                : std::to_string(slidingRows) + "x" + std::to_string(sliding.count) +
+                                      " windows " + std::to_string(sliding.begin) + ".." +
                                       std::to_string(sliding.end) + " of a row sliding in registers, ") +
                "threads=" + std::to_string(threads);
     }
@@ -73,6 +75,7 @@ public:
           ringRows_(plan.ringRows),
           streaming_(plan.streaming),
           sliding_(plan.sliding),
+          slidingRows_(plan.slidingRows),
           slidingFirstColumn_(plan.slidingFirstColumn) {}
 
     int64_t rows() const { return inH_; }
@@ -84,11 +87,12 @@ public:
     void runBand(int64_t n, int64_t rowBegin, int64_t rowEnd, Scratch &scratch) const {
         const int64_t rowElements = inW_ * channels_;
         scratch.sums.resize(static_cast<size_t>(ringRows_ * rowElements));
+        float *ring = scratch.sums.data();
         scratch.zeros.assign(static_cast<size_t>(rowElements), 0.0f);
         scratch.converted.resize(static_cast<size_t>((2 + windowPositions_) * channels_));
         scratch.inputRows.resize(static_cast<size_t>(windowPositions_));
         scratch.sumRows.resize(static_cast<size_t>(windowPositions_));
-        const auto ringRow = [&](int64_t h) { return scratch.sums.data() + h % ringRows_ * rowElements; };
+        const auto ringRow = [&](int64_t h) { return ring + h % ringRows_ * rowElements; };
         int64_t stored = rowBegin;  // rows below are in gradInput
         int64_t zeroed = rowBegin;  // rows [stored, zeroed) hold sums in the ring
         const auto storeRowsBelow = [&](int64_t row) {
@@ -107,24 +111,25 @@ public:
             if (wh.count == 0 || windowEnd <= rowBegin || wh.first >= rowEnd) continue;
             storeRowsBelow(std::max(wh.first, rowBegin));
             zeroRowsBelow(std::min(windowEnd, rowEnd));
-            // Windows of all 3 rows, every row this band's: the run of whole windows slides in registers,
+            // Windows of all their rows, every row this band's: the run of whole windows slides in registers,
             // the clipped ones at the row's ends go one by one, before and after it, keeping output order.
             bool slides = false;
             if constexpr (!widen)
-                slides = !sliding_.empty() && wh.count == 3 && wh.step == 1 && wh.first >= rowBegin &&
-                         wh.first + 2 < rowEnd;
+                slides = !sliding_.empty() && wh.count == slidingRows_ && wh.step == 1 && wh.first >= rowBegin &&
+                         wh.first + slidingRows_ <= rowEnd;
             const int64_t slideBegin = slides ? sliding_.begin : outW_, slideEnd = slides ? sliding_.end : outW_;
             for (int64_t ow = 0; ow < outW_; ++ow) {
                 if (ow == slideBegin) {
-                    const float *inputRows[3];
-                    float *sumRows[3];
-                    for (int64_t r = 0; r < 3; ++r) {
+                    const float *inputRows[5];
+                    float *sumRows[5];
+                    for (int64_t r = 0; r < slidingRows_; ++r) {
                         inputRows[r] = problem_.input.at<const float>(n, 0, 0, wh.first + r, 0);
                         sumRows[r] = ringRow(wh.first + r);
                     }
-                    accumulateFirstMatches3x3Stride1(inputRows, sumRows, problem_.output.at<const float>(n, 0, 0, oh, 0),
-                                                     problem_.gradOutput.at<const float>(n, 0, 0, oh, 0), slideBegin,
-                                                     slideEnd, slidingFirstColumn_, channels_);
+                    accumulateFirstMatchesStride1(slidingRows_, sliding_.count, inputRows, sumRows,
+                                                  problem_.output.at<const float>(n, 0, 0, oh, 0),
+                                                  problem_.gradOutput.at<const float>(n, 0, 0, oh, 0), slideBegin,
+                                                  slideEnd, slidingFirstColumn_, channels_);
                     ow = slideEnd - 1;
                     continue;
                 }
@@ -167,7 +172,7 @@ private:
     const int64_t ringRows_;  // rows of sums alive at once: the largest window span
     const bool streaming_;    // gradInput much larger than the caches: store past them
     const CongruentRun sliding_;
-    const int64_t slidingFirstColumn_;
+    const int64_t slidingRows_, slidingFirstColumn_;
 };
 
 }  // namespace
@@ -198,14 +203,17 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) 
     if (!bytes || *bytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("the ring of rows of sums", bytes));
     plan.streaming = streamingStoresPay(problem.gradInput, *row);  // row by row
-    // 3x3 at stride 1 (dilation 1), float32: I3-v3-nhwc (Inception, 16x64x56x56, 2 threads) took 2.19-2.34 ms
-    // warm with a load, add and store of the sums for every tap, 1.66-1.70 sliding in registers
-    // (docs/kernels/max_pool_v3_grad.md).
-    if (problem.input.type == ElementType::Float32 && largestWindowCount(windowsH) == 3 &&
-        largestWindowSpan(windowsH) == 3) {
+    // float32 windows 3 or 5 wide moving by 1 along W, 3 or 5 rows (dilation 1): I3-v3-nhwc (3x3, Inception,
+    // 16x64x56x56, 2 threads) took 2.19-2.34 ms warm with a load, add and store of the sums for every tap,
+    // 1.66-1.70 sliding in registers (docs/kernels/max_pool_v3_grad.md). Windows of 5 keep 15-25 vectors of
+    // sums in registers: measured with AVX-512's 32 only.
+    const int64_t rowsOfWindows = largestWindowCount(windowsH);
+    if (problem.input.type == ElementType::Float32 && rowsOfWindows == largestWindowSpan(windowsH)) {
         const CongruentRun run = largestCongruentRun(windowsW);
-        if (!run.empty() && run.count == 3 && run.step == 1 && run.stride == 1) {
+        if (!run.empty() && run.step == 1 && run.stride == 1 && slidingWindowShape(rowsOfWindows, run.count) &&
+            (std::max(rowsOfWindows, run.count) == 3 || gatherLaneCount() >= 16)) {
             plan.sliding = run;
+            plan.slidingRows = rowsOfWindows;
             plan.slidingFirstColumn = windowsW[static_cast<size_t>(run.begin)].first - run.begin;
         }
     }
