@@ -1,11 +1,11 @@
-// cpu_argmax_forward_stride2 (windows three wide at stride 2 along W; row winners found once per input row,
-// then combined across the window's rows), forced and checked through poolgradGetLastRunReport that it ran:
-// exact small cases (ties across rows and columns, -0/+0, the last NaN across rows, all -inf, clipped edges),
-// a NaN moved over every column of every row (both passes' NaN detectors), random 2-D and 3-D problems on
-// tie-heavy data with NaN payloads (quiet, signalling, negative) and huge values (the detectors' overflow
-// false alarms), INT32 and INT64 indices, 1-3 threads, and the values-only aclnnMaxPoolV3WithAttrs (forced, and
-// unforced: passed to the row search as a 2-D problem), all against the naive reference of tests/reference. Outputs are
-// poisoned; values are compared bit for bit with the input element the reference names.
+// cpu_argmax_forward_stride2 (windows three wide at stride 2 along W; row winners found once per input row, then
+// combined across the window's rows), forced and checked through poolgradGetLastRunReport that it ran: exact small
+// cases (ties across rows and columns, -0/+0, the last NaN across rows, all -inf, clipped edges), a NaN moved over
+// every column of every row (both passes' NaN detectors), random 2-D and 3-D problems on tie-heavy data with NaN
+// payloads (quiet, signalling, negative) and huge values (the detectors' overflow false alarms), INT32 and INT64
+// indices, 1-3 threads, and the values-only aclnnMaxPoolV3WithAttrs (forced, and unforced: passed by as a 2-D problem,
+// to the 3x3 search; the row search forced), all against the naive reference of tests/reference. Outputs are poisoned;
+// values are compared bit for bit with the input element the reference names.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -242,12 +242,16 @@ TEST(ArgmaxForwardStride2, ValueOnlyForwardMatchesTheReference) {
     for (const int threads : {1, 2, 3}) EXPECT_EQ(checkValueOnlyForward(rng, threads, kStride2), kStride2);
 }
 
-TEST(ArgmaxForwardStride2, ValueOnlyForwardIsPassedToTheRowSearch) {
-    // 2-D problems (every values-only forward is one) go to the row search, whose column maxima measured
-    // faster: the dispatch passes this entry by even for a small input, and the row search gives the same bits.
+TEST(ArgmaxForwardStride2, ValueOnlyForwardIsPassedToThe3x3SearchAndTheRowSearchGivesTheSameBits) {
+    // 2-D problems (every values-only forward is one) pass this entry by even for a small input: 3x3 windows at
+    // stride 2 go to the 3x3 search (measured fastest since 2026-12-05), and the row search, with its column
+    // maxima, forced, gives the same bits.
     std::mt19937_64 rng(7);
-    for (const int threads : {1, 2})
-        EXPECT_EQ(checkValueOnlyForward(rng, threads, nullptr), "cpu_argmax_forward_dense_rows");
+    for (const int threads : {1, 2}) {
+        EXPECT_EQ(checkValueOnlyForward(rng, threads, nullptr), "cpu_argmax_forward_3x3_stride2");
+        EXPECT_EQ(checkValueOnlyForward(rng, threads, "cpu_argmax_forward_dense_rows"),
+                  "cpu_argmax_forward_dense_rows");
+    }
 }
 
 }  // namespace
