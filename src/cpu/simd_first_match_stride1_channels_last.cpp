@@ -20,10 +20,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Eq(a, b) in the lanes of `among`, false elsewhere: with AVX-512 one compare under a mask register, not a
 // compare and a mask AND on the one port that also takes the mask ANDN of the search.
 template <class D, class M>
-HWY_INLINE M EqAmong(D d, M among, hn::Vec<D> a, hn::Vec<D> b) {
+HWY_INLINE M EqAmong([[maybe_unused]] D d, M among, hn::Vec<D> a, hn::Vec<D> b) {
 #if HWY_TARGET <= HWY_AVX3
     if constexpr (sizeof(a.raw) == 64) {
-        (void)d;
         return M{_mm512_mask_cmp_ps_mask(among.raw, a.raw, b.raw, _CMP_EQ_OQ)};
     }
 #endif
