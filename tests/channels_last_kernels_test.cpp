@@ -269,6 +269,36 @@ TEST(ChannelsLastKernels, ArgmaxForwardOnEveryInstructionSet) {
     }
 }
 
+// The operands of an NHWC MaxPoolV3Grad problem: origInput of ties, NaN, Inf and -0 (specialOrSmallInteger), the
+// forward's origOutput (so most windows match) or, with randomOutput, one of the same kind of values, and
+// gradients in eighths of [-8, 8].
+struct NhwcV3Operands {
+    TestTensor x, y, grad;
+};
+
+NhwcV3Operands nhwcV3Operands(std::mt19937 &rng, int64_t batch, int64_t height, int64_t width, int64_t channels,
+                              int64_t outH, int64_t outW, aclDataType type,
+                              const max_pool_v3_test::V3Attributes &attributes, bool randomOutput) {
+    NhwcV3Operands operands{TestTensor({batch, height, width, channels}, type, ACL_FORMAT_NHWC),
+                            TestTensor({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC),
+                            TestTensor({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC)};
+    std::vector<double> values(static_cast<size_t>(operands.x.elementCount()));
+    for (double &value : values) value = specialOrSmallInteger(rng);
+    operands.x.setValues(values);
+    if (randomOutput) {
+        std::vector<double> outputs(static_cast<size_t>(operands.y.elementCount()));
+        for (double &value : outputs) value = specialOrSmallInteger(rng);
+        operands.y.setValues(outputs);
+    } else {
+        const auto status = max_pool_v3_test::runMaxPoolV3WithAttrs(operands.x, attributes, operands.y);
+        EXPECT_EQ(status.phaseTwo, 0) << status.message;
+    }
+    std::vector<double> gradients(static_cast<size_t>(operands.grad.elementCount()));
+    for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
+    operands.grad.setValues(gradients);
+    return operands;
+}
+
 TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) {
     pool_diff::LibraryControlsGuard reset;
     ASSERT_EQ(poolgradSetParallelThreshold(1), ACL_SUCCESS);
@@ -286,11 +316,6 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
         attributes.paddingMode = modes[n % 3];
         attributes.pads = std::vector<int64_t>{pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1), pick(rng, 0, 1)};
         attributes.dataFormat = "NHWC";
-        TestTensor x({batch, height, width, channels}, type, ACL_FORMAT_NHWC);
-        std::vector<double> values(static_cast<size_t>(x.elementCount()));
-        for (double &value : values) value = specialOrSmallInteger(rng);
-        x.setValues(values);
-        // The forward's output (so most windows match), except every third case: a random origOutput.
         const int64_t outH =
             std::string(attributes.paddingMode) == "VALID" ? (height - kh) / attributes.strides[1] + 1
             : std::string(attributes.paddingMode) == "SAME"
@@ -301,19 +326,11 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcMatchesTheReferenceWithManyChannels) 
             : std::string(attributes.paddingMode) == "SAME"
                 ? (width + attributes.strides[2] - 1) / attributes.strides[2]
                 : (width + (*attributes.pads)[2] + (*attributes.pads)[3] - kw) / attributes.strides[2] + 1;
-        TestTensor y({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC);
-        if (n % 3 == 2) {
-            std::vector<double> outputs(static_cast<size_t>(y.elementCount()));
-            for (double &value : outputs) value = specialOrSmallInteger(rng);
-            y.setValues(outputs);
-        } else {
-            const auto status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-            ASSERT_EQ(status.phaseTwo, 0) << status.message;
-        }
-        TestTensor grad({batch, outH, outW, channels}, type, ACL_FORMAT_NHWC);
-        std::vector<double> gradients(static_cast<size_t>(grad.elementCount()));
-        for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
-        grad.setValues(gradients);
+        // The forward's output, except every third case: a random origOutput.
+        NhwcV3Operands operands =
+            nhwcV3Operands(rng, batch, height, width, channels, outH, outW, type, attributes, n % 3 == 2);
+        if (testing::Test::HasFailure()) return;
+        const TestTensor &x = operands.x, &y = operands.y, &grad = operands.grad;
         SCOPED_TRACE("case " + std::to_string(n) + ": C=" + std::to_string(channels) + " " + attributes.paddingMode +
                      " ksize " + pool_diff::listText(attributes.ksize) + " strides " +
                      pool_diff::listText(attributes.strides) + " pads " + pool_diff::listText(*attributes.pads));
@@ -366,23 +383,11 @@ TEST(ChannelsLastKernels, MaxPoolV3GradNhwcStride1SlidesSumsAlongRows) {
         attributes.dataFormat = "NHWC";
         const std::vector<int64_t> &pads = *attributes.pads;
         const int64_t outH = height + pads[0] + pads[1] - kh + 1, outW = width + pads[2] + pads[3] - kw + 1;
-        TestTensor x({batch, height, width, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
-        std::vector<double> values(static_cast<size_t>(x.elementCount()));
-        for (double &value : values) value = specialOrSmallInteger(rng);
-        x.setValues(values);
-        TestTensor y({batch, outH, outW, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
-        if (n % 4 == 3) {
-            std::vector<double> outputs(static_cast<size_t>(y.elementCount()));
-            for (double &value : outputs) value = specialOrSmallInteger(rng);
-            y.setValues(outputs);
-        } else {
-            const auto status = max_pool_v3_test::runMaxPoolV3WithAttrs(x, attributes, y);
-            ASSERT_EQ(status.phaseTwo, 0) << status.message;
-        }
-        TestTensor grad({batch, outH, outW, channels}, ACL_FLOAT, ACL_FORMAT_NHWC);
-        std::vector<double> gradients(static_cast<size_t>(grad.elementCount()));
-        for (double &value : gradients) value = static_cast<double>(pick(rng, -64, 64)) / 8.0;
-        grad.setValues(gradients);
+        // The forward's output, except every fourth case: a random origOutput.
+        NhwcV3Operands operands =
+            nhwcV3Operands(rng, batch, height, width, channels, outH, outW, ACL_FLOAT, attributes, n % 4 == 3);
+        if (testing::Test::HasFailure()) return;
+        const TestTensor &x = operands.x, &y = operands.y, &grad = operands.grad;
         SCOPED_TRACE("case " + std::to_string(n) + ": " + std::to_string(kh) + "x" + std::to_string(kw) + " on " +
                      std::to_string(batch) + "x" + std::to_string(height) + "x" + std::to_string(width) + "x" +
                      std::to_string(channels) + " pads " + pool_diff::listText(pads));
