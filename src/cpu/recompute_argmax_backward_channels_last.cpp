@@ -87,12 +87,11 @@ public:
     void runBand(int64_t n, int64_t rowBegin, int64_t rowEnd, Scratch &scratch) const {
         const int64_t rowElements = inW_ * channels_;
         scratch.sums.resize(static_cast<size_t>(ringRows_ * rowElements));
-        float *ring = scratch.sums.data();
         scratch.zeros.assign(static_cast<size_t>(rowElements), 0.0f);
         scratch.converted.resize(static_cast<size_t>((2 + windowPositions_) * channels_));
         scratch.inputRows.resize(static_cast<size_t>(windowPositions_));
         scratch.sumRows.resize(static_cast<size_t>(windowPositions_));
-        const auto ringRow = [&](int64_t h) { return ring + h % ringRows_ * rowElements; };
+        const auto ringRow = [&](int64_t h) { return scratch.sums.data() + h % ringRows_ * rowElements; };
         int64_t stored = rowBegin;  // rows below are in gradInput
         int64_t zeroed = rowBegin;  // rows [stored, zeroed) hold sums in the ring
         const auto storeRowsBelow = [&](int64_t row) {
@@ -205,7 +204,7 @@ PlanOutcome planRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem) 
     plan.streaming = streamingStoresPay(problem.gradInput, *row);  // row by row
     // float32 windows 3 or 5 wide moving by 1 along W, 3 or 5 rows (dilation 1): I3-v3-nhwc (3x3, Inception,
     // 16x64x56x56, 2 threads) took 2.19-2.34 ms warm with a load, add and store of the sums for every tap,
-    // 1.66-1.70 sliding in registers (docs/kernels/max_pool_v3_grad.md). Windows of 5 keep 15-25 vectors of
+    // 1.72-2.05 sliding in registers (docs/kernels/max_pool_v3_grad.md). Windows of 5 keep 15-25 vectors of
     // sums in registers: measured with AVX-512's 32 only.
     const int64_t rowsOfWindows = largestWindowCount(windowsH);
     if (problem.input.type == ElementType::Float32 && rowsOfWindows == largestWindowSpan(windowsH)) {
