@@ -152,6 +152,25 @@ TEST(ArgmaxForwardPlans, RowSearchWidensSixteenBitRows) {
     }
 }
 
+TEST(ArgmaxForwardPlans, RowSearchReadsBFloat16RowsInPlace) {
+    // Bfloat16 rows that need no padding, read at stride 1 or 2, are searched where they lie (widened in the
+    // register); float16 rows, and bfloat16 rows at stride 3, are still copied widened.
+    const Setting setting(2);
+    Forward pairs{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 32}, {{1, 2, 2}, {1, 2, 2}, {0, 0, 0}}, ACL_BF16};
+    EXPECT_EQ(planOf(pairs, "cpu_argmax_forward_dense_rows").second,
+              "row vectors: 32 windows k2 s2 d1 from column 0, pairs loads, up to 2 bfloat16 rows in place, widened "
+              "in the register; 4 output rows on 2 threads");
+    Forward contiguous{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 62}, {{1, 2, 3}, {1, 2, 1}, {0, 0, 0}}, ACL_BF16};
+    EXPECT_NE(planOf(contiguous, "cpu_argmax_forward_dense_rows").second.find("contiguous loads, up to 2 bfloat16 rows in place"),
+              std::string::npos);
+    Forward gathered{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 21}, {{1, 2, 3}, {1, 2, 3}, {0, 0, 0}}, ACL_BF16};
+    EXPECT_NE(planOf(gathered, "cpu_argmax_forward_dense_rows").second.find("rows widened to float32"),
+              std::string::npos);
+    pairs.type = ACL_FLOAT16;
+    EXPECT_NE(planOf(pairs, "cpu_argmax_forward_dense_rows").second.find("rows widened to float32"),
+              std::string::npos);
+}
+
 }  // namespace
 
 namespace {

@@ -554,6 +554,48 @@ TEST(ArgmaxForwardVectorSearch, SixteenBitSignallingNaNInEveryColumn) {
         }
 }
 
+TEST(ArgmaxForwardVectorSearch, BFloat16RowsInPlaceNaNInEveryColumnOnEveryTarget) {
+    // Bfloat16 rows without padding are read in place: stride 1 widened per vector, stride 2 split into even
+    // and odd columns by a shift and a mask of one load (dilation 2: the even columns only), the scalar target
+    // lane by lane. A signalling NaN (then a second, quiet and negative) moved over every column of two rows
+    // wider than any vector; the plan must say the rows were read in place.
+    struct Geometry {
+        int64_t width, kernel, stride, dilation;
+    };
+    const Geometry geometries[] = {{67, 3, 1, 1}, {66, 2, 2, 1}, {68, 3, 2, 1}, {68, 2, 2, 2}};
+    const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
+    std::mt19937_64 rng(29);
+    for (const int64_t target : targets) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const test_support::HighwayTargetMock mock(target);
+        for (const Geometry &g : geometries) {
+            SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": width " + std::to_string(g.width) + " k" +
+                         std::to_string(g.kernel) + " s" + std::to_string(g.stride) + " d" +
+                         std::to_string(g.dilation));
+            test_support::ArgmaxForwardCase c;
+            c.valueType = ACL_BF16;
+            c.input = {1, 1, 1, 2, g.width};
+            c.params.kernel = {1, 2, g.kernel};
+            c.params.stride = {1, 1, g.stride};
+            c.params.dilation = {1, 1, g.dilation};
+            const int64_t elements = 2 * g.width;
+            const std::vector<uint32_t> base =
+                test_support::sixteenBitPatterns(test_support::tieHeavyBits(rng, elements, 0), ACL_BF16);
+            for (int64_t position = 0; position < elements; ++position) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = 0x7f91u;
+                if (position % 3 == 0) c.bits[static_cast<size_t>((position * 7 + 5) % elements)] = 0xffc1u;
+                c.indexType = position % 2 ? ACL_INT64 : ACL_INT32;
+                test_support::checkArgmaxForward(c, kDenseRows, 1);
+                if (HasFailure()) return;
+            }
+            poolgradRunReport report{};
+            ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+            EXPECT_NE(std::string(report.plan).find("bfloat16 rows in place"), std::string::npos) << report.plan;
+        }
+    }
+}
+
 TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {
     // Channels-last 16-bit rows are searched as float32 ones, each load widened in the register: 1 to 70
     // channels, which leave every kind of remainder.

@@ -3,10 +3,12 @@
 // windows leave the row (padding) or the vector loads would read past it, the window's input rows are
 // first copied into per-thread rows padded with -inf, so that the edge windows take the same vector code
 // as the others; a clipped window whose result is -inf (all its elements -inf, or none) is then searched
-// again element by element, since the padding may have named it. 16-bit rows are always copied, widened to
-// float32 (exact), and each window's value then comes out with the bits of the input element its index names
-// (narrowed back where that is exact, copied otherwise), a NaN's payload included. Work items are output rows (n, c, od, oh), so that a few planes
-// still fill every thread.
+// again element by element, since the padding may have named it. Float16 rows, and bfloat16 rows that need
+// padding or are read at strides above 2, are copied widened to float32 (exact), and each window's value then
+// comes out with the bits of the input element its index names (narrowed back where that is exact, copied
+// otherwise), a NaN's payload included; other bfloat16 rows are read in place, widened in the register (a
+// shift), and the winners narrowed back in the register. Work items are output rows (n, c, od, oh), so that a
+// few planes still fill every thread.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -43,20 +45,24 @@ struct DenseRowsPlan final : ImplementationPlan {
     // Values only, windows 3 wide at stride 2: column maxima first (maxRowOfThreeWideStride2), the search
     // for rows it leaves.
     bool columnMaxima = false;
-    // Float16 / bfloat16 values: rows widened into the per-thread copies, winners kept as int32 in scratch.
+    // Float16 / bfloat16 values: rows widened into the per-thread copies, winners kept as int32 in scratch;
+    // bfloat16 rows that need no padding and are read at stride 1 or 2: in place, widened as they are loaded.
     bool sixteenBit = false;
+    bool bfloat16InPlace = false;
 
     bool padded() const { return padBefore > 0 || padAfter > 0; }
-    bool copiesRows() const { return padded() || sixteenBit; }
+    bool widensRows() const { return sixteenBit && !bfloat16InPlace; }
+    bool copiesRows() const { return padded() || widensRows(); }
 
     std::string describe() const override {
         const char *loads = row.stride == 1 ? "contiguous" : row.stride == 2 ? "pairs" : "gathered";
         return "row vectors: " + std::to_string(row.outputs) + " windows k" + std::to_string(row.kernelWidth) + " s" +
                std::to_string(row.stride) + " d" + std::to_string(row.dilation) + " from column " +
                std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
-               (sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name); "
-                : padded() ? " padded rows; "
-                           : " rows in place; ") +
+               (bfloat16InPlace ? " bfloat16 rows in place, widened in the register; "
+                : sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name); "
+                : padded()   ? " padded rows; "
+                             : " rows in place; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
                std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
                turnsText(rowsPerTurn);
@@ -131,11 +137,12 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
         row.origin + std::max<int64_t>(row.outputs - lanes, 0) * row.stride + argmaxRowReach(row, lanes);
     plan.padBefore = std::max<int64_t>(0, -row.origin);
     plan.padAfter = std::max<int64_t>(0, lastColumn + 1 - row.width);
+    plan.bfloat16InPlace = type == ElementType::BFloat16 && !plan.padded() && (row.stride == 1 || row.stride == 2);
     // The row copies, and for 16-bit values a row of float32 winners and one of int32 indices.
     std::optional<int64_t> paddedBytes = 0;
     if (plan.copiesRows()) {
         paddedBytes = checkedAdd(checkedProduct<int64_t>({*rows, plan.padBefore + row.width + plan.padAfter, int64_t{4}}),
-                                 checkedMul<int64_t>(row.outputs, plan.sixteenBit ? 8 : 0));
+                                 checkedMul<int64_t>(row.outputs, plan.widensRows() ? 8 : 0));
     }
     if (!paddedBytes || *paddedBytes > kScratchBytesPerThread - *rows * 12)
         return PlanOutcome::decline(scratchDeclineText("the padded rows of a window", paddedBytes));
@@ -194,8 +201,9 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                                       -std::numeric_limits<float>::infinity());
         std::vector<float> columnMax(plan.columnMaxima ? static_cast<size_t>(paddedWidth) : 0,
                                      -std::numeric_limits<float>::infinity());
-        std::vector<float> winnerValues(kSixteenBit ? static_cast<size_t>(outW) : 0);
-        std::vector<int32_t> winnerIndices(kSixteenBit ? static_cast<size_t>(outW) : 0);
+        std::vector<float> winnerValues(plan.widensRows() ? static_cast<size_t>(outW) : 0);
+        std::vector<int32_t> winnerIndices(plan.widensRows() ? static_cast<size_t>(outW) : 0);
+        std::vector<const uint16_t *> bitRowStarts(plan.bfloat16InPlace ? largest : 0);
         int64_t plane = begin / (outD * outH), od = begin / outH % outD, oh = begin % outH;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -205,9 +213,14 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 const int64_t offset = (d * inH + h) * inW;
                 rowOffsets[static_cast<size_t>(rowCount)] = static_cast<int32_t>(offset);
                 if constexpr (kSixteenBit) {
-                    float *copy = paddedRows.data() + rowCount * paddedWidth + plan.padBefore;
-                    widenRowToFloat(inPlane + offset, copy, inW);
-                    rowStarts[static_cast<size_t>(rowCount)] = copy;
+                    if (plan.bfloat16InPlace) {
+                        bitRowStarts[static_cast<size_t>(rowCount)] =
+                            reinterpret_cast<const uint16_t *>(inPlane + offset);
+                    } else {
+                        float *copy = paddedRows.data() + rowCount * paddedWidth + plan.padBefore;
+                        widenRowToFloat(inPlane + offset, copy, inW);
+                        rowStarts[static_cast<size_t>(rowCount)] = copy;
+                    }
                 } else {
                     rowStarts[static_cast<size_t>(rowCount)] = inPlane + offset;
                 }
@@ -216,35 +229,49 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
             const int64_t q = (od * outH + oh) * outW;  // first output of the row in its plane
             int32_t *outIndices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
             int64_t *outIndices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
-            // Float32 rows are searched into the outputs; 16-bit rows into the winner rows, copied out below.
-            float *values = winnerValues.data();
-            if constexpr (!kSixteenBit) values = out.plane<float>(n, c) + q;
-            int32_t *indices32 = kSixteenBit ? winnerIndices.data() : outIndices32;
-            int64_t *indices64 = kSixteenBit ? nullptr : outIndices64;
-            const bool byColumns =
-                plan.columnMaxima && maxRowOfThreeWideStride2(plan.row, rowStarts.data(), rowCount,
-                                                              columnMax.data() + plan.padBefore, values);
-            if (rowCount > 0 && !byColumns)
-                argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
-                                plan.padded() && !kSixteenBit ? paddedRows.data() + plan.padBefore : nullptr,
-                                paddedWidth, values, indices32, indices64);
-            for (int64_t ow = 0; ow < outW; ++ow) {
-                // Windows without rows (dilated depth or height windows wholly in padding) are all empty.
-                if (ow == plan.clippedBefore && rowCount > 0) ow = std::max(ow, plan.clippedAfter);
-                if (ow >= outW) break;
-                if (rowCount > 0 && !(values[ow] == -std::numeric_limits<float>::infinity())) continue;
-                float value;
-                int64_t index;
-                searchClippedWindow(inPlane, rowOffsets.data(), rowCount, plan.windows.width(ow), value, index);
-                values[ow] = value;
-                if (indices32) indices32[ow] = static_cast<int32_t>(index);
-                if (indices64) indices64[ow] = index;
+            if (plan.bfloat16InPlace) {
+                // Every window lies inside its rows (no padding): the search's winners are final, and only
+                // windows without rows (dilated depth or height windows wholly in padding) are empty.
+                uint16_t *outBits = reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q);
+                if (rowCount > 0) {
+                    argmaxWindowRowBFloat16(plan.row, bitRowStarts.data(), rowOffsets.data(), rowCount, outBits,
+                                            outIndices32, outIndices64);
+                } else {
+                    std::fill(outBits, outBits + outW, uint16_t{0xff80});  // -inf
+                    if (outIndices32) std::fill(outIndices32, outIndices32 + outW, -1);
+                    if (outIndices64) std::fill(outIndices64, outIndices64 + outW, -1);
+                }
+            } else {
+                // Float32 rows are searched into the outputs; 16-bit rows into the winner rows, copied out below.
+                float *values = winnerValues.data();
+                if constexpr (!kSixteenBit) values = out.plane<float>(n, c) + q;
+                int32_t *indices32 = kSixteenBit ? winnerIndices.data() : outIndices32;
+                int64_t *indices64 = kSixteenBit ? nullptr : outIndices64;
+                const bool byColumns =
+                    plan.columnMaxima && maxRowOfThreeWideStride2(plan.row, rowStarts.data(), rowCount,
+                                                                  columnMax.data() + plan.padBefore, values);
+                if (rowCount > 0 && !byColumns)
+                    argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
+                                    plan.padded() && !kSixteenBit ? paddedRows.data() + plan.padBefore : nullptr,
+                                    paddedWidth, values, indices32, indices64);
+                for (int64_t ow = 0; ow < outW; ++ow) {
+                    // Windows without rows (dilated depth or height windows wholly in padding) are all empty.
+                    if (ow == plan.clippedBefore && rowCount > 0) ow = std::max(ow, plan.clippedAfter);
+                    if (ow >= outW) break;
+                    if (rowCount > 0 && !(values[ow] == -std::numeric_limits<float>::infinity())) continue;
+                    float value;
+                    int64_t index;
+                    searchClippedWindow(inPlane, rowOffsets.data(), rowCount, plan.windows.width(ow), value, index);
+                    values[ow] = value;
+                    if (indices32) indices32[ow] = static_cast<int32_t>(index);
+                    if (indices64) indices64[ow] = index;
+                }
+                if constexpr (kSixteenBit)
+                    storeSixteenBitWinners(winnerValues.data(), winnerIndices.data(),
+                                           reinterpret_cast<const uint16_t *>(inPlane),
+                                           reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q), outIndices32,
+                                           outIndices64, outW, std::is_same_v<Value, Float16>);
             }
-            if constexpr (kSixteenBit)
-                storeSixteenBitWinners(winnerValues.data(), winnerIndices.data(),
-                                       reinterpret_cast<const uint16_t *>(inPlane),
-                                       reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q), outIndices32,
-                                       outIndices64, outW, std::is_same_v<Value, Float16>);
             if (++oh == outH) {
                 oh = 0;
                 if (++od == outD) {

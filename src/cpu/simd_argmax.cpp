@@ -38,17 +38,66 @@ enum class ColumnAccess { Contiguous, EvenOfPairs, Gathered };
 // The most 32-bit lanes of a vector of this target: the size of per-lane buffers.
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 
+// Rows are float32, or bfloat16 bits (uint16_t) widened to float32 in the register as they are loaded (a shift:
+// exact), so that 16-bit rows are searched where they lie, at half the bytes, with no widened copy.
+template <class D>
+HWY_INLINE hn::Vec<D> loadColumns(D d, const float *HWY_RESTRICT at) {
+    return hn::LoadU(d, at);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> loadColumns(D d, const uint16_t *HWY_RESTRICT at) {
+    return widenSixteenBit<false>(d, hn::LoadU(hn::Rebind<uint16_t, D>(), at));
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// Columns at[0], at[2], ... (even) and at[1], at[3], ... (odd) of 2 x Lanes columns. Float32: two loads split by
+// two permutes. Bfloat16: one load of 2 x Lanes bits, each 32-bit lane holding an even column in its low half
+// and the next odd one in its high half (little-endian), so a shift and a mask widen both: no permute.
+template <class D>
+HWY_INLINE hn::Vec<D> evenColumns(D d, const float *HWY_RESTRICT at) {
+    return hn::ConcatEven(d, hn::LoadU(d, at + hn::Lanes(d)), hn::LoadU(d, at));
+}
+template <class D>
+HWY_INLINE hn::Vec<D> oddColumns(D d, const float *HWY_RESTRICT at) {
+    return hn::ConcatOdd(d, hn::LoadU(d, at + hn::Lanes(d)), hn::LoadU(d, at));
+}
+template <class D>
+HWY_INLINE hn::Vec<D> evenColumns(D d, const uint16_t *HWY_RESTRICT at) {
+    const hn::RebindToUnsigned<D> du;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::BitCast(du, hn::LoadU(hn::Repartition<uint16_t, D>(), at))));
+}
+template <class D>
+HWY_INLINE hn::Vec<D> oddColumns(D d, const uint16_t *HWY_RESTRICT at) {
+    const hn::RebindToUnsigned<D> du;
+    return hn::BitCast(
+        d, hn::And(hn::BitCast(du, hn::LoadU(hn::Repartition<uint16_t, D>(), at)), hn::Set(du, 0xffff0000u)));
+}
+#endif
+
+template <class D, class DI>
+HWY_INLINE hn::Vec<D> gatherColumns(D d, DI, const float *HWY_RESTRICT at, hn::Vec<DI> laneColumns) {
+    return hn::GatherIndex(d, at, laneColumns);
+}
+// Bfloat16 rows of other strides (and every stride on the scalar target), lane by lane.
+template <class D, class DI>
+HWY_INLINE hn::Vec<D> gatherColumns(D d, DI di, const uint16_t *HWY_RESTRICT at, hn::Vec<DI> laneColumns) {
+    HWY_ALIGN_MAX int32_t columns[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN_MAX uint32_t bits[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(laneColumns, di, columns);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) bits[i] = static_cast<uint32_t>(at[columns[i]]) << 16;
+    return hn::BitCast(d, hn::Load(hn::RebindToUnsigned<D>(), bits));
+}
+
 // Search of `Group` chunks of Lanes(d) consecutive windows at once (independent compare-and-blend chains
 // hide each other's latency); chunk g's lane 0 has its first tap at column firstColumns[g]. With Detect,
 // returns false when the fast search saw a NaN: its result is then not valid and the chunks must be
 // searched with the NaN rule (without Detect the caller knows whether the rows hold NaNs). relative[g] gets
 // each winner's index less its lane's first tap column.
-template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class D, class DI>
-HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+template <ColumnAccess Access, bool NanRule, bool Detect, bool WithIndices, int Group, class Source, class D, class DI>
+HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount,
                              const int64_t (&firstColumns)[Group], hn::Vec<DI> laneColumns, hn::Vec<D> (&best)[Group],
                              hn::Vec<DI> (&relative)[Group]) {
-    [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     hn::Vec<D> detector[Group];  // sum of every value seen: NaN when one was NaN (or +inf met -inf)
     for (int g = 0; g < Group; ++g) {
         best[g] = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -64,26 +113,25 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *cons
                 hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(offset)), relative[g]);
     };
     for (int64_t r = 0; r < rowCount; ++r) {
-        const float *rowStart = rowStarts[r];
+        const Source *rowStart = rowStarts[r];
         for (int64_t j = 0; j < row.kernelWidth; ++j) {
             const int64_t offset = rowOffsets[r] + j * row.dilation;
             if constexpr (Access == ColumnAccess::Contiguous) {
                 for (int g = 0; g < Group; ++g)
-                    visit(g, hn::LoadU(d, rowStart + firstColumns[g] + j * row.dilation), offset);
+                    visit(g, loadColumns(d, rowStart + firstColumns[g] + j * row.dilation), offset);
             } else if constexpr (Access == ColumnAccess::EvenOfPairs) {
 #if HWY_TARGET != HWY_SCALAR
                 const bool pairs = row.dilation == 1 && j + 1 < row.kernelWidth;  // odd columns: the next tap
                 for (int g = 0; g < Group; ++g) {
-                    const float *at = rowStart + firstColumns[g] + j * row.dilation;
-                    const auto low = hn::LoadU(d, at), high = hn::LoadU(d, at + lanes);
-                    visit(g, hn::ConcatEven(d, high, low), offset);
-                    if (pairs) visit(g, hn::ConcatOdd(d, high, low), offset + 1);
+                    const Source *at = rowStart + firstColumns[g] + j * row.dilation;
+                    visit(g, evenColumns(d, at), offset);
+                    if (pairs) visit(g, oddColumns(d, at), offset + 1);
                 }
                 if (pairs) ++j;
 #endif
             } else {
                 for (int g = 0; g < Group; ++g)
-                    visit(g, hn::GatherIndex(d, rowStart + firstColumns[g] + j * row.dilation, laneColumns), offset);
+                    visit(g, gatherColumns(d, di, rowStart + firstColumns[g] + j * row.dilation, laneColumns), offset);
             }
         }
     }
@@ -96,6 +144,34 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const float *cons
     }
 }
 
+// Winners stored as the rows' type: float32 as they are; bfloat16 narrowed back (exact: they were widened by
+// a shift), whole vectors only where the target narrows in vectors.
+template <class Source>
+constexpr bool storesWhole() {
+    return std::is_same_v<Source, float> || HWY_TARGET != HWY_SCALAR;
+}
+template <class D>
+HWY_INLINE void storeValues(D d, hn::Vec<D> values, float *HWY_RESTRICT at) {
+    hn::StoreU(values, d, at);
+}
+template <class D>
+HWY_INLINE void storeValues(D d, hn::Vec<D> values, uint16_t *HWY_RESTRICT at) {
+    const hn::Rebind<uint16_t, D> d16;
+    hn::Vec<decltype(d16)> bits;
+    if (narrowSixteenBitExactly<false>(d, values, bits)) hn::StoreU(bits, d16, at);
+}
+template <class Source>
+HWY_INLINE Source narrowedFrom(float value) {
+    if constexpr (std::is_same_v<Source, float>)
+        return value;
+    else
+    {
+        uint32_t bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        return static_cast<uint16_t>(bits >> 16);
+    }
+}
+
 // What a row search knows of NaNs: nothing (the fast search detects them and the chunks that saw one are
 // searched again with the NaN rule), none (the rows were checked while they were copied), or some (the NaN
 // rule at once).
@@ -103,10 +179,10 @@ enum class NanKnowledge { Unknown, None, Some };
 
 // Searches the chunks starting at outputs starts[g] and writes their outputs (`count` each: fewer than a
 // vector only in a row shorter than one).
-template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, int Group, class D, class DI>
-HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, int Group, class Source, class D, class DI>
+HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                           const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, const int64_t (&starts)[Group],
-                          hn::Vec<DI> laneColumns, int64_t count, float *HWY_RESTRICT values,
+                          hn::Vec<DI> laneColumns, int64_t count, Source *HWY_RESTRICT values,
                           int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
     int64_t firstColumns[Group];
     for (int g = 0; g < Group; ++g) firstColumns[g] = row.origin + starts[g] * row.stride;
@@ -122,8 +198,8 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
         const auto index =
             hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
         const int64_t at = starts[g];
-        if (count == static_cast<int64_t>(hn::Lanes(d))) {
-            hn::StoreU(best[g], d, values + at);
+        if (count == static_cast<int64_t>(hn::Lanes(d)) && storesWhole<Source>()) {
+            storeValues(d, best[g], values + at);
             if constexpr (WithIndices)
                 storeInt32Lanes(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
                              false);
@@ -134,7 +210,7 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
         HWY_ALIGN_MAX int32_t bestIndices[kMaxLanes];
         hn::Store(best[g], d, bestValues);
         hn::Store(index, di, bestIndices);
-        std::memcpy(values + at, bestValues, static_cast<size_t>(count) * sizeof(float));
+        for (int64_t i = 0; i < count; ++i) values[at + i] = narrowedFrom<Source>(bestValues[i]);
         for (int64_t i = 0; i < count && WithIndices; ++i) {
             if (indices32) indices32[at + i] = bestIndices[i];
             if (indices64) indices64[at + i] = bestIndices[i];
@@ -142,9 +218,9 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const float *const *
     }
 }
 
-template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices>
-HWY_INLINE void argmaxRowWith(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
-                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, class Source>
+HWY_INLINE void argmaxRowWith(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
+                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
                               int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
     const hn::ScalableTag<float> d;
     const hn::RebindToSigned<decltype(d)> di;
@@ -169,9 +245,9 @@ HWY_INLINE void argmaxRowWith(const WindowRow &row, const float *const *HWY_REST
                                                 count, values, indices32, indices64);
 }
 
-template <NanKnowledge Nans, bool WithIndices>
-HWY_INLINE void argmaxRowIndices(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
-                                 const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+template <NanKnowledge Nans, bool WithIndices, class Source>
+HWY_INLINE void argmaxRowIndices(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
+                                 const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
                                  int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
 #if HWY_TARGET != HWY_SCALAR
     if (row.stride == 2) {
@@ -188,14 +264,20 @@ HWY_INLINE void argmaxRowIndices(const WindowRow &row, const float *const *HWY_R
                                                                  indices32, indices64);
 }
 
-template <NanKnowledge Nans>
-HWY_INLINE void argmaxRowNans(const WindowRow &row, const float *const *HWY_RESTRICT rowStarts,
-                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
+template <NanKnowledge Nans, class Source>
+HWY_INLINE void argmaxRowNans(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
+                              const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
                               int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
     if (indices32 || indices64)
         argmaxRowIndices<Nans, true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
     else
         argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
+}
+
+void ArgmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *HWY_RESTRICT rowStarts,
+                             const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, uint16_t *HWY_RESTRICT values,
+                             int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
 // Copies `width` floats (the last vector moves back to end at the row's end) and returns the sum of those
@@ -415,6 +497,7 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(MaxRowOfThreeWideStride2);
 HWY_EXPORT(ArgmaxWindowRow);
+HWY_EXPORT(ArgmaxWindowRowBFloat16);
 HWY_EXPORT(ArgmaxRowLanes);
 HWY_EXPORT(StoreSixteenBitWinners);
 HWY_EXPORT(ArgmaxAcrossChannels);
@@ -428,6 +511,11 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64) {
     HWY_DYNAMIC_DISPATCH(ArgmaxWindowRow)
     (row, rowStarts, rowOffsets, rowCount, paddedRows, paddedStride, values, indices32, indices64);
+}
+
+void argmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *rowStarts, const int32_t *rowOffsets,
+                             int64_t rowCount, uint16_t *values, int32_t *indices32, int64_t *indices64) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindowRowBFloat16)(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
 int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }

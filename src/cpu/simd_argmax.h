@@ -36,6 +36,11 @@ struct WindowRow {
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64);
 
+// argmaxWindowRow on bfloat16 rows (their bits) read in place, every load within the rows (no padded copies):
+// each vector is widened to float32 as it is loaded, the winners narrowed back into values (exact).
+void argmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *rowStarts, const int32_t *rowOffsets,
+                             int64_t rowCount, uint16_t *values, int32_t *indices32, int64_t *indices64);
+
 // Values only (no indices) of windows 3 wide at stride 2 without dilation: values[ow] gets the max of
 // window ow over the rows, bit for bit as the search gives it, or the call returns false and writes no
 // value: for rows holding a NaN, a -0 or both infinities, for rows narrower than a vector and for fewer
