@@ -109,8 +109,8 @@ TEST(ArgmaxForwardPlans, RowSearchLoadsFollowTheStride) {
     // read in place.
     const Forward contiguous{{1, 1, 2, 5, 200}, {1, 1, 1, 2, 196}, {{2, 3, 3}, {2, 2, 1}, {0}, {1, 1, 2}}};
     EXPECT_EQ(planOf(contiguous, "cpu_argmax_forward_dense_rows").second,
-              "row vectors: 196 windows k3 s1 d2 from column 0, contiguous loads, up to 6 rows in place; 2 output "
-              "rows on 1 threads");
+              "row vectors: 196 windows k3 s1 d2 from column 0, contiguous loads, up to 6 rows in place, runs of "
+              "output rows a call; 2 output rows on 1 threads");
     // Stride 3: gathered loads; the one window of H is clipped to 2 rows.
     const Forward gathered{{1, 1, 1, 3, 10}, {1, 1, 1, 1, 4}, {{1, 3, 3}, {1, 3, 3}, {0, 1, 1}}};
     EXPECT_EQ(planOf(gathered, "cpu_argmax_forward_dense_rows").second,
@@ -159,7 +159,7 @@ TEST(ArgmaxForwardPlans, RowSearchReadsBFloat16RowsInPlace) {
     Forward pairs{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 32}, {{1, 2, 2}, {1, 2, 2}, {0, 0, 0}}, ACL_BF16};
     EXPECT_EQ(planOf(pairs, "cpu_argmax_forward_dense_rows").second,
               "row vectors: 32 windows k2 s2 d1 from column 0, pairs loads, up to 2 bfloat16 rows in place, widened "
-              "in the register; 4 output rows on 2 threads");
+              "in the register, runs of output rows a call; 4 output rows on 2 threads");
     Forward contiguous{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 62}, {{1, 2, 3}, {1, 2, 1}, {0, 0, 0}}, ACL_BF16};
     EXPECT_NE(planOf(contiguous, "cpu_argmax_forward_dense_rows").second.find("contiguous loads, up to 2 bfloat16 rows in place"),
               std::string::npos);

@@ -17,15 +17,18 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool_v3_with_attrs.h"
 #include "poolgrad/poolgrad.h"
+#include "reference/naive_adaptive_pooling.h"
 #include "reference/naive_pooling.h"
 #include "support/argmax_forward_case.h"
 #include "support/highway_target_mock.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
+#include "support/two_phase_run.h"
 
 namespace {
 
@@ -594,6 +597,55 @@ TEST(ArgmaxForwardVectorSearch, BFloat16RowsInPlaceNaNInEveryColumnOnEveryTarget
             EXPECT_NE(std::string(report.plan).find("bfloat16 rows in place"), std::string::npos) << report.plan;
         }
     }
+}
+
+TEST(ArgmaxForwardVectorSearch, RunsOfOutputRowsFollowAdaptiveHeightWindows) {
+    // Rows read in place are searched a run of output rows at a time, each run's rows moved by one fixed step.
+    // Adaptive heights break the runs: 10 -> 4 has windows of 3 rows starting at 0, 2, 5, 7 (steps 2, 3, 2),
+    // 11 -> 4 windows of 3, 4, 4, 3 rows, 9 -> 4 one run of step 2; depth 3 -> 2 overlaps. Widths 64 -> 32
+    // (2 wide, stride 2) and 48 -> 48 (1 wide) are read in place; float32 and bfloat16, 1 to 3 threads, every
+    // output against the naive adaptive reference, bit for bit.
+    std::mt19937_64 rng(31);
+    for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
+        for (const auto &[inH, inW, outW] : {std::array<int64_t, 3>{10, 64, 32}, {11, 64, 32}, {9, 48, 48}})
+            for (const int threads : {1, 2, 3}) {
+                SCOPED_TRACE(std::string(type == ACL_FLOAT ? "f32" : "bf16") + " H " + std::to_string(inH) + " W " +
+                             std::to_string(inW) + ", " + std::to_string(threads) + " threads");
+                const ThreadSetting setting(threads);
+                const reference::adaptive::Shape5 shape{1, 3, 3, inH, inW};
+                const int64_t count = 3 * 3 * inH * inW;
+                TestTensor self({1, 3, 3, inH, inW}, type);
+                self.setValues(tieHeavyData(rng, count, 0.01));
+                std::vector<float> rounded(static_cast<size_t>(count));
+                for (int64_t i = 0; i < count; ++i)
+                    rounded[static_cast<size_t>(i)] =
+                        reference::elementValue(static_cast<uint32_t>(self.bitsAt(i)), elementType(type));
+                const reference::adaptive::ForwardResult expected =
+                    reference::adaptive::forward(rounded, shape, {2, 4, outW});
+                TestTensor out({1, 3, 2, 4, outW}, type), indices({1, 3, 2, 4, outW}, ACL_INT64);
+                out.poison();
+                indices.poison();
+                const std::vector<int64_t> sizes{2, 4, outW};
+                aclIntArray *outputSize = aclCreateIntArray(sizes.data(), 3);
+                ASSERT_EQ(poolgradForceImplementation(kDenseRows), ACL_SUCCESS);
+                const test_support::TwoPhaseStatus status = test_support::runTwoPhase(
+                    [&](uint64_t *workspaceSize, aclOpExecutor **executor) {
+                        return aclnnAdaptiveMaxPool3dGetWorkspaceSize(self, outputSize, out, indices, workspaceSize,
+                                                                      executor);
+                    },
+                    aclnnAdaptiveMaxPool3d);
+                aclDestroyIntArray(outputSize);
+                ASSERT_EQ(status.phaseTwo, 0) << status.message;
+                poolgradRunReport report{};
+                ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+                ASSERT_STREQ(report.implementation, kDenseRows);
+                EXPECT_NE(std::string(report.plan).find("in place"), std::string::npos) << report.plan;
+                for (int64_t q = 0; q < out.elementCount(); ++q) {
+                    const int64_t selected = expected.selected[static_cast<size_t>(q)];
+                    ASSERT_EQ(indices.at(q), expected.indices[static_cast<size_t>(q)]) << "output " << q;
+                    ASSERT_EQ(out.bitsAt(q), self.bitsAt(selected)) << "output " << q;
+                }
+            }
 }
 
 TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitRowsAgreeWithTheReferenceOnEveryTarget) {

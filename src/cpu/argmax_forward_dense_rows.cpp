@@ -53,16 +53,19 @@ struct DenseRowsPlan final : ImplementationPlan {
     bool padded() const { return padBefore > 0 || padAfter > 0; }
     bool widensRows() const { return sixteenBit && !bfloat16InPlace; }
     bool copiesRows() const { return padded() || widensRows(); }
+    // Rows read where they lie, runs of output rows in one call (values-only column maxima go row by row).
+    bool searchesInPlace() const { return !copiesRows() && !columnMaxima; }
 
     std::string describe() const override {
         const char *loads = row.stride == 1 ? "contiguous" : row.stride == 2 ? "pairs" : "gathered";
         return "row vectors: " + std::to_string(row.outputs) + " windows k" + std::to_string(row.kernelWidth) + " s" +
                std::to_string(row.stride) + " d" + std::to_string(row.dilation) + " from column " +
                std::to_string(row.origin) + ", " + loads + " loads, up to " + std::to_string(largestRows) +
-               (bfloat16InPlace ? " bfloat16 rows in place, widened in the register; "
-                : sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name); "
-                : padded()   ? " padded rows; "
-                             : " rows in place; ") +
+               (bfloat16InPlace ? " bfloat16 rows in place, widened in the register"
+                : sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name)"
+                : padded()   ? " padded rows"
+                             : " rows in place") +
+               (searchesInPlace() ? ", runs of output rows a call; " : "; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
                std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
                turnsText(rowsPerTurn);
@@ -182,6 +185,20 @@ void searchClippedWindow(const Value *plane, const int32_t *rowOffsets, int64_t 
         }
 }
 
+// Output rows oh, oh + 1, ... (before limit) whose height windows are oh's moved by one fixed step, so that
+// their rows are oh's moved by that many rows: how many.
+int64_t outputRowRun(const std::vector<AxisWindow> &heights, int64_t oh, int64_t limit) {
+    const AxisWindow &first = heights[static_cast<size_t>(oh)];
+    int64_t last = oh;
+    while (last + 1 < limit) {
+        const AxisWindow &previous = heights[static_cast<size_t>(last)], &next = heights[static_cast<size_t>(last + 1)];
+        if (next.count != first.count || (first.count > 1 && next.step != first.step)) break;
+        if (last > oh && next.first - previous.first != heights[static_cast<size_t>(oh + 1)].first - first.first) break;
+        ++last;
+    }
+    return last - oh + 1;
+}
+
 template <typename Value>
 void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
     constexpr bool kSixteenBit = !std::is_same_v<Value, float>;
@@ -229,18 +246,27 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
             const int64_t q = (od * outH + oh) * outW;  // first output of the row in its plane
             int32_t *outIndices32 = idx.present() && !wide ? idx.plane<int32_t>(n, c) + q : nullptr;
             int64_t *outIndices64 = wide ? idx.plane<int64_t>(n, c) + q : nullptr;
-            if (plan.bfloat16InPlace) {
-                // Every window lies inside its rows (no padding): the search's winners are final, and only
-                // windows without rows (dilated depth or height windows wholly in padding) are empty.
+            if (plan.searchesInPlace() && rowCount > 0) {
+                // Every window lies inside its rows (no padding): the search's winners are final. The output rows
+                // below whose height windows are this one's moved by a fixed step are searched in the same call.
+                const int64_t run = outputRowRun(plan.windows.axes[1], oh, std::min(outH, oh + (end - item)));
+                const OutputRowRun rows{
+                    run, run > 1 ? (plan.windows.height(oh + 1).first - plan.windows.height(oh).first) * inW : 0, outW};
+                if constexpr (kSixteenBit)
+                    argmaxWindowRowsInPlaceBFloat16(plan.row, rows, bitRowStarts.data(), rowOffsets.data(), rowCount,
+                                                    reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q),
+                                                    outIndices32, outIndices64);
+                else
+                    argmaxWindowRowsInPlace(plan.row, rows, rowStarts.data(), rowOffsets.data(), rowCount,
+                                            out.plane<float>(n, c) + q, outIndices32, outIndices64);
+                item += run - 1;
+                oh += run - 1;
+            } else if (plan.bfloat16InPlace) {
+                // Windows without rows (dilated depth or height windows wholly in padding) are empty.
                 uint16_t *outBits = reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q);
-                if (rowCount > 0) {
-                    argmaxWindowRowBFloat16(plan.row, bitRowStarts.data(), rowOffsets.data(), rowCount, outBits,
-                                            outIndices32, outIndices64);
-                } else {
-                    std::fill(outBits, outBits + outW, uint16_t{0xff80});  // -inf
-                    if (outIndices32) std::fill(outIndices32, outIndices32 + outW, -1);
-                    if (outIndices64) std::fill(outIndices64, outIndices64 + outW, -1);
-                }
+                std::fill(outBits, outBits + outW, uint16_t{0xff80});  // -inf
+                if (outIndices32) std::fill(outIndices32, outIndices32 + outW, -1);
+                if (outIndices64) std::fill(outIndices64, outIndices64 + outW, -1);
             } else {
                 // Float32 rows are searched into the outputs; 16-bit rows into the winner rows, copied out below.
                 float *values = winnerValues.data();

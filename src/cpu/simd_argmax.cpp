@@ -274,10 +274,35 @@ HWY_INLINE void argmaxRowNans(const WindowRow &row, const Source *const *HWY_RES
         argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
 }
 
-void ArgmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *HWY_RESTRICT rowStarts,
-                             const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, uint16_t *HWY_RESTRICT values,
+template <class Source>
+HWY_INLINE void argmaxRowsInPlace(const WindowRow &row, const OutputRowRun &run, const Source **HWY_RESTRICT rowStarts,
+                                  int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
+                                  int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+    for (int64_t k = 0; k < run.outputRows; ++k) {
+        if (k > 0) {
+            for (int64_t r = 0; r < rowCount; ++r) {
+                rowStarts[r] += run.inputRowStep;
+                rowOffsets[r] += static_cast<int32_t>(run.inputRowStep);
+            }
+            values += run.outputStep;
+            if (indices32) indices32 += run.outputStep;
+            if (indices64) indices64 += run.outputStep;
+        }
+        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    }
+}
+
+void ArgmaxWindowRowsInPlace(const WindowRow &row, const OutputRowRun &run, const float **HWY_RESTRICT rowStarts,
+                             int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, float *HWY_RESTRICT values,
                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
-    argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+    argmaxRowsInPlace(row, run, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+}
+
+void ArgmaxWindowRowsInPlaceBFloat16(const WindowRow &row, const OutputRowRun &run,
+                                     const uint16_t **HWY_RESTRICT rowStarts, int32_t *HWY_RESTRICT rowOffsets,
+                                     int64_t rowCount, uint16_t *HWY_RESTRICT values, int32_t *HWY_RESTRICT indices32,
+                                     int64_t *HWY_RESTRICT indices64) {
+    argmaxRowsInPlace(row, run, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
 // Copies `width` floats (the last vector moves back to end at the row's end) and returns the sum of those
@@ -497,7 +522,8 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(MaxRowOfThreeWideStride2);
 HWY_EXPORT(ArgmaxWindowRow);
-HWY_EXPORT(ArgmaxWindowRowBFloat16);
+HWY_EXPORT(ArgmaxWindowRowsInPlace);
+HWY_EXPORT(ArgmaxWindowRowsInPlaceBFloat16);
 HWY_EXPORT(ArgmaxRowLanes);
 HWY_EXPORT(StoreSixteenBitWinners);
 HWY_EXPORT(ArgmaxAcrossChannels);
@@ -513,9 +539,18 @@ void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_
     (row, rowStarts, rowOffsets, rowCount, paddedRows, paddedStride, values, indices32, indices64);
 }
 
-void argmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *rowStarts, const int32_t *rowOffsets,
-                             int64_t rowCount, uint16_t *values, int32_t *indices32, int64_t *indices64) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxWindowRowBFloat16)(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+void argmaxWindowRowsInPlace(const WindowRow &row, const OutputRowRun &run, const float **rowStarts,
+                             int32_t *rowOffsets, int64_t rowCount, float *values, int32_t *indices32,
+                             int64_t *indices64) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindowRowsInPlace)(row, run, rowStarts, rowOffsets, rowCount, values, indices32,
+                                                  indices64);
+}
+
+void argmaxWindowRowsInPlaceBFloat16(const WindowRow &row, const OutputRowRun &run, const uint16_t **rowStarts,
+                                     int32_t *rowOffsets, int64_t rowCount, uint16_t *values, int32_t *indices32,
+                                     int64_t *indices64) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxWindowRowsInPlaceBFloat16)(row, run, rowStarts, rowOffsets, rowCount, values,
+                                                          indices32, indices64);
 }
 
 int64_t argmaxRowLanes() { return HWY_DYNAMIC_DISPATCH(ArgmaxRowLanes)(); }

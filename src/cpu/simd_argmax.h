@@ -36,10 +36,24 @@ struct WindowRow {
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64);
 
-// argmaxWindowRow on bfloat16 rows (their bits) read in place, every load within the rows (no padded copies):
-// each vector is widened to float32 as it is loaded, the winners narrowed back into values (exact).
-void argmaxWindowRowBFloat16(const WindowRow &row, const uint16_t *const *rowStarts, const int32_t *rowOffsets,
-                             int64_t rowCount, uint16_t *values, int32_t *indices32, int64_t *indices64);
+// Consecutive output rows searched in one call, rows read in place (no padded copies): output row k reads
+// rowStarts[r] + k * inputRowStep (its rows' offsets rowOffsets[r] + k * inputRowStep) and writes its winners
+// k * outputStep on. rowStarts and rowOffsets come back advanced to the last output row.
+struct OutputRowRun {
+    int64_t outputRows = 1;
+    int64_t inputRowStep = 0;
+    int64_t outputStep = 0;
+};
+
+// argmaxWindowRow over a run of output rows whose rows are read in place (every load within the rows).
+void argmaxWindowRowsInPlace(const WindowRow &row, const OutputRowRun &run, const float **rowStarts,
+                             int32_t *rowOffsets, int64_t rowCount, float *values, int32_t *indices32,
+                             int64_t *indices64);
+// The same on bfloat16 rows (their bits): each vector is widened to float32 as it is loaded, the winners
+// narrowed back into values (exact).
+void argmaxWindowRowsInPlaceBFloat16(const WindowRow &row, const OutputRowRun &run, const uint16_t **rowStarts,
+                                     int32_t *rowOffsets, int64_t rowCount, uint16_t *values, int32_t *indices32,
+                                     int64_t *indices64);
 
 // Values only (no indices) of windows 3 wide at stride 2 without dilation: values[ow] gets the max of
 // window ow over the rows, bit for bit as the search gives it, or the call returns false and writes no
