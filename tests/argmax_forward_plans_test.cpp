@@ -4,6 +4,7 @@
 // counts, and the reasons the row search declines.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -221,6 +222,60 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     EXPECT_EQ(planOf(large, "cpu_argmax_forward_stride2").first, "cpu_argmax_forward_stride2");
     // Unforced, rows that fit in a vector go to the narrow-rows search.
     EXPECT_EQ(planOf(kSmall, nullptr).first, "cpu_argmax_forward_narrow_rows");
+}
+
+}  // namespace
+
+namespace {
+
+// Kernel 2 with dilation 2 and padding 1 on a depth of 1 reads planes -1 and 1: the one output plane's window holds
+// no input, so every output is -inf with index -1, whatever its height and width windows. The entries that take
+// 2-D planes decline it (they had checked the depth's sizes only, and the flat stride-1 forward searched the plane:
+// found by the random forward suite, seed 16827017081888063057, case 92); every entry that runs it gives -inf, -1.
+TEST(ArgmaxForwardPlans, DepthWindowMissingThePlaneIsEmpty) {
+    const Setting setting(2);
+    const MaxPool3dLists lists{{2, 2, 2}, {3, 1, 1}, {1, 0, 0}, {2, 1, 1}, false};
+    for (const auto &[height, width, kernelHeight] :
+         {std::array<int64_t, 3>{7, 4, 2}, {9, 40, 3}, {33, 40, 3}, {33, 41, 3}}) {
+        MaxPool3dLists each = lists;
+        each.kernel = {2, kernelHeight, kernelHeight};
+        // stride 1 (the stride-1 forwards) and, for 3x3 windows, stride 2 with padding 1 (the 3x3 stride-2 one).
+        for (const int64_t stride : {int64_t{1}, int64_t{2}}) {
+            if (stride == 2 && kernelHeight != 3) continue;
+            each.stride = {3, stride, stride};
+            each.padding = {1, stride - 1, stride - 1};
+            const int64_t outH = (height + 2 * (stride - 1) - kernelHeight) / stride + 1;
+            const int64_t outW = (width + 2 * (stride - 1) - kernelHeight) / stride + 1;
+            for (const char *implementation :
+                 {"cpu_argmax_forward_3x3_stride2", "cpu_argmax_forward_stride1_flat", "cpu_argmax_forward_stride1",
+                  "cpu_argmax_forward_narrow_rows", "cpu_argmax_forward_dense_rows", "cpu_argmax_forward_dense",
+                  "cpu_argmax_forward_reference", static_cast<const char *>(nullptr)}) {
+                SCOPED_TRACE(std::string(implementation ? implementation : "dispatch") + ": " +
+                             std::to_string(height) + "x" + std::to_string(width) + " k" +
+                             std::to_string(kernelHeight) + " s" + std::to_string(stride));
+                TestTensor self({2, 1, 1, height, width}, ACL_FLOAT);
+                for (int64_t i = 0; i < self.elementCount(); ++i) self.set(i, static_cast<double>(i % 5));
+                TestTensor out({2, 1, 1, outH, outW}, ACL_FLOAT), indices({2, 1, 1, outH, outW}, ACL_INT32);
+                out.poison();
+                indices.poison();
+                ASSERT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
+                const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, each, out, indices);
+                poolgradForceImplementation(nullptr);
+                if (status.phaseOne != 0) {
+                    // Forced entries that decline: the 2-D ones must say the depth window misses the plane.
+                    const std::string message = aclGetRecentErrMsg();
+                    if (message.find("2-D planes") != std::string::npos)
+                        EXPECT_NE(message.find("the depth window holds no input plane"), std::string::npos) << message;
+                    continue;
+                }
+                ASSERT_EQ(status.phaseTwo, 0) << status.message;
+                for (int64_t q = 0; q < out.elementCount(); ++q) {
+                    ASSERT_EQ(out.bitsAt(q), 0xff800000u) << "output " << q;
+                    ASSERT_EQ(indices.at(q), -1) << "output " << q;
+                }
+            }
+        }
+    }
 }
 
 }  // namespace

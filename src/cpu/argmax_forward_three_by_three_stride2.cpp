@@ -14,6 +14,7 @@
 #include "core/window_walk.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
+#include "cpu/one_depth_plane.h"
 #include "cpu/simd_argmax_three_by_three_stride2.h"
 
 namespace poolgrad::cpu {
@@ -65,9 +66,8 @@ PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
         return PlanOutcome::decline("values are not float32, float16 or bfloat16");
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return PlanOutcome::decline("the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
-                                    "): this search takes 2-D planes");
+    if (std::optional<std::string> reason = notOneDepthPlane(geometry, "this search"))
+        return PlanOutcome::decline(*reason);
     const WindowTables windows = WindowTables::of(geometry);
     if (std::optional<std::string> reason = notThreeWideStride2(geometry.axes[1], windows.axes[1], "height"))
         return PlanOutcome::decline(*reason);

@@ -11,6 +11,7 @@
 
 #include "core/pool_geometry.h"
 #include "core/window_walk.h"
+#include "cpu/one_depth_plane.h"
 
 namespace poolgrad::cpu {
 
@@ -47,9 +48,7 @@ inline std::optional<std::string> stride1AxisOf(const WindowAxis &axis, const st
 // not 1x1: the stride-1 forwards' common check, or the reason they decline the problem.
 inline std::optional<std::string> stride1ForwardAxesOf(const PoolGeometry &geometry, Stride1Axis &height,
                                                        Stride1Axis &width) {
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return "the planes are 3-D (depth " + std::to_string(geometry.axes[0].inputSize) +
-               "): this search takes 2-D planes";
+    if (std::optional<std::string> reason = notOneDepthPlane(geometry, "this search")) return reason;
     const WindowTables windows = WindowTables::of(geometry);
     if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", height))
         return reason;

@@ -46,8 +46,7 @@ struct Stride1GatherLayout {
 
 // The layout of a problem's planes, or the reason the stride-1 gathers decline it.
 inline std::optional<std::string> stride1GatherLayoutOf(const PoolGeometry &geometry, Stride1GatherLayout &layout) {
-    if (geometry.axes[0].inputSize != 1 || geometry.axes[0].outputSize != 1)
-        return joinText("the planes are 3-D (depth ", geometry.axes[0].inputSize, "): this gather takes 2-D planes");
+    if (std::optional<std::string> reason = notOneDepthPlane(geometry, "this gather")) return reason;
     const WindowTables windows = WindowTables::of(geometry);
     if (std::optional<std::string> reason = stride1AxisOf(geometry.axes[1], windows.axes[1], "height", layout.height))
         return reason;
