@@ -305,23 +305,24 @@ void ArgmaxWindowRowsInPlaceBFloat16(const WindowRow &row, const OutputRowRun &r
     argmaxRowsInPlace(row, run, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
 }
 
-// Copies `width` floats (the last vector moves back to end at the row's end) and returns the sum of those
-// it copied: NaN when one was NaN (or +inf met -inf).
-HWY_INLINE float copyRow(const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width) {
-    const hn::ScalableTag<float> d;
+// Copies `width` floats (the last vector moves back to end at the row's end) and adds those it copied into sum:
+// NaN when one was NaN (or +inf met -inf). The rows of an output row share one sum, reduced once.
+template <class D>
+HWY_INLINE void copyRow(D d, const float *HWY_RESTRICT source, float *HWY_RESTRICT destination, int64_t width,
+                        hn::Vec<D> &sum) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     if (width < lanes) {
-        float sum = 0;
-        for (int64_t i = 0; i < width; ++i) sum += destination[i] = source[i];
-        return sum;
+        float rowSum = 0;
+        for (int64_t i = 0; i < width; ++i) rowSum += destination[i] = source[i];
+        sum = hn::Add(sum, hn::Set(d, rowSum));
+        return;
     }
-    auto sum = hn::Zero(d);
     for (int64_t i = 0;; i += lanes) {
         i = std::min(i, width - lanes);
         const auto values = hn::LoadU(d, source + i);
         sum = hn::Add(sum, values);
         hn::StoreU(values, d, destination + i);
-        if (i == width - lanes) return hn::GetLane(hn::SumOfLanes(d, sum));
+        if (i == width - lanes) return;
     }
 }
 
@@ -333,13 +334,14 @@ void ArgmaxWindowRow(const WindowRow &row, const float **HWY_RESTRICT rowStarts,
         return;
     }
     // The copies tell whether the rows hold a NaN: the search then needs no detector of its own.
-    float sum = 0;
+    const hn::ScalableTag<float> d;
+    auto sum = hn::Zero(d);
     for (int64_t r = 0; r < rowCount; ++r) {
         float *copy = paddedRows + r * paddedStride;
-        sum += copyRow(rowStarts[r], copy, row.width);
+        copyRow(d, rowStarts[r], copy, row.width, sum);
         rowStarts[r] = copy;
     }
-    if (std::isnan(sum))
+    if (!hn::AllFalse(d, hn::IsNaN(sum)))
         argmaxRowNans<NanKnowledge::Some>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
     else
         argmaxRowNans<NanKnowledge::None>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
