@@ -276,10 +276,14 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 const bool byColumns =
                     plan.columnMaxima && maxRowOfThreeWideStride2(plan.row, rowStarts.data(), rowCount,
                                                                   columnMax.data() + plan.padBefore, values);
-                if (rowCount > 0 && !byColumns)
-                    argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
-                                    plan.padded() && !kSixteenBit ? paddedRows.data() + plan.padBefore : nullptr,
-                                    paddedWidth, values, indices32, indices64);
+                if (rowCount > 0 && !byColumns) {
+                    if (plan.padded() && !kSixteenBit)
+                        argmaxWindowRow(plan.row, rowStarts.data(), rowOffsets.data(), rowCount,
+                                        paddedRows.data() + plan.padBefore, paddedWidth, values, indices32, indices64);
+                    else  // rows in place (values by column maxima left them), or 16-bit rows widened into copies
+                        argmaxWindowRowsInPlace(plan.row, OutputRowRun{}, rowStarts.data(), rowOffsets.data(),
+                                                rowCount, values, indices32, indices64);
+                }
                 for (int64_t ow = 0; ow < outW; ++ow) {
                     // Windows without rows (dilated depth or height windows wholly in padding) are all empty.
                     if (ow == plan.clippedBefore && rowCount > 0) ow = std::max(ow, plan.clippedAfter);

@@ -24,6 +24,7 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/one_depth_plane.h"
 #include "cpu/simd_rows.h"
 
 namespace poolgrad::cpu {
@@ -374,10 +375,6 @@ bool rowSearchFits(const PoolProblem &problem) {
     }
 }
 
-bool oneDepthPlane(const PoolGeometry &geometry, const WindowTables &windows) {
-    return geometry.axes[0].inputSize == 1 && geometry.axes[0].outputSize == 1 && windows.depth(0).first == 0 &&
-           windows.depth(0).count == 1;
-}
 
 // A plan with the strategy chosen, the window tables and the thread split.
 PlanesPlan planWith(const PoolProblem &problem, WindowTables windows, PlaneStrategy strategy) {
@@ -407,7 +404,7 @@ PlanOutcome planRecomputeArgmaxBackwardDisjoint(const PoolProblem &problem) {
     if (geometry.axes[2].inputSize > kScratchBytesPerThread / static_cast<int64_t>(sizeof(Match)))
         return PlanOutcome::decline(scratchDeclineText("a row of matches", std::nullopt));
     WindowTables windows = WindowTables::of(geometry);
-    if (!oneDepthPlane(geometry, windows)) return PlanOutcome::decline("more than one depth plane");
+    if (notOneDepthPlane(geometry, "this entry")) return PlanOutcome::decline("more than one depth plane");
     // Planes the next entry searches with SIMD across windows (its scratch fits the bound) go there: its
     // search beat this entry's window-by-window search everywhere measured (Intel Xeon 260 MiB L3 host, 2
     // threads, warm ms: float32 16x64 planes of 112x112 under 2x2 stride 2 4.98 against 64.2, 2x16 of 28x28
@@ -423,7 +420,7 @@ PlanOutcome planRecomputeArgmaxBackwardDense(const PoolProblem &problem) {
     if (std::optional<std::string> reason = recomputePlanesNotDense(problem)) return PlanOutcome::decline(*reason);
     const PoolGeometry &geometry = problem.geometry;
     WindowTables windows = WindowTables::of(geometry);
-    const bool searchRows = oneDepthPlane(geometry, windows) && geometry.axes[1].dilation == 1 &&
+    const bool searchRows = !notOneDepthPlane(geometry, "the row search") && geometry.axes[1].dilation == 1 &&
                             geometry.axes[2].dilation == 1 && rowSearchFits(problem);
     if (!searchRows)
         return PlanOutcome::accept(planWith(problem, std::move(windows),

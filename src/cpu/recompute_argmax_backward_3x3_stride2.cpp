@@ -22,6 +22,7 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/dense_planes.h"
 #include "cpu/dtype_dispatch.h"
+#include "cpu/one_depth_plane.h"
 #include "cpu/simd_first_match_3x3_stride2.h"
 #include "cpu/simd_rows.h"
 
@@ -377,9 +378,7 @@ bool isThreeByThreeStrideTwo(const WindowAxis &axis) {
 
 // Why the windows are not the ones these rows take, or nullopt.
 std::optional<std::string> windowsDecline(const PoolGeometry &geometry) {
-    const WindowAxis &depth = geometry.axes[0];
-    if (depth.inputSize != 1 || depth.outputSize != 1 || depth.window(0).count != 1)
-        return std::string("more than one depth plane");
+    if (notOneDepthPlane(geometry, "these rows")) return std::string("more than one depth plane");
     if (!isThreeByThreeStrideTwo(geometry.axes[1]) || !isThreeByThreeStrideTwo(geometry.axes[2]))
         return std::string("windows are not 3x3 at stride 2 (dilation 1, padding >= 0)");
     return std::nullopt;

@@ -81,8 +81,8 @@ HWY_INLINE hn::Vec<D> gatherColumns(D d, DI, const float *HWY_RESTRICT at, hn::V
 // Bfloat16 rows of other strides (and every stride on the scalar target), lane by lane.
 template <class D, class DI>
 HWY_INLINE hn::Vec<D> gatherColumns(D d, DI di, const uint16_t *HWY_RESTRICT at, hn::Vec<DI> laneColumns) {
-    HWY_ALIGN_MAX int32_t columns[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN_MAX uint32_t bits[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN_MAX int32_t columns[kMaxLanes];
+    HWY_ALIGN_MAX uint32_t bits[kMaxLanes];
     hn::Store(laneColumns, di, columns);
     for (size_t i = 0; i < hn::Lanes(d); ++i) bits[i] = static_cast<uint32_t>(at[columns[i]]) << 16;
     return hn::BitCast(d, hn::Load(hn::RebindToUnsigned<D>(), bits));
@@ -329,10 +329,6 @@ HWY_INLINE void copyRow(D d, const float *HWY_RESTRICT source, float *HWY_RESTRI
 void ArgmaxWindowRow(const WindowRow &row, const float **HWY_RESTRICT rowStarts, const int32_t *HWY_RESTRICT rowOffsets,
                      int64_t rowCount, float *HWY_RESTRICT paddedRows, int64_t paddedStride, float *HWY_RESTRICT values,
                      int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
-    if (!paddedRows) {
-        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
-        return;
-    }
     // The copies tell whether the rows hold a NaN: the search then needs no detector of its own.
     const hn::ScalableTag<float> d;
     auto sum = hn::Zero(d);

@@ -19,11 +19,12 @@ enum class ArgmaxValueType { Float32, Float16, BFloat16 };
 // r < rowCount (scan order), whose column 0 is at rowStarts[r]. Window ow covers columns origin +
 // ow*stride + j*dilation (0 <= j < kernelWidth), and the search reads up to argmaxRowReach() columns past
 // each chunk of argmaxRowLanes() windows. Where that leaves the rows (padding, or loads past the row's
-// end), the caller passes paddedRows: rowCount rows of paddedStride floats whose columns around the row
-// hold -inf (rowStarts[r] then points into row r of it, at column 0); the rows are copied there first. The
-// caller fixes clipped windows whose result is -inf (all their elements -inf, or none): the search may
-// then name a padding column. The index of column c of row r is rowOffsets[r] + c. Requires every offset
-// and column to fit in int32.
+// end), the caller searches with argmaxWindowRow and paddedRows: rowCount rows of paddedStride floats whose
+// columns around the row hold -inf (rowStarts[r] then points into row r of it, at column 0); the rows are
+// copied there first. The caller fixes clipped windows whose result is -inf (all their elements -inf, or
+// none): the search may then name a padding column. Rows every load stays within (rows that need no padding,
+// or copies the caller padded itself) are searched where they lie with argmaxWindowRowsInPlace. The index of
+// column c of row r is rowOffsets[r] + c. Requires every offset and column to fit in int32.
 struct WindowRow {
     int64_t width = 0;
     int64_t outputs = 0;
@@ -32,7 +33,7 @@ struct WindowRow {
 };
 
 // values[ow] gets the winner bit for bit, and indices32[ow] or indices64[ow] (whichever is non-null;
-// neither for value-only forwards) its index. With paddedRows, rowStarts[r] comes back pointing at the copy.
+// neither for value-only forwards) its index. rowStarts[r] comes back pointing at the copy in paddedRows.
 void argmaxWindowRow(const WindowRow &row, const float **rowStarts, const int32_t *rowOffsets, int64_t rowCount,
                      float *paddedRows, int64_t paddedStride, float *values, int32_t *indices32, int64_t *indices64);
 
@@ -45,7 +46,8 @@ struct OutputRowRun {
     int64_t outputStep = 0;
 };
 
-// argmaxWindowRow over a run of output rows whose rows are read in place (every load within the rows).
+// The search of argmaxWindowRow over a run of output rows whose rows are read where they lie (every load within
+// the rows), detecting NaNs as it searches.
 void argmaxWindowRowsInPlace(const WindowRow &row, const OutputRowRun &run, const float **rowStarts,
                              int32_t *rowOffsets, int64_t rowCount, float *values, int32_t *indices32,
                              int64_t *indices64);
