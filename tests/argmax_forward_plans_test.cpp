@@ -131,11 +131,13 @@ TEST(ArgmaxForwardPlans, PlanarAndChannelsLastPlans) {
     // stream; 1 x 4 output rows.
     EXPECT_EQ(planOf(channelsLast, "cpu_argmax_forward_channels_last").second,
               "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
-    // 16-bit rows too (widened as they load).
+    // 16-bit rows too, compared as integers by pairs of vectors of channels (widened as they load where a NaN or
+    // a rest of channels takes the float32 search).
     for (const aclDataType type : {ACL_FLOAT16, ACL_BF16}) {
         channelsLast.type = type;
         EXPECT_EQ(planOf(channelsLast, "cpu_argmax_forward_channels_last").second,
-                  "across channels, up to 9 positions, whole rows; 4 output rows on 2 threads");
+                  "across channels, up to 9 positions, whole rows, 16-bit values compared as integers by pairs of "
+                  "vectors; 4 output rows on 2 threads");
     }
 }
 

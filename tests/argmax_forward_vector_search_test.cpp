@@ -654,6 +654,82 @@ TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitRowsAgreeWithTheReferenceO
     checkSixteenBitRandomProblems(20261207, kChannelsLast, true, 70, 20, 60, 12);
 }
 
+// 16-bit patterns at the edges of the integer order the channels-last search compares: both zeros, the smallest
+// subnormals (keys +-1), the largest finite values and the infinities, a few ties; NaNs of either sign
+// (a positive NaN outranks every key, a negative one falls below -inf's) where nanChance says.
+std::vector<uint32_t> keyEdgeBits(std::mt19937_64 &rng, int64_t count, aclDataType type, double nanChance) {
+    const bool half = type == ACL_FLOAT16;
+    const std::vector<uint32_t> pool =
+        half ? std::vector<uint32_t>{0x0000, 0x8000, 0x0001, 0x8001, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x3c00, 0xbc00}
+             : std::vector<uint32_t>{0x0000, 0x8000, 0x0001, 0x8001, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x3f80, 0xbf80};
+    const uint32_t nans[] = {half ? 0x7e00u : 0x7fc0u, half ? 0xfe01u : 0xffc1u, half ? 0x7d23u : 0x7f91u,
+                             half ? 0xffffu : 0xffffu};
+    std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+    std::uniform_int_distribution<int> pickNaN(0, 3);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::vector<uint32_t> bits(static_cast<size_t>(count));
+    for (uint32_t &b : bits) b = unit(rng) < nanChance ? nans[pickNaN(rng)] : pool[pick(rng)];
+    return bits;
+}
+
+TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitIntegerOrderOnEveryTarget) {
+    // Channels-last float16 and bfloat16 rows of two or more float32 vectors of channels compare the values as
+    // integers (sign and magnitude turned into two's complement: -0 and +0 both 0) by vectors of twice the
+    // channels; windows holding a NaN are searched again on float32 with the NaN rule. 64 and 48 channels
+    // (a pair of vectors and a rest on AVX-512), 3x3 stride-2 windows with padding and 2x2 stride 2, data at the
+    // edges of the order (+-0 ties, +-smallest subnormals, +-largest finite, +-inf), without NaNs and with NaNs
+    // of both signs; every value the bits of the element its index names.
+    std::mt19937_64 rng(37);
+    const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4};
+    for (const int64_t target : targets) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const test_support::HighwayTargetMock mock(target);
+        for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+            for (const int64_t channels : {64, 48})
+                for (const bool threeByThree : {true, false})
+                    for (const double nanChance : {0.0, 0.02}) {
+                        SCOPED_TRACE(std::string(hwy::TargetName(target)) + (type == ACL_BF16 ? " bf16 " : " f16 ") +
+                                     std::to_string(channels) + " channels" + (threeByThree ? " 3x3 s2" : " 2x2 s2") +
+                                     (nanChance > 0 ? " with NaNs" : ""));
+                        test_support::ArgmaxForwardCase c;
+                        c.valueType = type;
+                        c.channelsLast = true;
+                        c.indexType = nanChance > 0 ? ACL_INT64 : ACL_INT32;
+                        c.input = {2, channels, 1, 6, 9};
+                        c.params.kernel = {1, threeByThree ? 3 : 2, threeByThree ? 3 : 2};
+                        c.params.stride = {1, 2, 2};
+                        c.params.padding = {0, threeByThree ? 1 : 0, threeByThree ? 1 : 0};
+                        c.bits = keyEdgeBits(rng, 2 * channels * 6 * 9, type, nanChance);
+                        for (const int threads : {1, 2}) test_support::checkArgmaxForward(c, kChannelsLast, threads);
+                        if (HasFailure()) return;
+                        poolgradRunReport report{};
+                        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+                        EXPECT_NE(std::string(report.plan).find("compared as integers"), std::string::npos)
+                            << report.plan;
+                    }
+    }
+}
+
+TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitTapsAFullLabelApart) {
+    // A window's taps are labelled by their offset from its first position in 16 bits: width windows of 2 taps
+    // dilated 32767 apart fit (the integer search), 32768 apart do not (the float32 search takes the window);
+    // ties between the two taps and +-0 decide which one wins. 32 channels, one row, bfloat16 and float16.
+    std::mt19937_64 rng(41);
+    for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
+        for (const int64_t dilation : {32767, 32768}) {
+            SCOPED_TRACE(std::string(type == ACL_BF16 ? "bf16" : "f16") + " dilation " + std::to_string(dilation));
+            test_support::ArgmaxForwardCase c;
+            c.valueType = type;
+            c.channelsLast = true;
+            c.input = {1, 32, 1, 1, dilation + 3};
+            c.params.kernel = {1, 1, 2};
+            c.params.dilation = {1, 1, dilation};
+            c.bits = keyEdgeBits(rng, 32 * (dilation + 3), type, 0.0);
+            test_support::checkArgmaxForward(c, kChannelsLast, 1);
+            if (HasFailure()) return;
+        }
+}
+
 TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitSignallingNaNInEveryChannel) {
     // A signalling NaN moved over every element of 3x5 positions of 37 channels (two vectors and a rest on every
     // target): the vector that holds it is copied from the input, and the output keeps its bits.

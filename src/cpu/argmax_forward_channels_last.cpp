@@ -4,9 +4,11 @@
 // (simd_argmax_channels_last: the channel vectors of an output, or 8 outputs of a single vector, as
 // independent chains; flat INT32/INT64 indices straight from the vectors; streaming stores when the
 // outputs are larger than the cache); one compare and two blends per tap, a NaN detector on the side, and
-// the NaN rule again where it saw a NaN. 16-bit rows are searched the same way, each load widened (exactly)
-// to float32, and each value comes out as the winning element's bits (narrowed back where exact, copied from
-// the input otherwise); planes past int32 positions go position by position on widened taps.
+// the NaN rule again where it saw a NaN. 16-bit rows of at least two float32 vectors of channels are searched
+// on vectors of twice the channels, the values compared as integers ordered like them; windows holding a NaN
+// (or taps more than 2^15 positions apart) and the remaining channels take the float32 search, each load
+// widened (exactly), each value coming out as the winning element's bits (narrowed back where exact, copied
+// from the input otherwise); planes past int32 positions go position by position on widened taps.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -35,13 +37,15 @@ struct ChannelsLastPlan final : ImplementationPlan {
     bool streaming = false;        // outputs larger than the cache bypass it
     CongruentRun congruentRun;     // width windows searched several at once (whole rows)
     bool someWindowEmpty = false;  // a width window without taps (whole rows)
+    bool integerKeys = false;      // 16-bit whole rows: vectors of twice the channels compared as integers
     int64_t outputRows = 0;        // work items (n, od, oh)
     int threads = 1;
     int64_t rowsPerTurn = 0;  // itemsPerTurnFor: taken in turns of this many rows, or fixed shares (0)
 
     std::string describe() const override {
         return "across channels, up to " + std::to_string(largestWindow) + " positions" +
-               (wholeRows ? ", whole rows" : ", position by position") + (streaming ? ", streaming stores" : "") +
+               (wholeRows ? ", whole rows" : ", position by position") +
+               (integerKeys ? ", 16-bit values compared as integers by pairs of vectors" : "") + (streaming ? ", streaming stores" : "") +
                "; " + std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
                turnsText(rowsPerTurn);
     }
@@ -212,6 +216,7 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);
         if (plan.congruentRun.count == 0) plan.congruentRun = CongruentRun{};
         for (const AxisWindow &window : plan.windows.axes[2]) plan.someWindowEmpty |= window.count == 0;
+        plan.integerKeys = problem.input.type != ElementType::Float32;
     }
     plan.outputRows =
         saturatingMul(geometry.batch, saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));

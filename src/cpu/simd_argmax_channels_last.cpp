@@ -1,5 +1,6 @@
 // Highway implementation of the channels-last forward's search: one source compiled for every target, and
-// for each value type (16-bit lanes widened to float32 as they load). A block is U output positions times V vectors of channels, U * V independent compare-and-blend
+// for each value type (16-bit values compared as integers by vectors of twice the channels, and widened to
+// float32 as they load where a NaN or a rest of channels needs the float32 search). A block is U output positions times V vectors of channels, U * V independent compare-and-blend
 // chains that hide each other's compare latency: V = 2 or 4 vectors of one output, or 8 outputs of the
 // last vector (one output position of 16 channels alone is a single chain on AVX-512). Each tap's label is its plane
 // offset from the window's first row (the same for every window of a congruent run), turned into the flat plane index
@@ -117,10 +118,112 @@ HWY_INLINE void storeValues(D d, DI di, const ChannelsLastRow &row, hn::Vec<D> b
     }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// 16-bit values compared as integers, twice the channels of a float32 vector per instruction: a float16 or
+// bfloat16 is sign and magnitude, so the magnitude negated where the sign is set is a signed integer in the
+// values' order, -0 and +0 both 0 (ties keep the first tap, as in float32). Infinities are the keys
+// +-infinityKey; a NaN's key lies beyond them (above for a positive NaN, which the search then takes, below for a
+// negative one, which it never takes), so NaNs are told afterwards: the best key above +infinityKey, or the
+// largest input bits (as unsigned) above -infinity's. The winners' bits are kept as they were loaded.
+template <class DK>
+HWY_INLINE hn::Vec<DK> orderedKey(DK dk, hn::Vec<DK> bits) {
+    const auto sign = hn::ShiftRight<15>(bits);  // 0 or -1
+    return hn::Sub(hn::Xor(hn::And(bits, hn::Set(dk, int16_t{0x7fff})), sign), sign);
+}
+
+// The integer search of a block of 16-bit values: U outputs times VK vectors of 2 x lanes channels from c.
+// Returns false, having written nothing, when a window holds a NaN (the float search's NaN rule then decides)
+// or when a window's labels (tap offsets from its first position) do not fit in 16 bits.
+template <ArgmaxValueType Type, int U, int VK, class D, class DI>
+HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
+                                int64_t stride, int64_t c) {
+    const hn::Repartition<int16_t, D> dk;
+    const hn::RebindToUnsigned<decltype(dk)> du;
+    const hn::Half<decltype(dk)> dh;
+    const int64_t keyLanes = static_cast<int64_t>(hn::Lanes(dk));
+    const AxisWindow &window = row.windows[first];
+    const int32_t firstRowFlat = row.rowFlat[0];
+    if (int64_t{row.rowFlat[row.rowCount - 1]} - firstRowFlat + (window.count - 1) * window.step > 0x7fff)
+        return false;
+    const int64_t pixel = row.inputPixelStride;
+    const int64_t outputStep = U > 1 ? stride * pixel : 0, tapStep = window.count > 1 ? window.step * pixel : 0;
+    constexpr bool kHalf = Type == ArgmaxValueType::Float16;
+    const int16_t infinityKey = kHalf ? 0x7c00 : 0x7f80;
+    const uint16_t minusInfinityBits = kHalf ? 0xfc00u : 0xff80u;
+    const auto tapLabelStep = hn::Set(dk, static_cast<int16_t>(window.step));
+    constexpr int kChainDetectors = U * VK < kDetectors ? U * VK : kDetectors;
+    hn::Vec<decltype(dk)> bestKey[U][VK], bestBits[U][VK], label[U][VK];
+    hn::Vec<decltype(du)> largestBits[kChainDetectors];
+    for (int u = 0; u < U; ++u)
+        for (int v = 0; v < VK; ++v) {
+            bestKey[u][v] = hn::Set(dk, static_cast<int16_t>(-infinityKey));
+            bestBits[u][v] = hn::BitCast(dk, hn::Set(du, minusInfinityBits));
+            label[u][v] = hn::Zero(dk);  // the first tap: the winner of a window of -inf
+        }
+    for (int k = 0; k < kChainDetectors; ++k) largestBits[k] = hn::Zero(du);
+    const auto search = [&]<int Taps>() {
+        const int64_t taps = Taps > 0 ? Taps : window.count;
+        for (int64_t r = 0; r < row.rowCount; ++r) {
+            const int16_t *tap =
+                static_cast<const int16_t *>(row.rowStarts[r]) + window.first * pixel + c;
+            auto tapLabel = hn::Set(dk, static_cast<int16_t>(row.rowFlat[r] - firstRowFlat));
+#pragma GCC unroll 4
+            for (int64_t j = 0; j < taps; ++j, tap += tapStep, tapLabel = hn::Add(tapLabel, tapLabelStep)) {
+                for (int u = 0; u < U; ++u)
+                    for (int v = 0; v < VK; ++v) {
+                        const auto bits = inRegister(hn::LoadU(dk, tap + u * outputStep + v * keyLanes));
+                        auto &largest = largestBits[(u * VK + v) % kChainDetectors];
+                        largest = hn::Max(largest, hn::BitCast(du, bits));
+                        const auto key = orderedKey(dk, bits);
+                        const auto take = hn::Gt(key, bestKey[u][v]);
+                        bestKey[u][v] = hn::IfThenElse(take, key, bestKey[u][v]);
+                        bestBits[u][v] = hn::IfThenElse(take, bits, bestBits[u][v]);
+                        label[u][v] = hn::IfThenElse(take, tapLabel, label[u][v]);
+                    }
+            }
+        }
+    };
+    if (window.count == 3)
+        search.template operator()<3>();
+    else if (window.count == 2)
+        search.template operator()<2>();
+    else
+        search.template operator()<0>();
+    auto largest = largestBits[0];
+    for (int k = 1; k < kChainDetectors; ++k) largest = hn::Max(largest, largestBits[k]);
+    auto nan = hn::Gt(largest, hn::Set(du, minusInfinityBits));
+    for (int u = 0; u < U; ++u)
+        for (int v = 0; v < VK; ++v)
+            nan = hn::Or(nan, hn::RebindMask(du, hn::Gt(bestKey[u][v], hn::Set(dk, infinityKey))));
+    if (!hn::AllFalse(du, nan)) return false;
+    for (int u = 0; u < U; ++u) {
+        const int64_t output = first + u;
+        const auto flatOfLabel =
+            hn::Set(di, static_cast<int32_t>(firstRowFlat + window.first + static_cast<int64_t>(u) * stride));
+        for (int v = 0; v < VK; ++v) {
+            const int64_t at = output * out.pixelStride + c + v * keyLanes;
+            hn::StoreU(bestBits[u][v], dk, static_cast<int16_t *>(out.values) + at);
+            const auto lower = hn::Add(hn::PromoteTo(di, hn::LowerHalf(dh, label[u][v])), flatOfLabel);
+            const auto upper = hn::Add(hn::PromoteTo(di, hn::UpperHalf(dh, label[u][v])), flatOfLabel);
+            const int64_t half = keyLanes / 2;
+            storeInt32Lanes(di, lower, out.winners32 ? out.winners32 + at : nullptr,
+                            out.winners64 ? out.winners64 + at : nullptr, false);
+            storeInt32Lanes(di, upper, out.winners32 ? out.winners32 + at + half : nullptr,
+                            out.winners64 ? out.winners64 + at + half : nullptr, false);
+        }
+    }
+    return true;
+}
+#endif
+
 template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
                             int64_t stride, int64_t c, size_t valid) {
     static_assert(!Partial || V == 1);
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (Type != ArgmaxValueType::Float32 && !Partial && V % 2 == 0)
+        if (searchBlockKeys<Type, U, V / 2>(d, di, row, out, first, stride, c)) return;
+#endif
     using Element = ElementOf<Type>;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const AxisWindow &window = row.windows[first];
@@ -135,7 +238,8 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     constexpr int kChainDetectors = U * V < kDetectors ? U * V : kDetectors;
     hn::Vec<D> best[U][V], detector[kChainDetectors];
     hn::Vec<DI> winner[U][V];
-    const auto search = [&]<NanSearch Mode>() {
+    const auto search = [&]<NanSearch Mode, int Taps>() {
+        const int64_t taps = Taps > 0 ? Taps : window.count;
         for (int u = 0; u < U; ++u)
             for (int v = 0; v < V; ++v) {
                 best[u][v] = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -145,7 +249,8 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
         for (int64_t r = 0; r < row.rowCount; ++r) {
             const Element *tap = static_cast<const Element *>(row.rowStarts[r]) + window.first * pixel + c;
             auto tapLabel = hn::Set(di, row.rowFlat[r] - firstRowFlat);
-            for (int64_t j = 0; j < window.count; ++j, tap += tapStep, tapLabel = hn::Add(tapLabel, tapLabelStep)) {
+#pragma GCC unroll 4
+            for (int64_t j = 0; j < taps; ++j, tap += tapStep, tapLabel = hn::Add(tapLabel, tapLabelStep)) {
                 for (int u = 0; u < U; ++u)
                     for (int v = 0; v < V; ++v) {
                         const hn::Vec<D> value =
@@ -168,7 +273,14 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
         }
         return true;
     };
-    if (!search.template operator()<NanSearch::Detect>()) search.template operator()<NanSearch::Rule>();
+    bool clean;
+    if (window.count == 3)
+        clean = search.template operator()<NanSearch::Detect, 3>();
+    else if (window.count == 2)
+        clean = search.template operator()<NanSearch::Detect, 2>();
+    else
+        clean = search.template operator()<NanSearch::Detect, 0>();
+    if (!clean) search.template operator()<NanSearch::Rule, 0>();
     for (int u = 0; u < U; ++u) {
         const int64_t output = first + u;
         const auto flatOfLabel =
