@@ -193,7 +193,7 @@ def streaming_section(cases):
     if not rows:
         return []
     L = ["### Streaming stores or ordinary stores", "",
-         "Where poolgrad's headline writes its output with streaming stores (automatic: outputs over 4 MiB), the "
+         "Where poolgrad's headline writes its output with streaming stores (automatic: outputs over 4 MiB, a forward's values and indices over 2 MiB together), the "
          "same dispatch ran with ordinary stores too (`poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_NEVER)`"
          ", `POOLGRAD_STREAMING_STORES=never`; row `poolgrad:streaming-never`). Warm, the operands are in the "
          "last-level cache and ordinary stores leave the output there; cold, every output line is first read "

@@ -5,10 +5,12 @@
 
 #include <array>
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include "acl/acl.h"
 #include "poolgrad/poolgrad.h"
+#include "support/argmax_forward_case.h"
 #include "support/index_backward_case.h"
 
 namespace {
@@ -122,6 +124,49 @@ TEST(StreamingStoresChoice, PlansFollowTheChoiceAndResultsDoNot) {
         ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
         EXPECT_EQ(storesOf(run), expectation.stores) << run.plan;
         test_support::expectGradInputBits(expectation.problem->expectedBits(), run, ACL_FLOAT, false);
+    }
+}
+
+TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
+    // A forward writes values and indices side by side: the two together are weighed against 2 MiB (each alone
+    // stays under the single-output rule's 4 MiB here). 2x2 stride-2 windows over 32 planes, float32 values and
+    // INT32 indices: 96x128 outputs a plane are 1.5 MiB each (3 MiB together: streamed), 64x96 0.75 MiB each
+    // (1.5 MiB: cached); output rows of 120 floats (480 bytes) are never streamed (a line would take both kinds
+    // of store). Channels-last and the planar row search alike; every output checked against the reference.
+    ChoiceRestorer restore;
+    std::mt19937_64 rng(43);
+    struct Expectation {
+        int32_t choice;
+        int64_t outH, outW;
+        bool channelsLast;
+        const char *label;
+        bool streamed;
+    };
+    const Expectation expectations[] = {
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 96, 128, true, "channels-last, 3 MiB together", true},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 64, 96, true, "channels-last, 1.5 MiB together", false},
+        {POOLGRAD_STREAMING_STORES_NEVER, 96, 128, true, "channels-last, never", false},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 96, 128, false, "planar rows, 3 MiB together", true},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 64, 96, false, "planar rows, 1.5 MiB together", false},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, 96, 120, false, "planar rows of 480 bytes, always", false},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, false, "planar rows, small, always", true},
+    };
+    for (const Expectation &expectation : expectations) {
+        SCOPED_TRACE(expectation.label);
+        ASSERT_EQ(poolgradSetStreamingStores(expectation.choice), ACL_SUCCESS);
+        test_support::ArgmaxForwardCase c;
+        c.channelsLast = expectation.channelsLast;
+        c.input = {1, 32, 1, 2 * expectation.outH, 2 * expectation.outW};
+        c.params.kernel = {1, 2, 2};
+        c.params.stride = {1, 2, 2};
+        c.bits = test_support::tieHeavyBits(rng, 32 * 4 * expectation.outH * expectation.outW, 0.001);
+        const char *implementation =
+            expectation.channelsLast ? "cpu_argmax_forward_channels_last" : "cpu_argmax_forward_dense_rows";
+        test_support::checkArgmaxForward(c, implementation, 2);
+        poolgradRunReport report{};
+        ASSERT_EQ(poolgradGetLastRunReport(&report), ACL_SUCCESS);
+        EXPECT_EQ(std::string(report.plan).find("streaming stores") != std::string::npos, expectation.streamed)
+            << report.plan;
     }
 }
 

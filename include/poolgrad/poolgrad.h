@@ -27,8 +27,9 @@ ACL_FUNC_VISIBILITY aclError poolgradSetParallelThreshold(int64_t elementsPerThr
 ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
 /**
  * Whether outputs are written with streaming (non-temporal) stores, which bypass the caches. AUTOMATIC
- * streams outputs over 4 MiB: fastest when the operands come from DRAM. NEVER suits loops that run the
- * same buffers again and again while they fit in the last-level cache: streaming would send the output
+ * streams outputs over 4 MiB (a forward's values and indices: over 2 MiB together): fastest when the operands
+ * come from DRAM. NEVER suits loops that run the same buffers again and again while they fit in the
+ * last-level cache: streaming would send the output
  * to DRAM each time, and ordinary stores leave it in the cache (1.1-2.3x faster there, 1.2-2.0x slower
  * from DRAM, measured on 8-16 MiB outputs). ALWAYS streams every output. Either way a kernel streams
  * only where its vectors fill whole cache lines (otherwise a line would be read back from memory), and

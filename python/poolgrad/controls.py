@@ -36,8 +36,9 @@ _STREAMING_CHOICES = {"default": 0, "automatic": 1, "never": 2, "always": 3}
 
 
 def set_streaming_stores(choice) -> None:
-    """Whether large outputs bypass the caches: "automatic" (outputs over 4 MiB), "never" (loops over the
-    same cache-resident buffers), "always", or "default" (POOLGRAD_STREAMING_STORES, else automatic).
+    """Whether large outputs bypass the caches: "automatic" (outputs over 4 MiB; a forward's values and indices
+    over 2 MiB together), "never" (loops over the same cache-resident buffers), "always", or "default"
+    (POOLGRAD_STREAMING_STORES, else automatic).
     Results are the same for every choice; phase 1 of each call reads it."""
     # An unknown name goes to the library as -1, so that its own refusal names the rule.
     code = _STREAMING_CHOICES.get(choice, -1) if isinstance(choice, str) else int(choice)

@@ -210,8 +210,7 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     // MaxPoolV3WithAttrs, which has no indices).
     // 16-bit whole rows store plainly (their narrowed values are half vectors).
     plan.streaming = !(plan.wholeRows && problem.input.type != ElementType::Float32) &&
-                     streamingStoresPay(problem.output, geometry.channels) &&
-                     (!problem.indices.present() || streamingStoresPay(problem.indices, geometry.channels));
+                     forwardOutputsStreamingPay(problem.output, problem.indices, geometry.channels);
     if (plan.wholeRows) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);
         if (plan.congruentRun.count == 0) plan.congruentRun = CongruentRun{};

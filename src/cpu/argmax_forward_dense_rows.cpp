@@ -49,6 +49,8 @@ struct DenseRowsPlan final : ImplementationPlan {
     // bfloat16 rows that need no padding and are read at stride 1 or 2: in place, widened as they are loaded.
     bool sixteenBit = false;
     bool bfloat16InPlace = false;
+    // Float32 rows read in place whose output rows start on cache lines: their outputs are streamed where large.
+    bool streaming = false;
 
     bool padded() const { return padBefore > 0 || padAfter > 0; }
     bool widensRows() const { return sixteenBit && !bfloat16InPlace; }
@@ -65,7 +67,7 @@ struct DenseRowsPlan final : ImplementationPlan {
                 : sixteenBit ? " rows widened to float32 (values: the bits of the elements the indices name)"
                 : padded()   ? " padded rows"
                              : " rows in place") +
-               (searchesInPlace() ? ", runs of output rows a call; " : "; ") +
+               (searchesInPlace() ? ", runs of output rows a call" : "") + (streaming ? ", streaming stores; " : "; ") +
                (columnMaxima ? "values by column maxima where the rows hold no NaN or -0; " : "") +
                std::to_string(outputRows) + " output rows on " + std::to_string(threads) + " threads" +
                turnsText(rowsPerTurn);
@@ -155,6 +157,8 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     while (plan.clippedAfter > plan.clippedBefore && windowsW[plan.clippedAfter - 1].count < row.kernelWidth)
         --plan.clippedAfter;
     plan.columnMaxima = !plan.sixteenBit && !problem.indices.present() && row.stride == 2 && row.kernelWidth == 3 && row.dilation == 1;
+    plan.streaming = !plan.sixteenBit && plan.searchesInPlace() &&
+                     forwardOutputsStreamingPay(problem.output, problem.indices, row.outputs);
     plan.outputRows =
         saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));
     const int64_t workPerRow =
@@ -251,7 +255,8 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
                 // below whose height windows are this one's moved by a fixed step are searched in the same call.
                 const int64_t run = outputRowRun(plan.windows.axes[1], oh, std::min(outH, oh + (end - item)));
                 const OutputRowRun rows{
-                    run, run > 1 ? (plan.windows.height(oh + 1).first - plan.windows.height(oh).first) * inW : 0, outW};
+                    run, run > 1 ? (plan.windows.height(oh + 1).first - plan.windows.height(oh).first) * inW : 0, outW,
+                    plan.streaming};
                 if constexpr (kSixteenBit)
                     argmaxWindowRowsInPlaceBFloat16(plan.row, rows, bitRowStarts.data(), rowOffsets.data(), rowCount,
                                                     reinterpret_cast<uint16_t *>(out.plane<Value>(n, c) + q),
@@ -312,6 +317,7 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
         }
     };
     runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn, body);
+    if (plan.streaming) streamingStoreFence();
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, int Group, c
 HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                           const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, const int64_t (&starts)[Group],
                           hn::Vec<DI> laneColumns, int64_t count, Source *HWY_RESTRICT values,
-                          int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+                          int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64, bool streaming) {
     int64_t firstColumns[Group];
     for (int g = 0; g < Group; ++g) firstColumns[g] = row.origin + starts[g] * row.stride;
     hn::Vec<D> best[Group];
@@ -199,10 +199,14 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const 
             hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
         const int64_t at = starts[g];
         if (count == static_cast<int64_t>(hn::Lanes(d)) && storesWhole<Source>()) {
-            storeValues(d, best[g], values + at);
+            if constexpr (std::is_same_v<Source, float>) {
+                storeVector(d, best[g], values + at, streaming);
+            } else {
+                storeValues(d, best[g], values + at);
+            }
             if constexpr (WithIndices)
                 storeInt32Lanes(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
-                             false);
+                                streaming);
             continue;
         }
         // A row shorter than a vector: through a buffer, so that nothing past the row is written.
@@ -221,7 +225,7 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const 
 template <ColumnAccess Access, NanKnowledge Nans, bool WithIndices, class Source>
 HWY_INLINE void argmaxRowWith(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                               const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
-                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64, bool streaming) {
     const hn::ScalableTag<float> d;
     const hn::RebindToSigned<decltype(d)> di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -235,43 +239,44 @@ HWY_INLINE void argmaxRowWith(const WindowRow &row, const Source *const *HWY_RES
     for (; c + 4 <= chunks; c += 4)
         runChunks<Access, Nans, WithIndices, 4>(d, di, row, rowStarts, rowOffsets, rowCount,
                                                 {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)},
-                                                laneColumns, count, values, indices32, indices64);
+                                                laneColumns, count, values, indices32, indices64, streaming);
     for (; c + 2 <= chunks; c += 2)
         runChunks<Access, Nans, WithIndices, 2>(d, di, row, rowStarts, rowOffsets, rowCount,
                                                 {startOf(c), startOf(c + 1)}, laneColumns, count, values, indices32,
-                                                indices64);
+                                                indices64, streaming);
     if (c < chunks)
         runChunks<Access, Nans, WithIndices, 1>(d, di, row, rowStarts, rowOffsets, rowCount, {startOf(c)}, laneColumns,
-                                                count, values, indices32, indices64);
+                                                count, values, indices32, indices64, streaming);
 }
 
 template <NanKnowledge Nans, bool WithIndices, class Source>
 HWY_INLINE void argmaxRowIndices(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                                  const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
-                                 int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+                                 int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64, bool streaming) {
 #if HWY_TARGET != HWY_SCALAR
     if (row.stride == 2) {
         argmaxRowWith<ColumnAccess::EvenOfPairs, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
-                                                                    indices32, indices64);
+                                                                    indices32, indices64, streaming);
         return;
     }
 #endif
     if (row.stride == 1)
         argmaxRowWith<ColumnAccess::Contiguous, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
-                                                                   indices32, indices64);
+                                                                   indices32, indices64, streaming);
     else
         argmaxRowWith<ColumnAccess::Gathered, Nans, WithIndices>(row, rowStarts, rowOffsets, rowCount, values,
-                                                                 indices32, indices64);
+                                                                 indices32, indices64, streaming);
 }
 
 template <NanKnowledge Nans, class Source>
 HWY_INLINE void argmaxRowNans(const WindowRow &row, const Source *const *HWY_RESTRICT rowStarts,
                               const int32_t *HWY_RESTRICT rowOffsets, int64_t rowCount, Source *HWY_RESTRICT values,
-                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64) {
+                              int32_t *HWY_RESTRICT indices32, int64_t *HWY_RESTRICT indices64,
+                              bool streaming = false) {
     if (indices32 || indices64)
-        argmaxRowIndices<Nans, true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+        argmaxRowIndices<Nans, true>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64, streaming);
     else
-        argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr);
+        argmaxRowIndices<Nans, false>(row, rowStarts, rowOffsets, rowCount, values, nullptr, nullptr, streaming);
 }
 
 template <class Source>
@@ -288,7 +293,8 @@ HWY_INLINE void argmaxRowsInPlace(const WindowRow &row, const OutputRowRun &run,
             if (indices32) indices32 += run.outputStep;
             if (indices64) indices64 += run.outputStep;
         }
-        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64);
+        argmaxRowNans<NanKnowledge::Unknown>(row, rowStarts, rowOffsets, rowCount, values, indices32, indices64,
+                                             run.streaming);
     }
 }
 

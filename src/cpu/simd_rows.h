@@ -96,13 +96,12 @@ inline bool streamingStoresPay(const StridedTensor &output) {
 // there changes the speed, never the result). A kernel that streams every aligned half line too
 // (streamedBytes 32: the stride-2 gather's 16-bit rows) needs only half lines: both halves of a shared line
 // are then streamed.
-inline bool streamingStoresPay(const StridedTensor &output, int64_t pieceElements, int64_t streamedBytes = 64) {
+inline bool piecesStartOnLines(const StridedTensor &output, int64_t pieceElements, int64_t streamedBytes = 64) {
     const int64_t bytesPerElement = elementSize(output.type);
     const auto wholeGranules = [&](int64_t elements) {
         const std::optional<int64_t> bytes = checkedMul(elements, bytesPerElement);
         return bytes && *bytes % streamedBytes == 0;
     };
-    if (!streamingStoresPay(output)) return false;
     if (reinterpret_cast<uintptr_t>(output.base) % static_cast<uintptr_t>(streamedBytes) != 0 ||
         !wholeGranules(pieceElements))
         return false;
@@ -110,6 +109,35 @@ inline bool streamingStoresPay(const StridedTensor &output, int64_t pieceElement
         if (output.size[axis] > 1 && output.stride[axis] >= pieceElements && !wholeGranules(output.stride[axis]))
             return false;
     return true;
+}
+inline bool streamingStoresPay(const StridedTensor &output, int64_t pieceElements, int64_t streamedBytes = 64) {
+    return streamingStoresPay(output) && piecesStartOnLines(output, pieceElements, streamedBytes);
+}
+
+// The same for a forward that writes its values and indices (when present) side by side, piece by piece: the two
+// together against a core's L2 (2 MiB on the Intel host). Measured there (channels-last forward, 2 threads):
+// values and indices of 2 MiB each, neither over the single-output rule's 4 MiB, took 0.37 / 0.81 ms warm / cold
+// cached and 0.33 / 0.72 streamed; 0.5 MiB each 0.072 / 0.22 and 0.060 / 0.20. Outputs that fit a core's L2 stay
+// cached, where the next operator finds them.
+inline bool forwardOutputsStreamingPay(const StridedTensor &values, const StridedTensor &indices,
+                                       int64_t pieceElements) {
+    const bool withIndices = indices.present();
+    if (!piecesStartOnLines(values, pieceElements) || (withIndices && !piecesStartOnLines(indices, pieceElements)))
+        return false;
+    switch (streamingStoresChoice()) {
+        case StreamingStores::Never:
+            return false;
+        case StreamingStores::Always:
+            return values.elementCount() > 0;
+        case StreamingStores::Automatic:
+            break;
+    }
+    const std::optional<int64_t> valueBytes = checkedMul<int64_t>(values.elementCount(), elementSize(values.type));
+    const std::optional<int64_t> indexBytes =
+        withIndices ? checkedMul<int64_t>(indices.elementCount(), elementSize(indices.type)) : int64_t{0};
+    const std::optional<int64_t> bytes =
+        valueBytes && indexBytes ? checkedAdd<int64_t>(*valueBytes, *indexBytes) : std::nullopt;
+    return !bytes || *bytes > (int64_t{2} << 20);
 }
 
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
