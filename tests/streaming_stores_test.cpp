@@ -133,6 +133,8 @@ TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
     // INT32 indices: 96x128 outputs a plane are 1.5 MiB each (3 MiB together: streamed), 64x96 0.75 MiB each
     // (1.5 MiB: cached); output rows of 120 floats (480 bytes) are never streamed (a line would take both kinds
     // of store). Channels-last and the planar row search alike; every output checked against the reference.
+    // Channels-last bfloat16 streams where each position's channels are whole vectors of its integer search
+    // (32 channels), and is cached with 48.
     ChoiceRestorer restore;
     std::mt19937_64 rng(43);
     struct Expectation {
@@ -141,6 +143,8 @@ TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
         bool channelsLast;
         const char *label;
         bool streamed;
+        aclDataType type = ACL_FLOAT;
+        int64_t channels = 32;
     };
     const Expectation expectations[] = {
         {POOLGRAD_STREAMING_STORES_AUTOMATIC, 96, 128, true, "channels-last, 3 MiB together", true},
@@ -150,16 +154,20 @@ TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
         {POOLGRAD_STREAMING_STORES_AUTOMATIC, 64, 96, false, "planar rows, 1.5 MiB together", false},
         {POOLGRAD_STREAMING_STORES_ALWAYS, 96, 120, false, "planar rows of 480 bytes, always", false},
         {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, false, "planar rows, small, always", true},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 128, 128, true, "channels-last bfloat16, 3 MiB together", true, ACL_BF16},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, true, "channels-last bfloat16, 48 channels", false, ACL_BF16, 48},
     };
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);
         ASSERT_EQ(poolgradSetStreamingStores(expectation.choice), ACL_SUCCESS);
         test_support::ArgmaxForwardCase c;
         c.channelsLast = expectation.channelsLast;
-        c.input = {1, 32, 1, 2 * expectation.outH, 2 * expectation.outW};
+        c.valueType = expectation.type;
+        c.input = {1, expectation.channels, 1, 2 * expectation.outH, 2 * expectation.outW};
         c.params.kernel = {1, 2, 2};
         c.params.stride = {1, 2, 2};
-        c.bits = test_support::tieHeavyBits(rng, 32 * 4 * expectation.outH * expectation.outW, 0.001);
+        c.bits = test_support::tieHeavyBits(rng, expectation.channels * 4 * expectation.outH * expectation.outW, 0.001);
+        if (expectation.type != ACL_FLOAT) c.bits = test_support::sixteenBitPatterns(c.bits, expectation.type);
         const char *implementation =
             expectation.channelsLast ? "cpu_argmax_forward_channels_last" : "cpu_argmax_forward_dense_rows";
         test_support::checkArgmaxForward(c, implementation, 2);

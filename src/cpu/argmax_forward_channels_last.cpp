@@ -208,8 +208,9 @@ PlanOutcome planArgmaxForwardChannelsLast(const PoolProblem &problem) {
     plan.wholeRows = geometry.inputPlaneElements() < (int64_t{1} << 31);
     // Position by position: the channels of one position are a piece of both outputs (values only for
     // MaxPoolV3WithAttrs, which has no indices).
-    // 16-bit whole rows store plainly (their narrowed values are half vectors).
-    plan.streaming = !(plan.wholeRows && problem.input.type != ElementType::Float32) &&
+    // 16-bit whole rows stream where every position's channels are whole vectors of the integer search (32 on
+    // AVX-512, 16 on AVX2); the float32 search's narrowed values, half vectors, are stored plainly.
+    plan.streaming = (!plan.wholeRows || problem.input.type == ElementType::Float32 || geometry.channels % 32 == 0) &&
                      forwardOutputsStreamingPay(problem.output, problem.indices, geometry.channels);
     if (plan.wholeRows) {
         plan.congruentRun = largestCongruentRun(plan.windows.axes[2]);

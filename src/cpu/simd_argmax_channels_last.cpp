@@ -202,14 +202,14 @@ HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const Ro
             hn::Set(di, static_cast<int32_t>(firstRowFlat + window.first + static_cast<int64_t>(u) * stride));
         for (int v = 0; v < VK; ++v) {
             const int64_t at = output * out.pixelStride + c + v * keyLanes;
-            hn::StoreU(bestBits[u][v], dk, static_cast<int16_t *>(out.values) + at);
+            storeVector(dk, bestBits[u][v], static_cast<int16_t *>(out.values) + at, out.streaming);
             const auto lower = hn::Add(hn::PromoteTo(di, hn::LowerHalf(dh, label[u][v])), flatOfLabel);
             const auto upper = hn::Add(hn::PromoteTo(di, hn::UpperHalf(dh, label[u][v])), flatOfLabel);
             const int64_t half = keyLanes / 2;
             storeInt32Lanes(di, lower, out.winners32 ? out.winners32 + at : nullptr,
-                            out.winners64 ? out.winners64 + at : nullptr, false);
+                            out.winners64 ? out.winners64 + at : nullptr, out.streaming);
             storeInt32Lanes(di, upper, out.winners32 ? out.winners32 + at + half : nullptr,
-                            out.winners64 ? out.winners64 + at + half : nullptr, false);
+                            out.winners64 ? out.winners64 + at + half : nullptr, out.streaming);
         }
     }
     return true;
@@ -337,7 +337,7 @@ template <ArgmaxValueType Type>
 HWY_INLINE void argmaxRow(const ChannelsLastRow &row) {
     using Element = ElementOf<Type>;
     const RowOutputs out{row.values, row.winners32, row.winners64, row.outputPixelStride,
-                         Type == ArgmaxValueType::Float32 && row.streaming};
+                         row.streaming};
     // Windows wholly in padding (dilation > 1), or every window when no input row is in the window: -inf,
     // index -1.
     if (row.someWindowEmpty || row.rowCount == 0) {

@@ -40,7 +40,7 @@ struct ChannelsLastRow {
     void *values;
     int32_t *winners32;
     int64_t *winners64;
-    bool streaming;        // float32 only
+    bool streaming;        // whole vectors that start on a vector boundary (16-bit values: the integer search's)
     bool someWindowEmpty;  // a width window without taps (dilation > 1): -inf, index -1
 };
 void argmaxChannelsLastRow(const ChannelsLastRow &row);
