@@ -134,7 +134,8 @@ TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
     // (1.5 MiB: cached); output rows of 120 floats (480 bytes) are never streamed (a line would take both kinds
     // of store). Channels-last and the planar row search alike; every output checked against the reference.
     // Channels-last bfloat16 streams where each position's channels are whole vectors of its integer search
-    // (32 channels), and is cached with 48.
+    // (32 channels), and is cached with 48; the row search's bfloat16 rows read in place stream output rows of
+    // whole lines (128 columns), not of half lines (16).
     ChoiceRestorer restore;
     std::mt19937_64 rng(43);
     struct Expectation {
@@ -156,6 +157,9 @@ TEST(StreamingStoresChoice, ForwardsWeighTheirValuesAndIndicesTogether) {
         {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, false, "planar rows, small, always", true},
         {POOLGRAD_STREAMING_STORES_AUTOMATIC, 128, 128, true, "channels-last bfloat16, 3 MiB together", true, ACL_BF16},
         {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, true, "channels-last bfloat16, 48 channels", false, ACL_BF16, 48},
+        {POOLGRAD_STREAMING_STORES_AUTOMATIC, 128, 128, false, "planar bfloat16 rows in place, 3 MiB together", true,
+         ACL_BF16},
+        {POOLGRAD_STREAMING_STORES_ALWAYS, 8, 16, false, "planar bfloat16 rows of 32 bytes, always", false, ACL_BF16},
     };
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);

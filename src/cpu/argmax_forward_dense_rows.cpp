@@ -49,7 +49,8 @@ struct DenseRowsPlan final : ImplementationPlan {
     // bfloat16 rows that need no padding and are read at stride 1 or 2: in place, widened as they are loaded.
     bool sixteenBit = false;
     bool bfloat16InPlace = false;
-    // Float32 rows read in place whose output rows start on cache lines: their outputs are streamed where large.
+    // Float32 and bfloat16 rows read in place whose output rows start on cache lines: their outputs are streamed
+    // where large.
     bool streaming = false;
 
     bool padded() const { return padBefore > 0 || padAfter > 0; }
@@ -157,7 +158,7 @@ PlanOutcome planArgmaxForwardDenseRows(const PoolProblem &problem) {
     while (plan.clippedAfter > plan.clippedBefore && windowsW[plan.clippedAfter - 1].count < row.kernelWidth)
         --plan.clippedAfter;
     plan.columnMaxima = !plan.sixteenBit && !problem.indices.present() && row.stride == 2 && row.kernelWidth == 3 && row.dilation == 1;
-    plan.streaming = !plan.sixteenBit && plan.searchesInPlace() &&
+    plan.streaming = plan.searchesInPlace() &&
                      forwardOutputsStreamingPay(problem.output, problem.indices, row.outputs);
     plan.outputRows =
         saturatingMul(geometry.planes(), saturatingMul(geometry.axes[0].outputSize, geometry.axes[1].outputSize));

@@ -151,14 +151,14 @@ constexpr bool storesWhole() {
     return std::is_same_v<Source, float> || HWY_TARGET != HWY_SCALAR;
 }
 template <class D>
-HWY_INLINE void storeValues(D d, hn::Vec<D> values, float *HWY_RESTRICT at) {
-    hn::StoreU(values, d, at);
+HWY_INLINE void storeValues(D d, hn::Vec<D> values, float *HWY_RESTRICT at, bool streaming) {
+    storeVector(d, values, at, streaming);
 }
 template <class D>
-HWY_INLINE void storeValues(D d, hn::Vec<D> values, uint16_t *HWY_RESTRICT at) {
+HWY_INLINE void storeValues(D d, hn::Vec<D> values, uint16_t *HWY_RESTRICT at, bool streaming) {
     const hn::Rebind<uint16_t, D> d16;
     hn::Vec<decltype(d16)> bits;
-    if (narrowSixteenBitExactly<false>(d, values, bits)) hn::StoreU(bits, d16, at);
+    if (narrowSixteenBitExactly<false>(d, values, bits)) storeVector(d16, bits, at, streaming);
 }
 template <class Source>
 HWY_INLINE Source narrowedFrom(float value) {
@@ -199,11 +199,7 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const 
             hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
         const int64_t at = starts[g];
         if (count == static_cast<int64_t>(hn::Lanes(d)) && storesWhole<Source>()) {
-            if constexpr (std::is_same_v<Source, float>) {
-                storeVector(d, best[g], values + at, streaming);
-            } else {
-                storeValues(d, best[g], values + at);
-            }
+            storeValues(d, best[g], values + at, streaming);
             if constexpr (WithIndices)
                 storeInt32Lanes(di, index, indices32 ? indices32 + at : nullptr, indices64 ? indices64 + at : nullptr,
                                 streaming);

@@ -44,7 +44,7 @@ struct OutputRowRun {
     int64_t outputRows = 1;
     int64_t inputRowStep = 0;
     int64_t outputStep = 0;
-    bool streaming = false;  // float32 outputs: whole vectors that start on a vector boundary are streamed
+    bool streaming = false;  // whole vectors of outputs that start on a vector boundary are streamed
 };
 
 // The search of argmaxWindowRow over a run of output rows whose rows are read where they lie (every load within
