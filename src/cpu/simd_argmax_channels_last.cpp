@@ -118,6 +118,17 @@ HWY_INLINE void storeValues(D d, DI di, const ChannelsLastRow &row, hn::Vec<D> b
     }
 }
 
+// The flat plane index of label 0 of output first + u (window first + u starts u * stride columns after window
+// first's).
+template <class DI>
+HWY_INLINE hn::Vec<DI> flatOfLabelZero(DI di, const ChannelsLastRow &row, const AxisWindow &window, int u,
+                                       int64_t stride) {
+    return hn::Set(di, static_cast<int32_t>(row.rowFlat[0] + window.first + static_cast<int64_t>(u) * stride));
+}
+
+// What the integer search of a block did.
+enum class KeySearch { Written, SawNaN, LabelsTooWide };
+
 #if HWY_TARGET != HWY_SCALAR
 // 16-bit values compared as integers, twice the channels of a float32 vector per instruction: a float16 or
 // bfloat16 is sign and magnitude, so the magnitude negated where the sign is set is a signed integer in the
@@ -132,10 +143,10 @@ HWY_INLINE hn::Vec<DK> orderedKey(DK dk, hn::Vec<DK> bits) {
 }
 
 // The integer search of a block of 16-bit values: U outputs times VK vectors of 2 x lanes channels from c.
-// Returns false, having written nothing, when a window holds a NaN (the float search's NaN rule then decides)
-// or when a window's labels (tap offsets from its first position) do not fit in 16 bits.
+// Writes nothing when a window holds a NaN (the float search's NaN rule then decides) or when a window's labels
+// (tap offsets from its first position) do not fit in 16 bits (the float search).
 template <ArgmaxValueType Type, int U, int VK, class D, class DI>
-HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
+HWY_INLINE KeySearch searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
                                 int64_t stride, int64_t c) {
     const hn::Repartition<int16_t, D> dk;
     const hn::RebindToUnsigned<decltype(dk)> du;
@@ -144,7 +155,7 @@ HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const Ro
     const AxisWindow &window = row.windows[first];
     const int32_t firstRowFlat = row.rowFlat[0];
     if (int64_t{row.rowFlat[row.rowCount - 1]} - firstRowFlat + (window.count - 1) * window.step > 0x7fff)
-        return false;
+        return KeySearch::LabelsTooWide;
     const int64_t pixel = row.inputPixelStride;
     const int64_t outputStep = U > 1 ? stride * pixel : 0, tapStep = window.count > 1 ? window.step * pixel : 0;
     constexpr bool kHalf = Type == ArgmaxValueType::Float16;
@@ -183,6 +194,9 @@ HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const Ro
             }
         }
     };
+    // The tap loop unrolled for windows 3 and 2 wide (most pooling), counted at run time otherwise. Called here
+    // directly: through a helper taking the lambda, GCC 12 left the search out of line with the block's vectors
+    // in memory (2x the time, float32 and 16-bit alike).
     if (window.count == 3)
         search.template operator()<3>();
     else if (window.count == 2)
@@ -195,11 +209,10 @@ HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const Ro
     for (int u = 0; u < U; ++u)
         for (int v = 0; v < VK; ++v)
             nan = hn::Or(nan, hn::RebindMask(du, hn::Gt(bestKey[u][v], hn::Set(dk, infinityKey))));
-    if (!hn::AllFalse(du, nan)) return false;
+    if (!hn::AllFalse(du, nan)) return KeySearch::SawNaN;
     for (int u = 0; u < U; ++u) {
         const int64_t output = first + u;
-        const auto flatOfLabel =
-            hn::Set(di, static_cast<int32_t>(firstRowFlat + window.first + static_cast<int64_t>(u) * stride));
+        const auto flatOfLabel = flatOfLabelZero(di, row, window, u, stride);
         for (int v = 0; v < VK; ++v) {
             const int64_t at = output * out.pixelStride + c + v * keyLanes;
             storeVector(dk, bestBits[u][v], static_cast<int16_t *>(out.values) + at, out.streaming);
@@ -212,7 +225,7 @@ HWY_INLINE bool searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const Ro
                             out.winners64 ? out.winners64 + at + half : nullptr, out.streaming);
         }
     }
-    return true;
+    return KeySearch::Written;
 }
 #endif
 
@@ -220,9 +233,14 @@ template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
                             int64_t stride, int64_t c, size_t valid) {
     static_assert(!Partial || V == 1);
+    // Whether the integer search already saw a NaN: the float search then goes straight to the NaN rule.
+    bool sawNaN = false;
 #if HWY_TARGET != HWY_SCALAR
-    if constexpr (Type != ArgmaxValueType::Float32 && !Partial && V % 2 == 0)
-        if (searchBlockKeys<Type, U, V / 2>(d, di, row, out, first, stride, c)) return;
+    if constexpr (Type != ArgmaxValueType::Float32 && !Partial && V % 2 == 0) {
+        const KeySearch keys = searchBlockKeys<Type, U, V / 2>(d, di, row, out, first, stride, c);
+        if (keys == KeySearch::Written) return;
+        sawNaN = keys == KeySearch::SawNaN;
+    }
 #endif
     using Element = ElementOf<Type>;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -273,8 +291,10 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
         }
         return true;
     };
-    bool clean;
-    if (window.count == 3)
+    bool clean = false;
+    if (sawNaN)
+        clean = false;
+    else if (window.count == 3)
         clean = search.template operator()<NanSearch::Detect, 3>();
     else if (window.count == 2)
         clean = search.template operator()<NanSearch::Detect, 2>();
@@ -283,8 +303,7 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     if (!clean) search.template operator()<NanSearch::Rule, 0>();
     for (int u = 0; u < U; ++u) {
         const int64_t output = first + u;
-        const auto flatOfLabel =
-            hn::Set(di, static_cast<int32_t>(firstRowFlat + window.first + static_cast<int64_t>(u) * stride));
+        const auto flatOfLabel = flatOfLabelZero(di, row, window, u, stride);
         for (int v = 0; v < V; ++v) {
             const int64_t at = output * out.pixelStride + c + v * lanes;
             const auto flat = hn::Add(winner[u][v], flatOfLabel);

@@ -67,21 +67,30 @@ void argmaxWindows(const float *plane, int64_t width, const int64_t *rowIndices,
 // For writers that stream whole cache lines only (storeFloatRow) and write few long runs (the slab
 // scatter's slabs); a kernel that writes row by row asks the overload below.
 // poolgradSetStreamingStores can turn the size rule off (never) or make every output qualify (always).
+inline std::optional<int64_t> bytesOf(const StridedTensor &output) {
+    return checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
+}
 inline bool outputExceedsCacheShare(const StridedTensor &output) {
-    const std::optional<int64_t> bytes = checkedMul<int64_t>(output.elementCount(), elementSize(output.type));
+    const std::optional<int64_t> bytes = bytesOf(output);
     return !bytes || *bytes > (int64_t{4} << 20);
 }
 
-inline bool streamingStoresPay(const StridedTensor &output) {
+// The choice in force for `bytes` of output (nullopt: more than int64 counts), the automatic one streaming
+// outputs over automaticAbove bytes.
+inline bool streamingChoiceAllows(std::optional<int64_t> bytes, int64_t automaticAbove) {
     switch (streamingStoresChoice()) {
         case StreamingStores::Never:
             return false;
         case StreamingStores::Always:
-            return output.elementCount() > 0;
+            return !bytes || *bytes > 0;
         case StreamingStores::Automatic:
             break;
     }
-    return outputExceedsCacheShare(output);
+    return !bytes || *bytes > automaticAbove;
+}
+
+inline bool streamingStoresPay(const StridedTensor &output) {
+    return streamingChoiceAllows(bytesOf(output), int64_t{4} << 20);
 }
 
 // The same for a kernel that writes the output in pieces of pieceElements contiguous elements (a row, a
@@ -124,20 +133,11 @@ inline bool forwardOutputsStreamingPay(const StridedTensor &values, const Stride
     const bool withIndices = indices.present();
     if (!piecesStartOnLines(values, pieceElements) || (withIndices && !piecesStartOnLines(indices, pieceElements)))
         return false;
-    switch (streamingStoresChoice()) {
-        case StreamingStores::Never:
-            return false;
-        case StreamingStores::Always:
-            return values.elementCount() > 0;
-        case StreamingStores::Automatic:
-            break;
-    }
-    const std::optional<int64_t> valueBytes = checkedMul<int64_t>(values.elementCount(), elementSize(values.type));
-    const std::optional<int64_t> indexBytes =
-        withIndices ? checkedMul<int64_t>(indices.elementCount(), elementSize(indices.type)) : int64_t{0};
+    const std::optional<int64_t> valueBytes = bytesOf(values);
+    const std::optional<int64_t> indexBytes = withIndices ? bytesOf(indices) : int64_t{0};
     const std::optional<int64_t> bytes =
         valueBytes && indexBytes ? checkedAdd<int64_t>(*valueBytes, *indexBytes) : std::nullopt;
-    return !bytes || *bytes > (int64_t{2} << 20);
+    return streamingChoiceAllows(bytes, int64_t{2} << 20);
 }
 
 // Orders preceding streaming stores before later loads and stores (call once after a parallel region).
