@@ -37,6 +37,7 @@ const char *const kDense = "cpu_recompute_argmax_backward_dense";
 const char *const kChannelsLast = "cpu_recompute_argmax_backward_channels_last";
 const char *const kReference = "cpu_recompute_argmax_backward_reference";
 const char *const kStride1 = "cpu_recompute_argmax_backward_stride1";
+const char *const kStride1Separable = "cpu_recompute_argmax_backward_stride1_separable";
 
 // Threads and the forced implementation for one test; restored after it.
 class ForcedRun {
@@ -658,7 +659,8 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
     EXPECT_EQ(runForced(kStride1, stride1Problem(1, 2, 20, 56, 5, 2, {2, 2, 1, 0})).plan,
               "stride-1 first matches gathered, 5x2 windows from padding 2,1, 1 input row at a time from a ring of "
               "8 padded output rows; 4 blocks of input rows per plane, 8 items on 2 threads");
-    expectChosenByDefault(problem(2, 3, 12, 40, 3, 1, 1), kStride1);
+    // Rows of 41 windows: more than the separable flat search takes.
+    expectChosenByDefault(problem(2, 3, 12, 41, 3, 1, 1), kStride1);
 }
 
 TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
@@ -696,8 +698,12 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
 // and -2^25 sum to +0 only in that order (2^25 + 2 rounds back to 2^25; the other way round the sum is 2); the
 // zeros' first matches are the first zero of each window, -0 among them (+0 == -0). Window 1's target is NaN
 // and window 7's matches nothing: both dropped.
-TEST(MaxPoolV3GradStride1, ExactSumsOfFirstMatchesInOutputOrder) {
-    const ForcedRun forced(kStride1, 1);
+// The exact stride-1 cases run on both stride-1 implementations (the separable one scatters a plane of one row, and
+// gathers the three-row plane in blocks of input rows on one thread).
+class MaxPoolV3GradStride1 : public testing::TestWithParam<const char *> {};
+
+TEST_P(MaxPoolV3GradStride1, ExactSumsOfFirstMatchesInOutputOrder) {
+    const ForcedRun forced(GetParam(), 1);
     const Problem p = stride1Problem(1, 1, 1, 8, 1, 3, {0, 0, 1, 1});
     ASSERT_EQ(p.windows().outW, 8);
     const std::vector<double> input = {-0.0, 0, 0, 5, 0, 0, 0, 0};
@@ -706,7 +712,7 @@ TEST(MaxPoolV3GradStride1, ExactSumsOfFirstMatchesInOutputOrder) {
     const std::vector<double> grad = {1, 2, big, 2, -big, 32, 64, 128};
     const Outcome outcome = run(p, input, output, grad);
     ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(outcome.implementation, kStride1);
+    EXPECT_EQ(outcome.implementation, GetParam());
     // Column 0 (-0, the first zero of windows 0 and 1): 1 (window 1 dropped); column 3: +0; column 4: window 5's
     // first zero, 32; column 5: window 6's, 64 (window 7 dropped).
     EXPECT_EQ(outcome.bits, floatBits({1, 0, 0, 0, 32, 64, 0, 0}));
@@ -716,8 +722,8 @@ TEST(MaxPoolV3GradStride1, ExactSumsOfFirstMatchesInOutputOrder) {
 // match of column 0's three windows, whose gradients 2^25, 2, -2^25 must be summed in output-row order (+0; 2
 // the other way); elsewhere the zeros' first matches are row 0 for output rows 0 and 1 and row 1 for output row
 // 2, each with gradient 1.
-TEST(MaxPoolV3GradStride1, ExactSumsInOutputRowOrder) {
-    const ForcedRun forced(kStride1, 1);
+TEST_P(MaxPoolV3GradStride1, ExactSumsInOutputRowOrder) {
+    const ForcedRun forced(GetParam(), 1);
     const Problem p = stride1Problem(1, 1, 3, 8, 3, 1, {1, 1, 0, 0});
     ASSERT_EQ(p.windows().outH, 3);
     std::vector<double> input(24, 0.0), output(24, 0.0), grad(24, 1.0);
@@ -727,10 +733,121 @@ TEST(MaxPoolV3GradStride1, ExactSumsInOutputRowOrder) {
     grad[0] = big, grad[8] = 2, grad[16] = -big;
     const Outcome outcome = run(p, input, output, grad);
     ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(outcome.implementation, kStride1);
+    EXPECT_EQ(outcome.implementation, GetParam());
     std::vector<float> expected(24, 0.0f);
     for (int w = 1; w < 8; ++w) expected[static_cast<size_t>(w)] = 2, expected[static_cast<size_t>(8 + w)] = 1;
     EXPECT_EQ(outcome.bits, floatBits(expected));
+}
+
+// Targets that are not their window's maximum: the separable search's winner (the maximum, first of equal
+// values) is not the first match, and each such window is searched element by element. One row of 8 under 1x3
+// windows, no padding (6 windows over columns ow .. ow + 2): window 0's target 1 first matches column 0 (not the
+// 4 at column 1); window 1's target -0 matches the +0 at column 3; window 2's target 2 matches nothing (dropped);
+// window 3's target NaN is dropped; windows 4 and 5 take their maxima, the 9 at column 6 (4 + 8).
+TEST_P(MaxPoolV3GradStride1, TargetsThatAreNotTheMaximumTakeTheirFirstMatch) {
+    const ForcedRun forced(GetParam(), 1);
+    const Problem p = stride1Problem(1, 1, 1, 8, 1, 3, {0, 0, 0, 0});
+    ASSERT_EQ(p.windows().outW, 6);
+    const std::vector<double> input = {1, 4, 1, 0, 3, 1, 9, 1};
+    const std::vector<double> output = {1, -0.0, 2, kNaN, 9, 9};
+    const std::vector<double> grad = {1, 2, 16, 32, 4, 8};
+    const Outcome outcome = run(p, input, output, grad);
+    ASSERT_EQ(outcome.phaseTwo, 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(outcome.implementation, GetParam());
+    EXPECT_EQ(outcome.bits, floatBits({1, 0, 0, 2, 0, 0, 12, 0}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Implementations, MaxPoolV3GradStride1, testing::Values(kStride1, kStride1Separable),
+                         [](const testing::TestParamInfo<const char *> &info) {
+                             return std::string(info.param) == kStride1 ? "FirstMatchSearch" : "SeparableSearch";
+                         });
+
+TEST(MaxPoolV3GradPlans, SeparableStride1DescribesItsPlansAndIsChosenForNarrowRows) {
+    // 2 x 32 planes of 20 x 20 for two threads: whole planes, scattered.
+    EXPECT_EQ(runForced(kStride1Separable, problem(2, 32, 20, 20, 5, 1, 2)).plan,
+              "stride-1 flat window winners checked against origOutput, rows 24 floats apart, 5x5 windows from padding "
+              "2,2, scattered 4 planes interleaved; 1 block of input rows per plane, 64 items on 2 threads");
+    // One plane for two threads: eight blocks of input rows, gathered.
+    EXPECT_EQ(runForced(kStride1Separable, problem(1, 1, 16, 16, 3, 1, 1)).plan,
+              "stride-1 flat window winners checked against origOutput, rows 18 floats apart, gathered, 3x3 windows "
+              "from padding 1,1, 4 input rows at a time from a ring of 8 padded output rows; 8 blocks of input rows "
+              "per plane, 8 items on 2 threads");
+    expectChosenByDefault(problem(2, 8, 20, 20, 5, 1, 2), kStride1Separable);
+    expectChosenByDefault(problem(1, 2, 17, 35, 3, 1, 1), kStride1Separable);
+}
+
+TEST(MaxPoolV3GradPlans, SeparableStride1DeclinesWhatItCannotTake) {
+    const ForcedRun forced(kStride1Separable, 1);
+    struct Declined {
+        Problem problem;
+        const char *reason;
+    };
+    Problem nhwc = problem(1, 2, 8, 16, 3, 1, 1);
+    nhwc.nhwc = true;
+    const Declined cases[] = {
+        {problem(1, 1, 8, 16, 3, 1, 1, ACL_FLOAT16), "float16 planes: the search and the targets are float32"},
+        {nhwc, "input planes are not dense row-major"},
+        {problem(1, 1, 8, 16, 3, 2, 1), "height windows do not move by 1 without dilation"},
+        {problem(1, 1, 8, 41, 3, 1, 1), "rows of 41 windows, more than 40"},
+        {problem(1, 1, 16, 16, 7, 1, 3), "windows of 7x7 taps: an element lies in more than 25"},
+        {stride1Problem(1, 1, 8, 16, 3, 3, {0, 0, 3, 3}), "width window 0 is not the kernel's clipped run"},
+    };
+    for (const Declined &declined : cases) {
+        const Problem &p = declined.problem;
+        SCOPED_TRACE(p.describe());
+        const auto win = p.windows();
+        const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
+                     out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
+        const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 1.0));
+        EXPECT_EQ(outcome.phaseOne, 561003);
+        EXPECT_NE(std::string(aclGetRecentErrMsg()).find(declined.reason), std::string::npos) << aclGetRecentErrMsg();
+    }
+}
+
+// Random stride-1 problems forced onto the separable search on every instruction set this CPU has: narrow rows
+// (up to 40 windows), kernels up to 5x5 with paddings up to the kernel less one, ceil mode, one to 40 planes (the
+// scatter takes whole planes where there are four items a thread, the gather blocks of input rows below that; the
+// scatter interleaves up to four planes, any count left over), one to three threads, cached and streaming stores,
+// outGrad on and off cache lines; ties, +-0, NaN and targets that are not their window's maximum. Each matches the
+// reference bit for bit, and both the scatter and the gather ran.
+TEST(MaxPoolV3GradImplementationsDifferential, SeparableStride1OnEveryInstructionSet) {
+    std::mt19937 rng(20261206);
+    int scattered = 0, gathered = 0;
+    for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
+                                 int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        test_support::HighwayTargetMock mock(target);
+        for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
+            for (int threads = 1; threads <= 3; ++threads) {
+                ASSERT_EQ(poolgradSetStreamingStores(streaming), ACL_SUCCESS);
+                const ForcedRun forced(kStride1Separable, threads);
+                for (int i = 0; i < 8; ++i) {
+                    int64_t kernelH = uniform(rng, 1, 5), kernelW = uniform(rng, 1, 5);
+                    if (kernelH * kernelW == 1) kernelW = 2;
+                    Problem p = stride1Problem(uniform(rng, 1, 2), i % 2 ? uniform(rng, 1, 3) : uniform(rng, 5, 20),
+                                               uniform(rng, 1, 14), uniform(rng, 8, 38), kernelH, kernelW,
+                                               {uniform(rng, 0, kernelH - 1), uniform(rng, 0, kernelH - 1),
+                                                uniform(rng, 0, kernelW - 1), uniform(rng, 0, kernelW - 1)});
+                    p.params.ceilMode = uniform(rng, 0, 1);
+                    const auto win = p.windows();
+                    if (win.outH < 1 || win.outW < 1 || win.outW > 40) continue;
+                    const int64_t offset = uniform(rng, 0, 1);
+                    SCOPED_TRACE(std::string(hwy::TargetName(target)) +
+                                 (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? " streaming" : " cached") +
+                                 " threads " + std::to_string(threads) + " outGrad offset " + std::to_string(offset) +
+                                 ": " + p.describe());
+                    const std::string plan = expectRandomRunMatches(rng, p, kStride1Separable, offset);
+                    (plan.find("scattered") != std::string::npos ? scattered : gathered) += 1;
+                    if (testing::Test::HasFailure()) {
+                        poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+                        return;
+                    }
+                }
+            }
+    }
+    poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+    EXPECT_GT(scattered, 10);
+    EXPECT_GT(gathered, 10);
 }
 
 // Random stride-1 problems forced onto the gather on every instruction set this CPU has: kernels up to 5x5,

@@ -51,6 +51,8 @@ constexpr std::array implementations{
     Implementation{"cpu_recompute_argmax_backward_channels_last_3x3_stride2", PoolTask::RecomputeArgmaxBackward,
                    Backend::Cpu, cpu::planRecomputeArgmaxBackwardChannelsLast3x3Stride2,
                    cpu::runRecomputeArgmaxBackwardChannelsLast3x3Stride2},
+    Implementation{"cpu_recompute_argmax_backward_stride1_separable", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
+                   cpu::planRecomputeArgmaxBackwardStride1Separable, cpu::runRecomputeArgmaxBackwardStride1Separable},
     Implementation{"cpu_recompute_argmax_backward_stride1", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,
                    cpu::planRecomputeArgmaxBackwardStride1, cpu::runRecomputeArgmaxBackwardStride1},
     Implementation{"cpu_recompute_argmax_backward_disjoint", PoolTask::RecomputeArgmaxBackward, Backend::Cpu,

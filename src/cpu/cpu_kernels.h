@@ -88,6 +88,10 @@ RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const
 // gathered into each input row once (stride1_gather_blocks.h).
 PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem);
 RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const ImplementationPlan &plan);
+// The same gather from the stride-1 forwards' separable window winners, checked against origOutput (the windows
+// whose target is not their winner searched element by element).
+PlanOutcome planRecomputeArgmaxBackwardStride1Separable(const PoolProblem &problem);
+RunResult runRecomputeArgmaxBackwardStride1Separable(const PoolProblem &problem, const ImplementationPlan &plan);
 // 3x3 stride 2 on channels-last (NHWC) operands: windows walked left to right, a vector of channels each.
 PlanOutcome planRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem);
 RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &problem, const ImplementationPlan &plan);
