@@ -26,8 +26,15 @@
 namespace poolgrad::cpu {
 namespace {
 
+// A ring row of row winners holds the row's outputs and, past them, a slot for the row's last vector where that
+// vector overlaps the one before it (moved back to end at the row's end): stored in place, it would cover part of
+// the vector before, and a load of that vector (the next output row's) would take bytes from two stores, which the
+// CPU cannot forward (I3-fwd, 56 windows a row: 40 % of the time on that load). Room for the widest target's lanes.
+constexpr int64_t kRingTailSlot = 16;
+
 // Where each piece of a call's scratch starts, in floats.
 struct ScratchLayout {
+    int64_t ringRow = 0;       // floats between consecutive ring rows
     int64_t paddedLength = 0;  // each of the two padded row copies
     int64_t ringValues = 0, ringPositions = 0, ringNan = 0;
     int64_t winnerValues = 0, winnerPositions = 0;  // 16-bit values: the output row before its narrowing
@@ -38,8 +45,10 @@ std::optional<ScratchLayout> scratchLayoutOf(const Stride1Rows &rows) {
     ScratchLayout layout;
     const std::optional<int64_t> padded = checkedAdd(rows.padLeft, rows.width);
     const std::optional<int64_t> reach = checkedAdd(rows.outputWidth, rows.kernelWidth - 1);
-    const std::optional<int64_t> ring = checkedMul(rows.kernelHeight, rows.outputWidth);
+    const std::optional<int64_t> ringRow = checkedAdd(rows.outputWidth, kRingTailSlot);
+    const std::optional<int64_t> ring = ringRow ? checkedMul(rows.kernelHeight, *ringRow) : std::nullopt;
     if (!padded || !reach || !ring) return std::nullopt;
+    layout.ringRow = *ringRow;
     layout.paddedLength = std::max(*padded, *reach);
     std::optional<int64_t> at = checkedMul<int64_t>(2, layout.paddedLength);
     layout.ringValues = at.value_or(0);
@@ -150,8 +159,8 @@ HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, floa
 // max(ow - padLeft, 0). Without WithPositions only the values (Search::Max: the maxima).
 template <Search Mode, bool WithPositions, int Group>
 HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth,
-                                int32_t rowStart, const int64_t (&starts)[Group], float *HWY_RESTRICT values,
-                                int32_t *HWY_RESTRICT positions) {
+                                int32_t rowStart, const int64_t (&starts)[Group], const int64_t (&slots)[Group],
+                                float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
     const FloatTag d;
     const IndexTag di;
     VF best[Group];
@@ -181,39 +190,45 @@ HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLef
         }
     }
     for (int g = 0; g < Group; ++g) {
-        hn::StoreU(best[g], d, values + starts[g]);
-        if constexpr (WithPositions) hn::StoreU(winner[g], di, positions + starts[g]);
+        hn::StoreU(best[g], d, values + slots[g]);
+        if constexpr (WithPositions) hn::StoreU(winner[g], di, positions + slots[g]);
     }
 }
 
 // The chunks of a row of `outputs` windows: vectors from column 0, the last moved back to end at the row's end
 // (windows computed twice agree; outputs holds at least a vector), in groups of 4, 2 and 1.
+// body(starts, slots): slots are where each chunk's row winners lie in a ring row (kRingTailSlot).
 template <class Body>
 HWY_INLINE void forEachChunkGroup(int64_t outputs, const Body &body) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
     const int64_t chunks = (outputs + lanes - 1) / lanes, lastStart = outputs - lanes;
     const auto startOf = [&](int64_t chunk) { return std::min(chunk * lanes, lastStart); };
+    // The last chunk, where it overlaps the one before, keeps its row winners past the row's outputs.
+    const auto slotOf = [&](int64_t chunk) { return chunk * lanes > lastStart && chunk > 0 ? outputs : chunk * lanes; };
     int64_t c = 0;
     for (; c + 4 <= chunks; c += 4) {
         const int64_t starts[4] = {startOf(c), startOf(c + 1), startOf(c + 2), startOf(c + 3)};
-        body(starts);
+        const int64_t slots[4] = {slotOf(c), slotOf(c + 1), slotOf(c + 2), slotOf(c + 3)};
+        body(starts, slots);
     }
     for (; c + 2 <= chunks; c += 2) {
         const int64_t starts[2] = {startOf(c), startOf(c + 1)};
-        body(starts);
+        const int64_t slots[2] = {slotOf(c), slotOf(c + 1)};
+        body(starts, slots);
     }
     if (c < chunks) {
         const int64_t starts[1] = {startOf(c)};
-        body(starts);
+        const int64_t slots[1] = {slotOf(c)};
+        body(starts, slots);
     }
 }
 
 template <Search Mode, bool WithPositions>
 HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth, int32_t rowStart,
                            int64_t outputs, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
-    forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
+    forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
         constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        rowWinnerChunks<Mode, WithPositions, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, values,
+        rowWinnerChunks<Mode, WithPositions, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, slots, values,
                                                      positions);
     });
 }
@@ -222,7 +237,8 @@ HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, in
 // (without WithPositions the values only).
 template <Search Mode, bool WithPositions, int Group>
 HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int32_t *const *HWY_RESTRICT positions,
-                              int64_t rowCount, const int64_t (&starts)[Group], float *HWY_RESTRICT outValues,
+                              int64_t rowCount, const int64_t (&starts)[Group], const int64_t (&slots)[Group],
+                              float *HWY_RESTRICT outValues,
                               int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64,
                               bool streaming) {
     const FloatTag d;
@@ -230,12 +246,12 @@ HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int
     VF best[Group];
     VI winner[Group];
     for (int g = 0; g < Group; ++g) {
-        best[g] = hn::LoadU(d, values[0] + starts[g]);
-        if constexpr (WithPositions) winner[g] = hn::LoadU(di, positions[0] + starts[g]);
+        best[g] = hn::LoadU(d, values[0] + slots[g]);
+        if constexpr (WithPositions) winner[g] = hn::LoadU(di, positions[0] + slots[g]);
     }
     for (int64_t r = 1; r < rowCount; ++r)
         for (int g = 0; g < Group; ++g) {
-            const VF value = hn::LoadU(d, values[r] + starts[g]);
+            const VF value = hn::LoadU(d, values[r] + slots[g]);
             if constexpr (Mode == Search::Max) {
                 best[g] = hn::Max(best[g], value);
             } else {
@@ -243,7 +259,7 @@ HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int
                 best[g] = hn::IfThenElse(take, value, best[g]);
                 if constexpr (WithPositions)
                     winner[g] = hn::IfThenElse(hn::RebindMask(di, take),
-                                               inRegister(hn::LoadU(di, positions[r] + starts[g])), winner[g]);
+                                               inRegister(hn::LoadU(di, positions[r] + slots[g])), winner[g]);
             }
         }
     for (int g = 0; g < Group; ++g) {
@@ -258,10 +274,10 @@ template <Search Mode, bool WithPositions>
 HWY_INLINE void combineRows(const float *const *values, const int32_t *const *positions, int64_t rowCount,
                             int64_t outputs, float *outValues, int32_t *outIndices32, int64_t *outIndices64,
                             bool streaming) {
-    forEachChunkGroup(outputs, [&](const auto &starts) POOLGRAD_LAMBDA_INLINE {
+    forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
         constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        combineChunks<Mode, WithPositions, kGroup>(values, positions, rowCount, starts, outValues, outIndices32,
-                                                   outIndices64, streaming);
+        combineChunks<Mode, WithPositions, kGroup>(values, positions, rowCount, starts, slots, outValues,
+                                                   outIndices32, outIndices64, streaming);
     });
 }
 
@@ -312,7 +328,7 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
             const float *row = padded[nextRow % 2];
             withSearch<WithPositions>(!findings.negativeZero, findings.nan, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
                 rowWinners<Mode, Positions>(row, job.padLeft, job.kernelWidth, rowStart, outW,
-                                            ringValues + slot * outW, ringPositions + slot * outW);
+                                            ringValues + slot * layout.ringRow, ringPositions + slot * layout.ringRow);
             });
         }
         float *outValues;
@@ -333,8 +349,8 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         for (int64_t h = firstRow, slot = firstRow % kh; h < endRow;
              ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
             findings |= ringFindings[slot];
-            valueRows[count] = ringValues + slot * outW;
-            positionRows[count] = ringPositions + slot * outW;
+            valueRows[count] = ringValues + slot * layout.ringRow;
+            positionRows[count] = ringPositions + slot * layout.ringRow;
         }
         const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
         withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
