@@ -663,24 +663,15 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
     expectChosenByDefault(problem(2, 3, 12, 41, 3, 1, 1), kStride1);
 }
 
-TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
-    const ForcedRun forced(kStride1, 1);
-    struct Declined {
-        Problem problem;
-        const char *reason;
-    };
-    Problem nhwc = problem(1, 2, 8, 16, 3, 1, 1);
-    nhwc.nhwc = true;
-    const Declined cases[] = {
-        {problem(1, 1, 8, 16, 3, 1, 1, ACL_FLOAT16), "float16 planes: the dense recompute widens them whole"},
-        {nhwc, "input planes are not dense row-major"},
-        {problem(1, 1, 8, 16, 3, 2, 1), "height windows do not move by 1 without dilation"},
-        {problem(1, 1, 16, 16, 7, 1, 3), "windows of 7x7 taps: an element lies in more than 25"},
-        {problem(1, 1, 8, 16, 1, 1, 0), "1x1 windows do not overlap"},
-        {problem(1, 1, 8, 5, 3, 1, 1), "rows of 5 columns, fewer than 8"},
-        // Pads of a whole kernel: windows wholly in padding, which send nothing.
-        {stride1Problem(1, 1, 8, 16, 3, 3, {0, 0, 3, 3}), "width window 0 is not the kernel's clipped run"},
-    };
+// A problem an implementation must decline, and the words its reason must hold.
+struct Declined {
+    Problem problem;
+    const char *reason;
+};
+
+// Each case, forced onto the implementation, fails phase 1 with 561003 and the reason in the message.
+void expectDeclines(const char *implementation, std::initializer_list<Declined> cases) {
+    const ForcedRun forced(implementation, 1);
     for (const Declined &declined : cases) {
         const Problem &p = declined.problem;
         SCOPED_TRACE(p.describe());
@@ -691,6 +682,21 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
         EXPECT_EQ(outcome.phaseOne, 561003);
         EXPECT_NE(std::string(aclGetRecentErrMsg()).find(declined.reason), std::string::npos) << aclGetRecentErrMsg();
     }
+}
+
+TEST(MaxPoolV3GradPlans, Stride1GatherDeclinesWhatItCannotTake) {
+    Problem nhwc = problem(1, 2, 8, 16, 3, 1, 1);
+    nhwc.nhwc = true;
+    expectDeclines(kStride1, {
+        {problem(1, 1, 8, 16, 3, 1, 1, ACL_FLOAT16), "float16 planes: the dense recompute widens them whole"},
+        {nhwc, "input planes are not dense row-major"},
+        {problem(1, 1, 8, 16, 3, 2, 1), "height windows do not move by 1 without dilation"},
+        {problem(1, 1, 16, 16, 7, 1, 3), "windows of 7x7 taps: an element lies in more than 25"},
+        {problem(1, 1, 8, 16, 1, 1, 0), "1x1 windows do not overlap"},
+        {problem(1, 1, 8, 5, 3, 1, 1), "rows of 5 columns, fewer than 8"},
+        // Pads of a whole kernel: windows wholly in padding, which send nothing.
+        {stride1Problem(1, 1, 8, 16, 3, 3, {0, 0, 3, 3}), "width window 0 is not the kernel's clipped run"},
+    });
 }
 
 // One row of 8 under 1x3 windows with one column of padding each side (8 windows, window ow covering columns
@@ -777,31 +783,16 @@ TEST(MaxPoolV3GradPlans, SeparableStride1DescribesItsPlansAndIsChosenForNarrowRo
 }
 
 TEST(MaxPoolV3GradPlans, SeparableStride1DeclinesWhatItCannotTake) {
-    const ForcedRun forced(kStride1Separable, 1);
-    struct Declined {
-        Problem problem;
-        const char *reason;
-    };
     Problem nhwc = problem(1, 2, 8, 16, 3, 1, 1);
     nhwc.nhwc = true;
-    const Declined cases[] = {
+    expectDeclines(kStride1Separable, {
         {problem(1, 1, 8, 16, 3, 1, 1, ACL_FLOAT16), "float16 planes: the search and the targets are float32"},
         {nhwc, "input planes are not dense row-major"},
         {problem(1, 1, 8, 16, 3, 2, 1), "height windows do not move by 1 without dilation"},
         {problem(1, 1, 8, 41, 3, 1, 1), "rows of 41 windows, more than 40"},
         {problem(1, 1, 16, 16, 7, 1, 3), "windows of 7x7 taps: an element lies in more than 25"},
         {stride1Problem(1, 1, 8, 16, 3, 3, {0, 0, 3, 3}), "width window 0 is not the kernel's clipped run"},
-    };
-    for (const Declined &declined : cases) {
-        const Problem &p = declined.problem;
-        SCOPED_TRACE(p.describe());
-        const auto win = p.windows();
-        const size_t in = static_cast<size_t>(p.n * p.c * p.h * p.w),
-                     out = static_cast<size_t>(p.n * p.c * win.outH * win.outW);
-        const Outcome outcome = run(p, iota(in), iota(out), std::vector<double>(out, 1.0));
-        EXPECT_EQ(outcome.phaseOne, 561003);
-        EXPECT_NE(std::string(aclGetRecentErrMsg()).find(declined.reason), std::string::npos) << aclGetRecentErrMsg();
-    }
+    });
 }
 
 // Random stride-1 problems forced onto the separable search on every instruction set this CPU has: narrow rows
