@@ -93,10 +93,15 @@ struct ScatterPlane {
 constexpr int32_t kRecheck = -1;
 
 // Replaces the positions of winners that differ from their targets by kRecheck (one vector pass, so that the
-// scatter's loop does one test an output).
+// loops sending gradients do one test an output).
 void markWinnersThatAreNotTargets(const float *__restrict values, const float *__restrict targets,
                                   int32_t *__restrict positions, int64_t count) {
     for (int64_t o = 0; o < count; ++o) positions[o] = values[o] == targets[o] ? positions[o] : kRecheck;
+}
+
+// The first match of flat output o, whose position was marked kRecheck: searched element by element; -1 for none.
+int32_t recheckedFirstMatch(const Stride1GatherLayout &layout, const float *input, const float *targets, int64_t o) {
+    return firstMatchInWindow(layout, input, o / layout.outputWidth, o % layout.outputWidth, targets[o]);
 }
 
 // Adds every output's gradient of kPlanes planes into their sums, outputs in increasing order in each plane and the
@@ -110,9 +115,8 @@ void scatterInterleaved(const Stride1GatherLayout &layout, const ScatterPlane *p
         for (int k = 0; k < kPlanes; ++k) {
             const ScatterPlane &plane = planes[k];
             int32_t position = plane.positions[o];
-            if (position < 0) [[unlikely]] {
-                position = firstMatchInWindow(layout, plane.input, o / layout.outputWidth, o % layout.outputWidth,
-                                              plane.targets[o]);
+            if (position == kRecheck) [[unlikely]] {
+                position = recheckedFirstMatch(layout, plane.input, plane.targets, o);
                 if (position < 0) continue;
             }
             plane.sums[position] = addToSum(plane.sums[position], plane.gradients[o]);
@@ -133,9 +137,10 @@ void scatterPlanes(const Stride1GatherLayout &layout, const ScatterPlane *planes
     }
 }
 
-// Searches output rows [firstRow, endRow) of one plane into the winners' arrays (the output plane's shape).
-void searchWindowWinners(const SeparableStride1Plan &plan, Stride1FlatScratch &scratch, const float *input,
-                         int64_t firstRow, int64_t endRow, float *values, int32_t *positions) {
+// Output rows [firstRow, endRow) of one plane's first matches (arrays of the output plane's shape): the window
+// winners' positions, kRecheck where the winner is not the target (values: the winners' values).
+void searchFirstMatches(const SeparableStride1Plan &plan, Stride1FlatScratch &scratch, const float *input,
+                        const float *targets, int64_t firstRow, int64_t endRow, float *values, int32_t *positions) {
     const Stride1GatherLayout &layout = plan.layout;
     Stride1FlatJob job = scratch.job(plan.flatLayout, input);
     job.outputWidth = layout.outputWidth;
@@ -148,6 +153,8 @@ void searchWindowWinners(const SeparableStride1Plan &plan, Stride1FlatScratch &s
     job.values = values;
     job.indices32 = positions;
     argmaxStride1Flat(job);
+    const int64_t first = firstRow * layout.outputWidth, count = (endRow - firstRow) * layout.outputWidth;
+    markWinnersThatAreNotTargets(values + first, targets + first, positions + first, count);
 }
 
 void runScatter(const PoolProblem &problem, const SeparableStride1Plan &plan) {
@@ -171,8 +178,8 @@ void runScatter(const PoolProblem &problem, const SeparableStride1Plan &plan) {
                 plane.gradients = problem.gradOutput.plane<const float>(n, c);
                 float *values = winnerValues.data() + k * outputElements;
                 int32_t *positions = winnerPositions.data() + k * outputElements;
-                searchWindowWinners(plan, scratch, plane.input, 0, layout.outputHeight, values, positions);
-                markWinnersThatAreNotTargets(values, plane.targets, positions, outputElements);
+                searchFirstMatches(plan, scratch, plane.input, plane.targets, 0, layout.outputHeight, values,
+                                   positions);
                 plane.positions = positions;
                 plane.sums = sums.data() + k * planeElements;
                 std::fill(plane.sums, plane.sums + planeElements, 0.0f);
@@ -207,18 +214,13 @@ void runGather(const PoolProblem &problem, const SeparableStride1Plan &plan) {
             const int64_t lowestOutput = std::max<int64_t>(firstRow + layout.height.pad - layout.height.kernel + 1, 0);
             const int64_t endOutput = std::min<int64_t>(endRow + layout.height.pad + 1, Ho);
             if (lowestOutput < endOutput)
-                searchWindowWinners(plan, scratch, input, lowestOutput, endOutput, winnerValues.data(),
-                                    winnerPositions.data());
+                searchFirstMatches(plan, scratch, input, targets, lowestOutput, endOutput, winnerValues.data(),
+                                   winnerPositions.data());
             const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
-                const float *values = winnerValues.data() + oh * Wo;
-                const float *wanted = targets + oh * Wo;
                 std::memcpy(positions, winnerPositions.data() + oh * Wo, static_cast<size_t>(Wo) * sizeof(int32_t));
-                int64_t differing = 0;
-                for (int64_t ow = 0; ow < Wo; ++ow) differing += !(values[ow] == wanted[ow]);
-                if (differing != 0)
-                    for (int64_t ow = 0; ow < Wo; ++ow)
-                        if (!(values[ow] == wanted[ow]))
-                            positions[ow] = firstMatchInWindow(layout, input, oh, ow, wanted[ow]);
+                for (int64_t ow = 0; ow < Wo; ++ow)
+                    if (positions[ow] == kRecheck) [[unlikely]]
+                        positions[ow] = recheckedFirstMatch(layout, input, targets, oh * Wo + ow);
                 std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
             };
             gatherStride1Block(layout, firstRow, endRow, W, 0, ring, problem.gradInput.plane<float>(n, c),
