@@ -1,12 +1,13 @@
 // cpu_argmax_forward_3x3_stride2 (2-D 3x3 windows at stride 2, padding 0 or 1: each input row searched once,
 // its winners kept for the next output row, the edge windows in the same vectors with clipped taps replaced by
-// their neighbours), forced and checked through poolgradGetLastRunReport that it ran, against the naive
-// reference of tests/reference: exact cases (ties across rows and columns, -0/+0, the last NaN across rows,
-// all -inf, windows clipped at every edge), a NaN moved over every column of every row (the detector of each
-// chunk kind), random problems on tie-heavy data with NaN payloads and overflowing products, every padding and
-// ceil mode, INT32 and INT64 indices, 1-3 threads, the vector widths of AVX2, SSE4 and the scalar target, and
-// the values-only forward. Outputs are poisoned; values are compared bit for bit with the input element the
-// reference names. Also: what the dispatch chooses and what the plan declines.
+// their neighbours; 3-D planes with 3x3x3 windows slice by slice, the slices' winners combined in scan order),
+// forced and checked through poolgradGetLastRunReport that it ran, against the naive reference of
+// tests/reference: exact cases (ties across rows, columns and slices, -0/+0, the last NaN across rows and
+// slices, all -inf, windows clipped at every edge), a NaN moved over every column of every row (the detector of
+// each chunk kind) and over every slice, random problems on tie-heavy data with NaN payloads and overflowing
+// products, every padding and ceil mode, INT32 and INT64 indices, 1-3 threads, the vector widths of AVX2, SSE4
+// and the scalar target, and the values-only forward. Outputs are poisoned; values are compared bit for bit with
+// the input element the reference names. Also: what the dispatch chooses and what the plan declines.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,6 +114,84 @@ TEST(ArgmaxForward3x3Stride2, ExactRowsWithoutPaddingAndClippedLastWindows) {
     }
 }
 
+// 3x3x3 windows at stride 2 with padding `pad` on every axis.
+reference::Pool3dParams threeCubedStride2(int64_t pad) {
+    reference::Pool3dParams params = threeByThreeStride2(pad, pad);
+    params.kernel[0] = 3;
+    params.stride[0] = 2;
+    params.padding[0] = pad;
+    return params;
+}
+
+TEST(ArgmaxForward3x3Stride2, ExactVolumeWindowsAcrossSlices) {
+    // 5 slices of 3 rows of 33 columns, padding 1: 3x2x17 outputs. Depth windows: slices 0-1, 1-3 and 3-4 (slice 1
+    // in the first two windows, slice 3 in the last two: searched once, kept). Scan order is slices first: a tie
+    // across slices keeps the earlier slice even where its element comes later within the slice.
+    ArgmaxForwardCase c;
+    c.input = {1, 1, 5, 3, 33};
+    c.params = threeCubedStride2(1);
+    const int64_t slice = 3 * 33;
+    c.bits.assign(static_cast<size_t>(5 * slice), bitsOf(-1.0f));
+    const auto at = [&](int64_t d, int64_t h, int64_t w) -> uint32_t & {
+        return c.bits[static_cast<size_t>(d * slice + h * 33 + w)];
+    };
+    // (0, 0, 2): slices 0-1, rows 0-1, columns 3-5: 7 at (1,0,3) and (0,1,5): slice 0's, later in its slice.
+    at(1, 0, 3) = at(0, 1, 5) = bitsOf(7);
+    // (1, 0, 4): slices 1-3, rows 0-1, columns 7-9: -0 at (2,0,7), +0 at (3,0,7): -0 kept (not greater).
+    at(2, 0, 7) = bitsOf(-0.0f);
+    at(3, 0, 7) = bitsOf(0.0f);
+    // (1, 1, 6): slices 1-3, rows 1-2, columns 11-13: NaN at (1,2,13) and (3,1,11): the last in scan order, slice
+    // 3's; a greater value after them in slice 2 does not win.
+    at(1, 2, 13) = 0x7fc00011u;
+    at(3, 1, 11) = 0xffc00033u;
+    at(2, 1, 12) = bitsOf(50);
+    // (2, 1, 16): slices 3-4, rows 1-2, columns 31-32 (column 33 padding): all -inf: its first element (3,1,31).
+    for (int64_t d = 3; d <= 4; ++d)
+        for (int64_t h = 1; h <= 2; ++h)
+            for (int64_t w = 31; w <= 32; ++w) at(d, h, w) = bitsOf(-kInf);
+    // (0, 1, 8) and (1, 1, 8): slice 1's (1,2,16) = 9 wins both windows (kept slice), over 9 at (2,1,17).
+    at(1, 2, 16) = at(2, 1, 17) = bitsOf(9);
+    for (const aclDataType indexType : {ACL_INT32, ACL_INT64}) {
+        c.indexType = indexType;
+        for (const int threads : {1, 2, 3}) {
+            const std::vector<int64_t> indices = check(c, threads);
+            ASSERT_EQ(indices.size(), 3u * 2 * 17);
+            const auto output = [&](int64_t od, int64_t oh, int64_t ow) {
+                return indices[static_cast<size_t>((od * 2 + oh) * 17 + ow)];
+            };
+            EXPECT_EQ(output(0, 0, 2), 0 * slice + 1 * 33 + 5);
+            EXPECT_EQ(output(1, 0, 4), 2 * slice + 0 * 33 + 7);
+            EXPECT_EQ(output(1, 1, 6), 3 * slice + 1 * 33 + 11);
+            EXPECT_EQ(output(2, 1, 16), 3 * slice + 1 * 33 + 31);
+            EXPECT_EQ(output(0, 1, 8), 1 * slice + 2 * 33 + 16);
+            EXPECT_EQ(output(1, 1, 8), 1 * slice + 2 * 33 + 16);
+        }
+    }
+}
+
+TEST(ArgmaxForward3x3Stride2, NaNInEverySliceOfAVolume) {
+    // One NaN moved over every position of 7 slices of 5 rows of 35 columns (the first, kept and last slices of
+    // each window, each row and column), both paddings, 16-bit values too: the slices' combine takes the NaN rule.
+    std::mt19937_64 rng(33);
+    for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
+        for (const int64_t pad : {1, 0}) {
+            ArgmaxForwardCase c;
+            c.valueType = type;
+            c.input = {1, 1, 7, 5, 35};
+            c.params = threeCubedStride2(pad);
+            const int64_t count = 7 * 5 * 35;
+            std::vector<uint32_t> base = tieHeavyBits(rng, count, 0, 0, true);
+            if (type != ACL_FLOAT) base = test_support::sixteenBitPatterns(base, type);
+            const uint32_t nan = type == ACL_FLOAT ? 0x7fc00000u : 0x7fc1u;
+            for (int64_t position = 0; position < count; position += 1 + position % 2) {
+                c.bits = base;
+                c.bits[static_cast<size_t>(position)] = nan + static_cast<uint32_t>(position % 7);
+                check(c, 1);
+                if (HasFailure()) return;
+            }
+        }
+}
+
 // ------------------------------------------------------------------------------------------------ NaN placement
 
 TEST(ArgmaxForward3x3Stride2, NaNInEveryColumnOfEveryRow) {
@@ -164,6 +243,35 @@ TEST(ArgmaxForward3x3Stride2, RandomProblemsAgreeWithTheReference) {
     }
 }
 
+// A random 3-D 3x3x3 stride-2 problem: depth paddings and clipped last slices, at least 16 windows a row, every
+// fourth one of tall wide slices.
+ArgmaxForwardCase randomVolumeCase(std::mt19937_64 &rng, int trial) {
+    auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    ArgmaxForwardCase c = randomCase(rng, trial);
+    c.params.kernel[0] = 3;
+    c.params.stride[0] = 2;
+    c.params.padding[0] = draw(0, 1);
+    c.input[2] = draw(c.params.padding[0] == 1 ? 1 : 3, 9);
+    c.input[3] = std::min<int64_t>(c.input[3], 9);
+    c.input[4] = std::min<int64_t>(c.input[4], 80);
+    if (trial % 4 == 3) {
+        // Tall wide slices: several blocks of output rows (about 8 KiB of a slice's rows a block), each slice's
+        // kept row winners carried from block to block.
+        c.input = {1, draw(1, 2), draw(c.params.padding[0] == 1 ? 1 : 3, 5), draw(20, 61), draw(200, 400)};
+    }
+    const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];
+    c.bits = tieHeavyBits(rng, count, trial % 4 == 0 ? 0.0 : 0.02, trial % 5 == 0 ? 0.1 : 0.0, trial % 8 == 0);
+    return c;
+}
+
+TEST(ArgmaxForward3x3Stride2, RandomVolumesAgreeWithTheReference) {
+    std::mt19937_64 rng(20261205);
+    for (int trial = 0; trial < 120; ++trial) {
+        check(randomVolumeCase(rng, trial), 1 + trial % 3);
+        if (HasFailure()) return;
+    }
+}
+
 TEST(ArgmaxForward3x3Stride2, NarrowerVectorsAgreeWithTheReference) {
     // The dispatch held to AVX2 (8 lanes), SSE4 (4) and the scalar target (1): other chunk layouts, the masked
     // loads' buffer path, the scalar taps.
@@ -172,7 +280,7 @@ TEST(ArgmaxForward3x3Stride2, NarrowerVectorsAgreeWithTheReference) {
         SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
         const test_support::HighwayTargetMock mock(target);
         for (int trial = 0; trial < 24; ++trial) {
-            check(randomCase(rng, trial), 1 + trial % 2);
+            check(trial % 3 == 2 ? randomVolumeCase(rng, trial) : randomCase(rng, trial), 1 + trial % 2);
             if (HasFailure()) return;
         }
     }
@@ -188,7 +296,7 @@ TEST(ArgmaxForward3x3Stride2, SixteenBitValuesAgreeWithTheReference) {
     // `trials` random problems of `type`, threads 1 to mostThreads; false after a failure.
     const auto checkRandom = [&](aclDataType type, int trials, int mostThreads) {
         for (int trial = 0; trial < trials; ++trial) {
-            ArgmaxForwardCase c = randomCase(rng, trial);
+            ArgmaxForwardCase c = trial % 3 == 2 ? randomVolumeCase(rng, trial) : randomCase(rng, trial);
             c.valueType = type;
             c.bits = test_support::sixteenBitPatterns(c.bits, type);
             check(c, 1 + trial % mostThreads);
@@ -272,7 +380,6 @@ TEST(ArgmaxForward3x3Stride2, ValueOnlyForwardMatchesTheReference) {
 
 // ------------------------------------------------------------------------------------------------ plans
 
-
 // What phase 1 decides for an unforced aclnnMaxPool3dWithArgmax on `input` with `params`: the implementation
 // and its plan text.
 poolgradRunReport dispatchedFor(const reference::Shape5 &input, const reference::Pool3dParams &params) {
@@ -297,6 +404,15 @@ TEST(ArgmaxForward3x3Stride2, TheDispatchTakesItForTwoDimensionalPlanes) {
         << report.plan;
 }
 
+TEST(ArgmaxForward3x3Stride2, TheDispatchTakesItForThreeCubedWindows) {
+    const poolgradRunReport report = dispatchedFor({2, 3, 6, 20, 40}, threeCubedStride2(1));
+    EXPECT_STREQ(report.implementation, kThreeByThree);
+    ASSERT_NE(report.plan, nullptr);
+    EXPECT_NE(std::string(report.plan).find("3x3x3 stride-2 slice winners from padding 1,1,1"), std::string::npos)
+        << report.plan;
+    EXPECT_NE(std::string(report.plan).find("of output depths per plane"), std::string::npos) << report.plan;
+}
+
 TEST(ArgmaxForward3x3Stride2, DeclinesWhatItCannotSearch) {
     // Forced onto problems it declines, phase 1 fails with its reason.
     const auto reasonFor = [](const reference::Shape5 &input, const reference::Pool3dParams &params) {
@@ -312,11 +428,19 @@ TEST(ArgmaxForward3x3Stride2, DeclinesWhatItCannotSearch) {
         EXPECT_NE(status.phaseOne, 0);
         return message;
     };
-    reference::Pool3dParams threeD = threeByThreeStride2(1, 1);
-    threeD.kernel[0] = 3;
-    threeD.stride[0] = 2;
-    threeD.padding[0] = 1;
-    EXPECT_NE(reasonFor({1, 2, 6, 20, 40}, threeD).find("this search takes 2-D planes"), std::string::npos);
+    reference::Pool3dParams depthStride1 = threeCubedStride2(1);
+    depthStride1.stride[0] = 1;
+    EXPECT_NE(reasonFor({1, 2, 6, 20, 40}, depthStride1)
+                  .find("the planes are 3-D (depth 6): this search takes 2-D planes or 3x3x3 windows at stride 2 "
+                        "without dilation, padding 0 or 1"),
+              std::string::npos);
+    reference::Pool3dParams depthKernel2 = threeCubedStride2(1);
+    depthKernel2.kernel[0] = 2;
+    depthKernel2.padding[0] = 0;
+    EXPECT_NE(reasonFor({1, 2, 6, 20, 40}, depthKernel2).find("the planes are 3-D (depth 6)"), std::string::npos);
+    // Each of 300 slices keeps the row winners of 2001 windows (32,528 bytes a slice): 9.8 MB, over the bound.
+    EXPECT_NE(reasonFor({1, 1, 300, 3, 4001}, threeCubedStride2(1)).find("keeping every slice's row winners"),
+              std::string::npos);
     EXPECT_NE(reasonFor({1, 2, 1, 20, 29}, threeByThreeStride2(1, 1)).find("rows of 15 windows, fewer than 16"),
               std::string::npos);
     reference::Pool3dParams stride3 = threeByThreeStride2(1, 1);

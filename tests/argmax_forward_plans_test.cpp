@@ -164,14 +164,14 @@ TEST(ArgmaxForwardPlans, RowSearchReadsBFloat16RowsInPlace) {
               "row vectors: 32 windows k2 s2 d1 from column 0, pairs loads, up to 2 bfloat16 rows in place, widened "
               "in the register, runs of output rows a call; 4 output rows on 2 threads");
     Forward contiguous{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 62}, {{1, 2, 3}, {1, 2, 1}, {0, 0, 0}}, ACL_BF16};
-    EXPECT_NE(planOf(contiguous, "cpu_argmax_forward_dense_rows").second.find("contiguous loads, up to 2 bfloat16 rows in place"),
+    EXPECT_NE(planOf(contiguous, "cpu_argmax_forward_dense_rows")
+                  .second.find("contiguous loads, up to 2 bfloat16 rows in place"),
               std::string::npos);
     Forward gathered{{1, 2, 1, 4, 64}, {1, 2, 1, 2, 21}, {{1, 2, 3}, {1, 2, 3}, {0, 0, 0}}, ACL_BF16};
     EXPECT_NE(planOf(gathered, "cpu_argmax_forward_dense_rows").second.find("rows widened to float32"),
               std::string::npos);
     pairs.type = ACL_FLOAT16;
-    EXPECT_NE(planOf(pairs, "cpu_argmax_forward_dense_rows").second.find("rows widened to float32"),
-              std::string::npos);
+    EXPECT_NE(planOf(pairs, "cpu_argmax_forward_dense_rows").second.find("rows widened to float32"), std::string::npos);
 }
 
 }  // namespace
@@ -188,12 +188,12 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
               std::make_pair(std::string("cpu_argmax_forward_stride2"),
                              std::string("stride-2 vectors: 20 windows k3 s2 from column -1, whole 1..19, row winners "
                                          "carried down 2 blocks of output rows per plane; 8 items on 2 threads")));
-    // Unforced, a 2-D problem with indices goes to the 3x3 stride-2 search, without indices to the row search
-    // (both measured faster); a 3-D one of 3x3x3 windows runs here: 3 planes of depth, windows 3 deep at
-    // stride 2 give one output plane.
+    // Unforced, a 2-D problem goes to the 3x3 stride-2 search, and so does a 3-D one of 3x3x3 windows (3 planes
+    // of depth, windows 3 deep at stride 2 give one output plane): measured faster; forced, this entry takes it.
     EXPECT_EQ(planOf(wide, nullptr).first, "cpu_argmax_forward_3x3_stride2");
     const Forward deep{{1, 4, 3, 5, 40}, {1, 4, 1, 3, 20}, {{3, 3, 3}, {2, 2, 2}, {0, 1, 1}}};
-    EXPECT_EQ(planOf(deep, nullptr).first, "cpu_argmax_forward_stride2");
+    EXPECT_EQ(planOf(deep, nullptr).first, "cpu_argmax_forward_3x3_stride2");
+    EXPECT_EQ(planOf(deep, "cpu_argmax_forward_stride2").first, "cpu_argmax_forward_stride2");
     const auto declines = [](const Forward &forward, const char *reason) {
         TestTensor self = tensorFor(forward.input, forward.type, forward.channelsLast);
         TestTensor out = tensorFor(forward.output, forward.type, forward.channelsLast);
@@ -218,8 +218,9 @@ TEST(ArgmaxForwardPlans, Stride2PlanAndItsDeclines) {
     declines(Forward{{1, 1, 1, 3, 33}, {1, 1, 1, 2, 17}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}},
              "rows of 15 whole windows, fewer than 16");
     // 2 x 3 x 1024 x 208 floats: 5,111,808 bytes, over 4 MiB: the row search was measured faster from DRAM,
-    // so the dispatch passes this entry by, naming why; forced, it runs.
-    const Forward large{{1, 2, 3, 1024, 208}, {1, 2, 1, 512, 104}, {{3, 3, 3}, {2, 2, 2}, {0, 1, 1}}};
+    // so the dispatch passes this entry by, naming why; forced, it runs. (Depth windows of one plane: the 3x3
+    // stride-2 search takes 2-D planes or 3x3x3 windows only.)
+    const Forward large{{1, 2, 3, 1024, 208}, {1, 2, 3, 512, 104}, {{1, 3, 3}, {1, 2, 2}, {0, 1, 1}}};
     EXPECT_EQ(planOf(large, nullptr).first, "cpu_argmax_forward_dense_rows");
     EXPECT_EQ(planOf(large, "cpu_argmax_forward_stride2").first, "cpu_argmax_forward_stride2");
     // Unforced, rows that fit in a vector go to the narrow-rows search.
@@ -252,16 +253,17 @@ TEST(ArgmaxForwardPlans, DepthWindowMissingThePlaneIsEmpty) {
                  {"cpu_argmax_forward_3x3_stride2", "cpu_argmax_forward_stride1_flat", "cpu_argmax_forward_stride1",
                   "cpu_argmax_forward_narrow_rows", "cpu_argmax_forward_dense_rows", "cpu_argmax_forward_dense",
                   "cpu_argmax_forward_reference", static_cast<const char *>(nullptr)}) {
-                SCOPED_TRACE(std::string(implementation ? implementation : "dispatch") + ": " +
-                             std::to_string(height) + "x" + std::to_string(width) + " k" +
-                             std::to_string(kernelHeight) + " s" + std::to_string(stride));
+                SCOPED_TRACE(std::string(implementation ? implementation : "dispatch") + ": " + std::to_string(height) +
+                             "x" + std::to_string(width) + " k" + std::to_string(kernelHeight) + " s" +
+                             std::to_string(stride));
                 TestTensor self({2, 1, 1, height, width}, ACL_FLOAT);
                 for (int64_t i = 0; i < self.elementCount(); ++i) self.set(i, static_cast<double>(i % 5));
                 TestTensor out({2, 1, 1, outH, outW}, ACL_FLOAT), indices({2, 1, 1, outH, outW}, ACL_INT32);
                 out.poison();
                 indices.poison();
                 ASSERT_EQ(poolgradForceImplementation(implementation), ACL_SUCCESS);
-                const test_support::TwoPhaseStatus status = test_support::runMaxPool3dWithArgmax(self, each, out, indices);
+                const test_support::TwoPhaseStatus status =
+                    test_support::runMaxPool3dWithArgmax(self, each, out, indices);
                 poolgradForceImplementation(nullptr);
                 if (status.phaseOne != 0) {
                     // Forced entries that decline: the 2-D ones must say the depth window misses the plane.

@@ -3,6 +3,9 @@
 // window that reads it, those of a window's last row kept for the next output row, every output (and index)
 // written once from the vectors, the edge windows included (simd_argmax_three_by_three_stride2.h). Work items are
 // blocks of output rows of a plane, enough blocks that a few planes still fill every thread.
+// 3-D planes with 3x3x3 windows at stride 2 the same way slice by slice, each slice's 3x3 winners kept and the
+// three slices of a window combined in scan order (14 compare-and-blends a window where a direct search of its
+// 27 elements takes 26); work items are blocks of output depths.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -25,16 +28,22 @@ namespace {
 constexpr int64_t kLeastOutputColumns = 16;
 
 struct ThreeByThreeStride2Plan final : ImplementationPlan {
-    int64_t padTop = 0, padLeft = 0;
-    int64_t rowBlocks = 1;  // work items per plane
+    bool volume = false;  // 3-D planes with 3x3x3 windows
+    int64_t padFront = 0, padTop = 0, padLeft = 0;
+    int64_t rowBlocks = 1;  // work items per plane: blocks of output rows (2-D) or output depths (3-D)
     int64_t items = 0;
     int threads = 1;
 
     std::string describe() const override {
+        const std::string blocks = std::to_string(rowBlocks) + (rowBlocks == 1 ? " block" : " blocks") +
+                                   (volume ? " of output depths" : " of output rows") + " per plane, " +
+                                   std::to_string(items) + " items on " + std::to_string(threads) + " threads";
+        if (volume)
+            return "3x3x3 stride-2 slice winners from padding " + std::to_string(padFront) + "," +
+                   std::to_string(padTop) + "," + std::to_string(padLeft) +
+                   ", each input row searched once, each slice's 3x3 winners kept for the next output depth; " + blocks;
         return "3x3 stride-2 row winners from padding " + std::to_string(padTop) + "," + std::to_string(padLeft) +
-               ", each input row searched once" + "; " + std::to_string(rowBlocks) +
-               (rowBlocks == 1 ? " block" : " blocks") + " of output rows per plane, " + std::to_string(items) +
-               " items on " + std::to_string(threads) + " threads";
+               ", each input row searched once" + "; " + blocks;
     }
 };
 
@@ -66,9 +75,12 @@ PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     if (type != ElementType::Float32 && type != ElementType::Float16 && type != ElementType::BFloat16)
         return PlanOutcome::decline("values are not float32, float16 or bfloat16");
     if (std::optional<std::string> reason = forwardPlanesNotDense(problem)) return PlanOutcome::decline(*reason);
-    if (std::optional<std::string> reason = notOneDepthPlane(geometry, "this search"))
-        return PlanOutcome::decline(*reason);
     const WindowTables windows = WindowTables::of(geometry);
+    // 2-D planes, or 3-D ones whose depth windows are 3 wide at stride 2 too.
+    const std::optional<std::string> notPlanar = notOneDepthPlane(geometry, "this search");
+    const bool volume = notPlanar.has_value();
+    if (volume && notThreeWideStride2(geometry.axes[0], windows.axes[0], "depth"))
+        return PlanOutcome::decline(*notPlanar + " or 3x3x3 windows at stride 2 without dilation, padding 0 or 1");
     if (std::optional<std::string> reason = notThreeWideStride2(geometry.axes[1], windows.axes[1], "height"))
         return PlanOutcome::decline(*reason);
     if (std::optional<std::string> reason = notThreeWideStride2(geometry.axes[2], windows.axes[2], "width"))
@@ -85,11 +97,25 @@ PlanOutcome planArgmaxForwardThreeByThreeStride2(const PoolProblem &problem) {
     if (!keptBytes || *keptBytes > kScratchBytesPerThread)
         return PlanOutcome::decline(scratchDeclineText("keeping a row's window winners", keptBytes));
     ThreeByThreeStride2Plan plan;
+    plan.volume = volume;
+    if (volume) {
+        // Each slice's kept row winners, and three slots of a block's slice winners (values with their input bits,
+        // positions): kVolumeSlotBytes, or three output rows where one row takes more.
+        const int64_t valueBytes = type == ElementType::Float32 ? 4 : 2;
+        const std::optional<int64_t> rowSlotBytes = checkedProduct<int64_t>({int64_t{3}, outW, valueBytes + 4});
+        const std::optional<int64_t> volumeBytes =
+            rowSlotBytes ? checkedAdd(checkedMul(geometry.axes[0].inputSize, *keptBytes),
+                                      std::optional<int64_t>(std::max(*rowSlotBytes, kVolumeSlotBytes)))
+                         : std::nullopt;
+        if (!volumeBytes || *volumeBytes > kScratchBytesPerThread)
+            return PlanOutcome::decline(scratchDeclineText("keeping every slice's row winners", volumeBytes));
+        plan.padFront = geometry.axes[0].adaptive ? 0 : geometry.axes[0].padBegin;
+    }
     plan.padTop = geometry.axes[1].adaptive ? 0 : geometry.axes[1].padBegin;
     plan.padLeft = geometry.axes[2].adaptive ? 0 : geometry.axes[2].padBegin;
-    // A block searches its first input row afresh.
+    // A block searches its first input row (3-D: its first slice) afresh.
     const PlaneRowBlocks split =
-        planeRowBlocks(geometry.planes(), geometry.axes[1].outputSize,
+        planeRowBlocks(geometry.planes(), geometry.axes[volume ? 0 : 1].outputSize,
                        saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
     plan.rowBlocks = split.rowBlocks;
     plan.items = split.items;
@@ -115,16 +141,44 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
         if (valueType == ArgmaxValueType::Float32) return tensor.plane<const float>(n, c);
         return tensor.plane<const uint16_t>(n, c);
     };
+    const int64_t outD = geometry.axes[0].outputSize;
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+            const int64_t nextPlane = (item + 1) / plan.rowBlocks;
+            const void *next = item + 1 < end && nextPlane != plane
+                                   ? planeOf(in, nextPlane / geometry.channels, nextPlane % geometry.channels)
+                                   : nullptr;
+            void *values = const_cast<void *>(planeOf(out, n, c));
+            int32_t *indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+            int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+            if (plan.volume) {
+                ThreeByThreeStride2Volume job{};
+                job.type = valueType;
+                job.plane = planeOf(in, n, c);
+                job.nextPlane = next;
+                job.depth = geometry.axes[0].inputSize;
+                job.height = geometry.axes[1].inputSize;
+                job.width = geometry.axes[2].inputSize;
+                job.outputDepth = outD;
+                job.outputHeight = outH;
+                job.outputWidth = geometry.axes[2].outputSize;
+                job.padFront = plan.padFront;
+                job.padTop = plan.padTop;
+                job.padLeft = plan.padLeft;
+                job.firstDepth = outD * block / plan.rowBlocks;
+                job.endDepth = outD * (block + 1) / plan.rowBlocks;
+                job.values = values;
+                job.indices32 = indices32;
+                job.indices64 = indices64;
+                argmaxThreeByThreeStride2Volume(job);
+                continue;
+            }
             ThreeByThreeStride2Rows job{};
             job.type = valueType;
             job.plane = planeOf(in, n, c);
-            const int64_t nextPlane = (item + 1) / plan.rowBlocks;
-            if (item + 1 < end && nextPlane != plane)
-                job.nextPlane = planeOf(in, nextPlane / geometry.channels, nextPlane % geometry.channels);
+            job.nextPlane = next;
             job.height = geometry.axes[1].inputSize;
             job.width = geometry.axes[2].inputSize;
             job.outputHeight = outH;
@@ -133,9 +187,9 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
             job.padLeft = plan.padLeft;
             job.firstRow = outH * block / plan.rowBlocks;
             job.endRow = outH * (block + 1) / plan.rowBlocks;
-            job.values = const_cast<void *>(planeOf(out, n, c));
-            job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
-            job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+            job.values = values;
+            job.indices32 = indices32;
+            job.indices64 = indices64;
             argmaxThreeByThreeStride2Rows(job);
         }
     });

@@ -43,7 +43,33 @@ struct ThreeByThreeStride2Rows {
     void *values;
     int32_t *indices32;
     int64_t *indices64;
+    int64_t storedFromRow = 0;  // the output row values and indices start at (0: the plane's first)
 };
 void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows);
+
+// Output depths [firstDepth, endDepth) of one dense 3-D plane (depth x height x width, row-major) with 3x3x3
+// windows at stride 2 (padding 0 or 1 on each axis): each depth slice's 3x3 winners for every output row and
+// column come from the 2-D search above (each slice searched once: the last slice of output depth od's windows
+// is the first of od + 1's and its winners are kept), and a window's slices are then taken in scan order with
+// the selection rule, NaN rule included (scan order is slices first, and the rule is associative). Indices are
+// flat plane positions (d * height * width + h * width + w); values, indices32 and indices64 are the output
+// plane. Requires what ThreeByThreeStride2Rows requires of each slice, depth windows 2*od - padFront + {0, 1, 2}
+// clipped to the plane and never empty, and plane positions below 2^31.
+// The bytes of the three slots of slice winners a volume search keeps (three output rows where one takes more):
+// whole slices where they fit, else blocks of output rows (simd_argmax_three_by_three_stride2.cpp says why).
+inline constexpr int64_t kVolumeSlotBytes = int64_t{32} << 10;
+struct ThreeByThreeStride2Volume {
+    ArgmaxValueType type;
+    const void *plane;
+    const void *nextPlane;  // the plane the calling thread searches next, or null
+    int64_t depth, height, width;
+    int64_t outputDepth, outputHeight, outputWidth;
+    int64_t padFront, padTop, padLeft;
+    int64_t firstDepth, endDepth;
+    void *values;
+    int32_t *indices32;
+    int64_t *indices64;
+};
+void argmaxThreeByThreeStride2Volume(const ThreeByThreeStride2Volume &volume);
 
 }  // namespace poolgrad::cpu
