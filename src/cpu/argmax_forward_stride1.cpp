@@ -17,6 +17,7 @@
 #include "cpu/simd_argmax_stride1.h"
 #include "cpu/simd_rows.h"
 #include "cpu/stride1_axis.h"
+#include "hwy/aligned_allocator.h"
 
 namespace poolgrad::cpu {
 namespace {
@@ -119,7 +120,9 @@ RunResult runArgmaxForwardStride1(const PoolProblem &problem, const Implementati
         return tensor.plane<const uint16_t>(n, c);
     };
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        std::vector<float> scratch(static_cast<size_t>(plan.scratchFloats));
+        // On a cache line: the search lays its rows of winners out on lines.
+        const hwy::AlignedFreeUniquePtr<float[]> scratch =
+            hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(plan.scratchFloats, 1)));
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -140,7 +143,7 @@ RunResult runArgmaxForwardStride1(const PoolProblem &problem, const Implementati
             job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
             job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
             job.streaming = plan.streaming;
-            job.scratch = scratch.data();
+            job.scratch = scratch.get();
             argmaxStride1Rows(job);
         }
     });

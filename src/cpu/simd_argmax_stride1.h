@@ -34,7 +34,7 @@ inline constexpr int64_t kMostWindowRows = 64;
 // and indices64 (whichever are non-null; neither for value-only forwards) are the output plane, indices flat
 // plane positions (h * width + w). Requires every window to hold at least one element and at most kMostWindowRows
 // rows, outputWidth at least 16 (a vector: the search takes at most 16 lanes), plane positions below 2^31 and
-// `scratch` of stride1ScratchFloats() floats. Writes only the outputs of those rows; with streaming, aligned vectors of
+// `scratch` of stride1ScratchFloats() floats (on a cache line, for speed only). Writes only the outputs of those rows; with streaming, aligned vectors of
 // float32 outputs bypass the caches.
 struct Stride1Rows {
     ArgmaxValueType type;
