@@ -255,8 +255,8 @@ ArgmaxForwardCase randomVolumeCase(std::mt19937_64 &rng, int trial) {
     c.input[3] = std::min<int64_t>(c.input[3], 9);
     c.input[4] = std::min<int64_t>(c.input[4], 80);
     if (trial % 4 == 3) {
-        // Tall wide slices: several blocks of output rows (about 8 KiB of a slice's rows a block), each slice's
-        // kept row winners carried from block to block.
+        // Tall wide slices: several blocks of output rows (three slots of a block's slice winners in 32 KiB), each
+        // slice's kept row winners carried from block to block.
         c.input = {1, draw(1, 2), draw(c.params.padding[0] == 1 ? 1 : 3, 5), draw(20, 61), draw(200, 400)};
     }
     const int64_t count = c.input[0] * c.input[1] * c.input[2] * c.input[3] * c.input[4];

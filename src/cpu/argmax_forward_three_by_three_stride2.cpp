@@ -150,46 +150,36 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
             const void *next = item + 1 < end && nextPlane != plane
                                    ? planeOf(in, nextPlane / geometry.channels, nextPlane % geometry.channels)
                                    : nullptr;
-            void *values = const_cast<void *>(planeOf(out, n, c));
-            int32_t *indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
-            int64_t *indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
-            if (plan.volume) {
-                ThreeByThreeStride2Volume job{};
+            // What a 2-D job and a 3-D one share: the plane, its rows and the output plane.
+            const auto planeFields = [&](auto &job) {
                 job.type = valueType;
                 job.plane = planeOf(in, n, c);
                 job.nextPlane = next;
-                job.depth = geometry.axes[0].inputSize;
                 job.height = geometry.axes[1].inputSize;
                 job.width = geometry.axes[2].inputSize;
-                job.outputDepth = outD;
                 job.outputHeight = outH;
                 job.outputWidth = geometry.axes[2].outputSize;
-                job.padFront = plan.padFront;
                 job.padTop = plan.padTop;
                 job.padLeft = plan.padLeft;
+                job.values = const_cast<void *>(planeOf(out, n, c));
+                job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+                job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+            };
+            if (plan.volume) {
+                ThreeByThreeStride2Volume job{};
+                planeFields(job);
+                job.depth = geometry.axes[0].inputSize;
+                job.outputDepth = outD;
+                job.padFront = plan.padFront;
                 job.firstDepth = outD * block / plan.rowBlocks;
                 job.endDepth = outD * (block + 1) / plan.rowBlocks;
-                job.values = values;
-                job.indices32 = indices32;
-                job.indices64 = indices64;
                 argmaxThreeByThreeStride2Volume(job);
                 continue;
             }
             ThreeByThreeStride2Rows job{};
-            job.type = valueType;
-            job.plane = planeOf(in, n, c);
-            job.nextPlane = next;
-            job.height = geometry.axes[1].inputSize;
-            job.width = geometry.axes[2].inputSize;
-            job.outputHeight = outH;
-            job.outputWidth = geometry.axes[2].outputSize;
-            job.padTop = plan.padTop;
-            job.padLeft = plan.padLeft;
+            planeFields(job);
             job.firstRow = outH * block / plan.rowBlocks;
             job.endRow = outH * (block + 1) / plan.rowBlocks;
-            job.values = values;
-            job.indices32 = indices32;
-            job.indices64 = indices64;
             argmaxThreeByThreeStride2Rows(job);
         }
     });
