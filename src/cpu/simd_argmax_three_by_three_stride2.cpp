@@ -483,12 +483,6 @@ HWY_INLINE void combineSlices(const ThreeByThreeStride2Rows &out, int64_t output
     }
 }
 
-// The three slots of a block's slice winners stay in the L1 (kVolumeSlotBytes, 32 KiB): slices whose winners fit are
-// searched whole, so that the input is read slice after slice, in order (B-fwd, 32x32 windows a slice, 2 threads,
-// against blocks of 8 KiB of a slice's rows: 0.61 / 1.00 ms warm / cold against 0.65 / 1.16); larger ones in blocks of
-// output rows (2 threads, 2 planes of 3x1024x208: 0.25 ms, with 256 KiB of slots 0.35-0.41, whole slices 0.80;
-// 16 planes of 9x512x512: 8.6 ms against 10.5-11.8).
-
 template <ArgmaxValueType Type>
 void searchVolume(const ThreeByThreeStride2Volume &job) {
     using In = typename Values<Type>::In;
@@ -505,6 +499,11 @@ void searchVolume(const ThreeByThreeStride2Volume &job) {
     // the time stalled on whole slices' bursts).
     const int64_t firstSlice = std::max<int64_t>(2 * job.firstDepth - job.padFront, 0);
     const int64_t endSlice = std::min<int64_t>(2 * (job.endDepth - 1) - job.padFront + 3, job.depth);
+    // The three slots of a block's slice winners stay in the L1 (kVolumeSlotBytes, 32 KiB): slices whose winners
+    // fit are searched whole, so that the input is read slice after slice, in order (B-fwd, 32x32 windows a slice,
+    // 2 threads, against blocks of 8 KiB of a slice's rows: 0.61 / 1.00 ms warm / cold against 0.65 / 1.16); larger
+    // ones in blocks of output rows (2 threads, 2 planes of 3x1024x208: 0.25 ms, with 256 KiB of slots 0.35-0.41,
+    // whole slices 0.80; 16 planes of 9x512x512: 8.6 ms against 10.5-11.8).
     const int64_t blockRows = std::clamp<int64_t>(
         kVolumeSlotBytes / (3 * job.outputWidth * static_cast<int64_t>(sizeof(In) + sizeof(int32_t))), 1,
         job.outputHeight);
