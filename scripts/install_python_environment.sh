@@ -28,6 +28,6 @@ if ! "$python" -c "import tensorflow, torch, numpy, pytest, ml_dtypes" 2>/dev/nu
   echo "poolgrad: creating $environment with $tensorflow_requirement" >&2
   rm -rf "$environment"
   /usr/bin/python3 -m venv --system-site-packages "$environment"
-  "$python" -m pip install --quiet --disable-pip-version-check "$tensorflow_requirement" "numpy<2" >&2
+  "$python" -m pip install --quiet --disable-pip-version-check --no-cache-dir "$tensorflow_requirement" "numpy<2" >&2
 fi
 echo "$python"

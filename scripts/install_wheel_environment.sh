@@ -11,7 +11,8 @@ reuse=0
 if [[ ${1:-} == --reuse ]]; then reuse=1; shift; fi
 environment=${1:-build/wheel-env}
 python="$environment/bin/python"
-pip=("$python" -m pip --disable-pip-version-check --quiet)
+# No cache: pip's would keep another ~3 GB of archives (PyTorch's CUDA libraries) on disk after the install.
+pip=("$python" -m pip --disable-pip-version-check --quiet --no-cache-dir)
 
 if ((reuse)) && "$python" -c "import torch, sklearn, pytest, ml_dtypes" 2>/dev/null; then
   fresh=0

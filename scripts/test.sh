@@ -1,26 +1,24 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: the C++ suite in a Release build; the Python module, the golden-data
 # tool, the conformance suites against PyTorch and TensorFlow and the poolgrad.torch suites (pytest, Debian's
-# PyTorch 1.13) on that build; the wheel (pip wheel .) installed into a fresh venv with PyTorch 2.x from PyPI
-# and the module, golden-data and poolgrad.torch suites run from it; then the C++ suite again in an
-# AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the run; last, the
-# concurrency tests in a ThreadSanitizer build, and the libFuzzer harness (fuzz/): its corpus replayed and
-# 60 s of fuzzing.
+# PyTorch 1.13) on that build, after the wheel (pip wheel .) has been installed into a fresh venv with PyTorch 2.x
+# from PyPI, the module, golden-data and poolgrad.torch suites run from it and the venv removed; then the C++
+# suite again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the
+# run; last, the concurrency tests in a ThreadSanitizer build, and the libFuzzer harness (fuzz/): its corpus
+# replayed and 60 s of fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
 
 jobs=$(nproc)
+# The run needs about 10 GB of free disk at its peak (the wheel stage's venv beside the archives pip fetched);
+# printed so that a run stopped by a full disk says so at once.
+echo "poolgrad: free disk under $PWD/build: $(df -h --output=avail "$PWD" | tail -1 | tr -d ' ')"
 
 echo "== Release build and tests =="
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=ON
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release --output-on-failure -j "$jobs"
-
-echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlow =="
-python=$(scripts/install_python_environment.sh build/python-env)
-POOLGRAD_BUILD_DIR="$PWD/build/release" PYTHONPATH="$PWD/build/release/python" TF_CPP_MIN_LOG_LEVEL=2 \
-  "$python" -m pytest tests/python -p no:cacheprovider -q -rs
 
 echo "== Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-data tool and torch suites from it =="
 # No PYTHONPATH: the suites import the installed package, which loads the library inside itself.
@@ -28,6 +26,14 @@ wheel_python=$(scripts/install_wheel_environment.sh build/wheel-env)
 (cd tests/python && POOLGRAD_FROM_WHEEL=1 "$wheel_python" -m pytest -p no:cacheprovider -q -rs \
   test_wheel.py test_module.py test_golden_tool.py test_conformance_torch.py test_torch_ops.py \
   test_torch_training.py test_torch_ddp.py test_torch_executor_cache.py test_numpy_executor_cache.py)
+# The environment is made afresh on every run (about 6 GB, most of it PyTorch's CUDA libraries): giving the disk
+# back now keeps the rest of the run within a small machine's free space.
+rm -rf build/wheel-env build/dist
+
+echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlow =="
+python=$(scripts/install_python_environment.sh build/python-env)
+POOLGRAD_BUILD_DIR="$PWD/build/release" PYTHONPATH="$PWD/build/release/python" TF_CPP_MIN_LOG_LEVEL=2 \
+  "$python" -m pytest tests/python -p no:cacheprovider -q -rs
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="
 cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON -DPOOLGRAD_SANITIZE=ON
