@@ -56,7 +56,8 @@ TEST(IndexScatterPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
     const Expectation expectations[] = {
         // 6 planes of 2x4 rows of 4: one slab per plane; tiny, so one thread at the default threshold.
         {"small planes, default threshold", 2, 0, pooled({2, 3, 2, 4, 4}, {2, 2, 2}),
-         "cpu_index_scatter_backward_dense", "slabs=6x1 of <=8 rows (32 sums) in place threads=1 prefetch"},
+         "cpu_index_scatter_backward_dense",
+         "slabs=6x1 of <=8 rows (32 sums) in place threads=1 prefetch, 4 planes interleaved"},
         {"small planes, every thread", 2, 1, pooled({2, 3, 2, 4, 4}, {2, 2, 2}), "cpu_index_scatter_backward_dense",
          "slabs=6x1 of <=8 rows (32 sums) in place threads=2 prefetch"},
         // One plane, three threads: cut into 2x3 slabs so that every thread has work.

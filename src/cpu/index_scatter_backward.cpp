@@ -13,7 +13,8 @@
 // conversion and streaming stores: gradInput is never zero-filled and read back from memory. A float32
 // gradInput small enough to stay in the cache is instead zeroed and summed in place. Indices outside
 // their own window may land in a slab that did not visit their output; counting shows it, and such
-// problems, like bad indices, are rerun by the reference.
+// problems, like bad indices, are rerun by the reference. Small float32 planes, one slab each, are taken four at
+// a time with their adds interleaved (scatterPlanesInterleaved).
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -94,6 +95,13 @@ ScatterReferencePlan planReference(const PoolProblem &problem) {
     return plan;
 }
 
+// Planes whose whole-plane scatters run interleaved. At stride 1 neighbouring windows often share their winner, so
+// one plane's adds wait on each other's stores (a chain of store, load and add per output); four planes make four
+// independent chains.
+constexpr int64_t kInterleavedPlanes = 4;
+// The largest plane interleaved: four planes of float32 sums stay in a core's L2 beside their operands.
+constexpr int64_t kLargestInterleavedPlane = 16 * 1024;
+
 // The slab kernels' decisions (see the top of this file): slabs of whole input rows, how many per group
 // (plane, or sample channels-last), whether sums go through a buffer and streaming stores or stay in a
 // cache-resident float32 gradInput, and the prefetch of the next small plane. The reference plan is made
@@ -113,6 +121,9 @@ struct ScatterSlabsPlan final : ImplementationPlan {
     // Few outputs per input element (dense planes, float32): each thread zero-fills its planes of gradInput,
     // then scatters their outputs straight into them (see planSlabs).
     bool zeroFillThenScatter = false;
+    // Whole float32 planes (one slab each) whose adds run kInterleavedPlanes planes at a time (see
+    // scatterPlanesInterleaved).
+    bool interleavedPlanes = false;
     // Channels-last: the least first row (d*H + h of its first element) of the windows of output rows
     // (od', oh') >= (od, oh) in output order, and so the rows complete when output row (od, oh) starts.
     // From per-axis suffix minima of the windows' first elements (empty windows excluded; kNoRow if none).
@@ -140,7 +151,8 @@ struct ScatterSlabsPlan final : ImplementationPlan {
         return joinText("slabs=", groups, "x", slabsPerGroup, " of <=", rowsPerSlab, " rows (",
                         rowsPerSlab * rowElements, " sums) ",
                         inPlace ? "in place" : (streaming ? "buffered streaming" : "buffered"), " threads=", threads,
-                        prefetchNextPlane ? " prefetch" : "", channelVectors ? " channel vectors" : "");
+                        prefetchNextPlane ? " prefetch" : "", channelVectors ? " channel vectors" : "",
+                        interleavedPlanes ? joinText(", ", kInterleavedPlanes, " planes interleaved") : "");
     }
 };
 
@@ -473,6 +485,83 @@ bool zeroFillThenScatterPlanes(const PoolProblem &problem, const ScatterSlabsPla
     return false;
 }
 
+// kPlanes whole float32 planes: each output's gradient added to its sum, outputs in increasing order in each
+// plane, the planes' adds interleaved. A plane is one slab, so every index inside the plane lands where it belongs;
+// true when an index outside it (not -1) stops the run.
+template <typename I, int kPlanes>
+bool scatterPlanesInterleaved(const float *const *gradients, const I *const *indices, float *const *sums,
+                              int64_t outputs, int64_t planeElements) {
+    const float *gradient[kPlanes];
+    const I *index[kPlanes];
+    float *sum[kPlanes];
+    for (int k = 0; k < kPlanes; ++k) {
+        gradient[k] = gradients[k];
+        index[k] = indices[k];
+        sum[k] = sums[k];
+    }
+    for (int64_t q = 0; q < outputs; ++q)
+        for (int k = 0; k < kPlanes; ++k) {
+            const int64_t target = static_cast<int64_t>(index[k][q]);
+            if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
+                sum[k][target] = addToSum(sum[k][target], gradient[k][q]);
+            } else if (target != -1) {
+                return true;
+            }
+        }
+    return false;
+}
+
+// Planes [begin, end) of a float32 gradInput, kInterleavedPlanes at a time: sums in gradInput itself (zeroed
+// first) or in a buffer written out once (streaming stores when asked). True when an index outside its plane
+// stops the run.
+template <typename I>
+bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlabsPlan &plan, int64_t begin,
+                                   int64_t end) {
+    const int64_t planeElements = problem.geometry.inputPlaneElements();
+    const int64_t outputs = problem.geometry.outputPlaneElements();
+    const int64_t channels = problem.geometry.channels;
+    std::vector<float> buffer(plan.inPlace ? 0 : static_cast<size_t>(kInterleavedPlanes * planeElements));
+    for (int64_t first = begin; first < end; first += kInterleavedPlanes) {
+        const int64_t count = std::min(kInterleavedPlanes, end - first);
+        if (plan.prefetchNextPlane)
+            for (int64_t next = first + count; next < std::min(end, first + count + kInterleavedPlanes); ++next)
+                prefetchOutputs<float, I>(problem, next);
+        const float *gradients[kInterleavedPlanes];
+        const I *indices[kInterleavedPlanes];
+        float *sums[kInterleavedPlanes];
+        for (int64_t k = 0; k < count; ++k) {
+            const int64_t n = (first + k) / channels, c = (first + k) % channels;
+            gradients[k] = problem.gradOutput.plane<const float>(n, c);
+            indices[k] = problem.indices.plane<const I>(n, c);
+            sums[k] = plan.inPlace ? problem.gradInput.plane<float>(n, c) : buffer.data() + k * planeElements;
+            std::fill(sums[k], sums[k] + planeElements, 0.0f);
+        }
+        bool bad;
+        switch (count) {
+            case 4:
+                bad = scatterPlanesInterleaved<I, 4>(gradients, indices, sums, outputs, planeElements);
+                break;
+            case 3:
+                bad = scatterPlanesInterleaved<I, 3>(gradients, indices, sums, outputs, planeElements);
+                break;
+            case 2:
+                bad = scatterPlanesInterleaved<I, 2>(gradients, indices, sums, outputs, planeElements);
+                break;
+            default:
+                bad = scatterPlanesInterleaved<I, 1>(gradients, indices, sums, outputs, planeElements);
+                break;
+        }
+        if (bad) return true;
+        if (!plan.inPlace)
+            for (int64_t k = 0; k < count; ++k) {
+                const int64_t n = (first + k) / channels, c = (first + k) % channels;
+                storeFloatRow(ElementType::Float32, sums[k], problem.gradInput.plane<float>(n, c), planeElements,
+                              plan.streaming);
+            }
+    }
+    return false;
+}
+
 template <typename T, typename I, bool ChannelsLast>
 SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan) {
     const int64_t rows = plan.rows, slabsPerGroup = plan.slabsPerGroup;
@@ -482,6 +571,13 @@ SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan
         if (plan.zeroFillThenScatter) {
             runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
                 if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
+            });
+            if (plan.streaming) streamingStoreFence();
+            return {0, 0, badIndex.load()};
+        }
+        if (plan.interleavedPlanes) {
+            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
+                if (scatterWholePlanesInterleaved<I>(problem, plan, begin, end)) badIndex = true;
             });
             if (plan.streaming) streamingStoreFence();
             return {0, 0, badIndex.load()};
@@ -652,6 +748,11 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
         saturatingMul(geometry.outputPlaneElements(), kSparseOutputsPerInput) < geometry.inputPlaneElements() &&
         plan.groups >= plan.threads;
     if (plan.zeroFillThenScatter) plan.prefetchNextPlane = false;
+    // Whole float32 planes, a thread's planes taken four at a time (measured in docs/kernels/index_backward.md).
+    plan.interleavedPlanes = !channelsLast && !plan.zeroFillThenScatter &&
+                             problem.gradOutput.type == ElementType::Float32 && plan.slabsPerGroup == 1 &&
+                             geometry.inputPlaneElements() <= kLargestInterleavedPlane &&
+                             plan.groups >= kInterleavedPlanes * plan.threads;
     if (channelsLast) {
         const auto laterFirst = [](const std::vector<AxisWindow> &axis) {
             std::vector<int64_t> later(axis.size() + 1, ScatterSlabsPlan::kNoRow);
