@@ -1,9 +1,10 @@
-// cpu_index_scatter_backward_dense with whole float32 planes of at most 16K elements and at least four planes a
-// thread: the adds of four planes run interleaved (each plane's outputs still in increasing order). Forced and
+// cpu_index_scatter_backward_dense with whole planes of at most 16K elements and at least four planes a thread:
+// the adds of four planes run interleaved (each plane's outputs still in increasing order). Forced and
 // dispatched: stride-1 windows (3x3 from padding 1, 5x5 from padding 2, where neighbouring windows share their
-// winners), disjoint and adaptive windows, plane counts that leave groups of 1-3 planes, 1-3 threads, INT32 and
-// INT64, sums in gradInput and buffered with streaming stores, NaN/-0/Inf gradients and -1 indices. Every run is
-// the kernel's own (no fallback) and bit for bit the naive reference's; sums whose value depends on their order,
+// winners), disjoint and adaptive windows, plane counts that leave groups of 1-3 planes, 1-3 threads, float32,
+// float16 and bfloat16 gradients (16-bit ones widened a plane at a time and summed in float32, rounded once),
+// INT32 and INT64, sums in gradInput and buffered with streaming stores, NaN/-0/Inf gradients and -1 indices. Every run
+// is the kernel's own (no fallback) and bit for bit the naive reference's; sums whose value depends on their order,
 // indices inside the plane but outside their windows (a whole plane is one slab, so they land where they point),
 // and an index outside its plane in any plane of a group (161002, gradInput all +0).
 #include <gtest/gtest.h>
@@ -34,8 +35,9 @@ public:
     StreamingChoice &operator=(const StreamingChoice &) = delete;
 };
 
-IndexBackwardCase makeCase(const Geometry &geometry, aclDataType indexType, uint64_t seed) {
-    return test_support::indexCaseOf(geometry, ACL_FLOAT, indexType, test_support::IndexLayout::Contiguous, seed);
+IndexBackwardCase makeCase(const Geometry &geometry, aclDataType indexType, uint64_t seed,
+                           aclDataType type = ACL_FLOAT) {
+    return test_support::indexCaseOf(geometry, type, indexType, test_support::IndexLayout::Contiguous, seed);
 }
 
 TEST(IndexScatterInterleavedPlanes, MatchesTheReferencesBitForBitWithoutFallback) {
@@ -49,24 +51,25 @@ TEST(IndexScatterInterleavedPlanes, MatchesTheReferencesBitForBitWithoutFallback
     };
     uint64_t seed = 40;
     for (const Geometry &geometry : geometries)
-        for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
-            for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
-                for (const int threads : {1, 2, 3}) {
-                    const IndexBackwardCase problem = makeCase(geometry, indexType, ++seed);
-                    SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
-                                 std::to_string(threads) + (streaming == POOLGRAD_STREAMING_STORES_ALWAYS
-                                                                ? ", streaming"
-                                                                : ", in place"));
-                    ThreadSetting setting(threads, 1);
-                    StreamingChoice choice(streaming);
-                    const IndexBackwardRun run = test_support::runIndexBackward(problem, kDenseScatter);
-                    EXPECT_TRUE(planInterleaves(run)) << run.plan;
-                    test_support::expectOwnRunMatchesReferences(problem, kDenseScatter);
-                }
+        for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+            for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+                for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
+                    for (const int threads : {1, 2, 3}) {
+                        const IndexBackwardCase problem = makeCase(geometry, indexType, ++seed, type);
+                        SCOPED_TRACE(std::string(geometry.label) + ", " + problem.describe() + ", threads " +
+                                     std::to_string(threads) +
+                                     (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? ", streaming" : ", in place"));
+                        ThreadSetting setting(threads, 1);
+                        StreamingChoice choice(streaming);
+                        const IndexBackwardRun run = test_support::runIndexBackward(problem, kDenseScatter);
+                        EXPECT_TRUE(planInterleaves(run)) << run.plan;
+                        test_support::expectOwnRunMatchesReferences(problem, kDenseScatter);
+                    }
 }
 
-// The plan interleaves whole float32 planes only: four planes a thread at least, one slab a plane, planes of
-// 16K elements at most, float32 gradients, and not where gradInput is zero-filled once (sparse outputs).
+// The plan interleaves whole planes only: four planes a thread at least, one slab a plane, planes of 16K elements
+// at most (and output planes too for 16-bit gradients, widened a plane at a time), and not where gradInput is
+// zero-filled once (sparse outputs).
 TEST(IndexScatterInterleavedPlanes, PlanTextsSayWhenPlanesAreInterleaved) {
     struct Expectation {
         const char *label;
@@ -86,11 +89,21 @@ TEST(IndexScatterInterleavedPlanes, PlanTextsSayWhenPlanesAreInterleaved) {
          {"", {1, 7, 1, 10, 10}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
          ACL_FLOAT,
          "slabs=7x1 of <=10 rows (100 sums) in place threads=2 prefetch"},
-        {"float16 gradients",
+        {"float16 gradients: summed in a buffer",
          1,
          {"", {1, 4, 1, 10, 10}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
          ACL_FLOAT16,
-         "slabs=4x1 of <=10 rows (100 sums) buffered threads=1 prefetch"},
+         "slabs=4x1 of <=10 rows (100 sums) buffered threads=1 prefetch, 4 planes interleaved"},
+        {"bfloat16, input planes under 16K elements, output planes over (2x2 windows at stride 1 from padding 1)",
+         1,
+         {"", {1, 4, 1, 128, 127}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+         ACL_BF16,
+         "slabs=4x1 of <=128 rows (16256 sums) buffered threads=1"},
+        {"bfloat16, both under 16K elements",
+         1,
+         {"", {1, 4, 1, 126, 127}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+         ACL_BF16,
+         "slabs=4x1 of <=126 rows (16002 sums) buffered threads=1, 4 planes interleaved"},
         {"planes of 16K elements",
          1,
          {"", {1, 4, 1, 128, 128}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
@@ -105,8 +118,8 @@ TEST(IndexScatterInterleavedPlanes, PlanTextsSayWhenPlanesAreInterleaved) {
     for (const Expectation &expectation : expectations) {
         SCOPED_TRACE(expectation.label);
         ThreadSetting setting(expectation.threads, 1);
-        const IndexBackwardCase problem = test_support::indexCaseOf(
-            expectation.geometry, expectation.type, ACL_INT32, test_support::IndexLayout::Contiguous, 3);
+        const IndexBackwardCase problem = test_support::indexCaseOf(expectation.geometry, expectation.type, ACL_INT32,
+                                                                    test_support::IndexLayout::Contiguous, 3);
         const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
         ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
         EXPECT_EQ(run.implementation, kDenseScatter);
@@ -119,28 +132,30 @@ TEST(IndexScatterInterleavedPlanes, PlanTextsSayWhenPlanesAreInterleaved) {
 // Every output of every plane points at element 0 of its plane (inside the plane, outside most windows), with
 // gradients 2^24, 1, -2^24, 1, ... per plane shifted by the plane: in increasing output order the float32 sum
 // is (((0 + 2^24) + 1) - 2^24) + 1 ... = 1 per pair after the first, which any other order changes (the 1s
-// meeting first give 2). Five planes on one thread: a group of four, then one alone.
+// meeting first give 2). Five planes on one thread: a group of four, then one alone; float32 and bfloat16 (whose
+// gradients 2^24 and 1 are exact, summed in float32 and rounded once).
 TEST(IndexScatterInterleavedPlanes, SumsEveryPlaneInIncreasingOutputOrder) {
     ThreadSetting setting(1, 0);
-    for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS}) {
-        StreamingChoice choice(streaming);
-        const Geometry geometry{"", {1, 5, 1, 12, 16}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}};
-        IndexBackwardCase problem = makeCase(geometry, ACL_INT32, 11);
-        const size_t outputs = problem.gradOutput.size() / 5;
-        for (size_t plane = 0; plane < 5; ++plane)
-            for (size_t q = 0; q < outputs; ++q) {
-                const size_t at = plane * outputs + q;
-                problem.indices[at] = 0;
-                const size_t phase = (q + plane) % 4;
-                problem.gradOutput[at] = phase == 0 ? 16777216.0f : phase == 2 ? -16777216.0f : 1.0f;
-            }
-        const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
-        ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
-        EXPECT_EQ(run.implementation, kDenseScatter);
-        EXPECT_TRUE(planInterleaves(run)) << run.plan;
-        EXPECT_EQ(run.fallback, "");
-        test_support::expectGradInputBits(problem.expectedBits(), run, ACL_FLOAT, true);
-    }
+    for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
+        for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS}) {
+            StreamingChoice choice(streaming);
+            const Geometry geometry{"", {1, 5, 1, 12, 16}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}};
+            IndexBackwardCase problem = makeCase(geometry, ACL_INT32, 11, type);
+            const size_t outputs = problem.gradOutput.size() / 5;
+            for (size_t plane = 0; plane < 5; ++plane)
+                for (size_t q = 0; q < outputs; ++q) {
+                    const size_t at = plane * outputs + q;
+                    problem.indices[at] = 0;
+                    const size_t phase = (q + plane) % 4;
+                    problem.gradOutput[at] = phase == 0 ? 16777216.0f : phase == 2 ? -16777216.0f : 1.0f;
+                }
+            const IndexBackwardRun run = test_support::runIndexBackward(problem, "");
+            ASSERT_EQ(run.status.phaseTwo, 0) << run.message;
+            EXPECT_EQ(run.implementation, kDenseScatter);
+            EXPECT_TRUE(planInterleaves(run)) << run.plan;
+            EXPECT_EQ(run.fallback, "");
+            test_support::expectGradInputBits(problem.expectedBits(), run, type, true);
+        }
 }
 
 TEST(IndexScatterInterleavedPlanes, ABadIndexInAnyPlaneOfAGroupIs161002WithAZeroGradInput) {

@@ -76,7 +76,7 @@ TEST(IndexScatterPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
          "slabs=1x17 of <=62 rows (63488 sums) buffered streaming threads=1"},
         // 16-bit gradients are always summed in a buffer.
         {"float16, buffered", 1, 0, pooled({2, 3, 2, 4, 4}, {2, 2, 2}, ACL_FLOAT16), "cpu_index_scatter_backward_dense",
-         "slabs=6x1 of <=8 rows (32 sums) buffered threads=1 prefetch"},
+         "slabs=6x1 of <=8 rows (32 sums) buffered threads=1 prefetch, 4 planes interleaved"},
         {"reference, float32", 2, 1, pooled({2, 3, 2, 4, 4}, {2, 2, 2}), "cpu_index_scatter_backward_reference",
          "planes=6 sums in gradInput"},
         {"reference, bfloat16", 2, 1, pooled({2, 3, 2, 4, 4}, {2, 2, 2}, ACL_BF16),

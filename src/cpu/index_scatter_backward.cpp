@@ -13,8 +13,8 @@
 // conversion and streaming stores: gradInput is never zero-filled and read back from memory. A float32
 // gradInput small enough to stay in the cache is instead zeroed and summed in place. Indices outside
 // their own window may land in a slab that did not visit their output; counting shows it, and such
-// problems, like bad indices, are rerun by the reference. Small float32 planes, one slab each, are taken four at
-// a time with their adds interleaved (scatterPlanesInterleaved).
+// problems, like bad indices, are rerun by the reference. Small planes, one slab each, are taken four at a time
+// with their adds interleaved (scatterPlanesInterleaved).
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -99,7 +99,8 @@ ScatterReferencePlan planReference(const PoolProblem &problem) {
 // one plane's adds wait on each other's stores (a chain of store, load and add per output); four planes make four
 // independent chains.
 constexpr int64_t kInterleavedPlanes = 4;
-// The largest plane interleaved: four planes of float32 sums stay in a core's L2 beside their operands.
+// The largest plane interleaved (input, and output for 16-bit gradients): four planes of float32 sums (and widened
+// gradients) stay in a core's L2 beside their operands.
 constexpr int64_t kLargestInterleavedPlane = 16 * 1024;
 
 // The slab kernels' decisions (see the top of this file): slabs of whole input rows, how many per group
@@ -121,7 +122,7 @@ struct ScatterSlabsPlan final : ImplementationPlan {
     // Few outputs per input element (dense planes, float32): each thread zero-fills its planes of gradInput,
     // then scatters their outputs straight into them (see planSlabs).
     bool zeroFillThenScatter = false;
-    // Whole float32 planes (one slab each) whose adds run kInterleavedPlanes planes at a time (see
+    // Whole planes (one slab each) whose adds run kInterleavedPlanes planes at a time (see
     // scatterPlanesInterleaved).
     bool interleavedPlanes = false;
     // Channels-last: the least first row (d*H + h of its first element) of the windows of output rows
@@ -485,7 +486,7 @@ bool zeroFillThenScatterPlanes(const PoolProblem &problem, const ScatterSlabsPla
     return false;
 }
 
-// kPlanes whole float32 planes: each output's gradient added to its sum, outputs in increasing order in each
+// kPlanes whole planes: each output's float32 gradient added to its float32 sum, outputs in increasing order in each
 // plane, the planes' adds interleaved. A plane is one slab, so every index inside the plane lands where it belongs;
 // true when an index outside it (not -1) stops the run.
 template <typename I, int kPlanes>
@@ -511,29 +512,40 @@ bool scatterPlanesInterleaved(const float *const *gradients, const I *const *ind
     return false;
 }
 
-// Planes [begin, end) of a float32 gradInput, kInterleavedPlanes at a time: sums in gradInput itself (zeroed
-// first) or in a buffer written out once (streaming stores when asked). True when an index outside its plane
-// stops the run.
-template <typename I>
+// Planes [begin, end), kInterleavedPlanes at a time: float32 sums in gradInput itself (zeroed first) or in a
+// buffer written out once, rounded once to the gradients' type (streaming stores when asked); 16-bit gradients
+// widened a plane at a time first (SIMD: the scalar conversion of float16 would cost more than the adds). True when
+// an index outside its plane stops the run.
+template <typename T, typename I>
 bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlabsPlan &plan, int64_t begin,
                                    int64_t end) {
+    constexpr bool kFloat32 = std::is_same_v<T, float>;
     const int64_t planeElements = problem.geometry.inputPlaneElements();
     const int64_t outputs = problem.geometry.outputPlaneElements();
     const int64_t channels = problem.geometry.channels;
     std::vector<float> buffer(plan.inPlace ? 0 : static_cast<size_t>(kInterleavedPlanes * planeElements));
+    std::vector<float> widened(kFloat32 ? 0 : static_cast<size_t>(kInterleavedPlanes * outputs));
     for (int64_t first = begin; first < end; first += kInterleavedPlanes) {
         const int64_t count = std::min(kInterleavedPlanes, end - first);
         if (plan.prefetchNextPlane)
             for (int64_t next = first + count; next < std::min(end, first + count + kInterleavedPlanes); ++next)
-                prefetchOutputs<float, I>(problem, next);
+                prefetchOutputs<T, I>(problem, next);
         const float *gradients[kInterleavedPlanes];
         const I *indices[kInterleavedPlanes];
         float *sums[kInterleavedPlanes];
         for (int64_t k = 0; k < count; ++k) {
             const int64_t n = (first + k) / channels, c = (first + k) % channels;
-            gradients[k] = problem.gradOutput.plane<const float>(n, c);
+            if constexpr (kFloat32) {
+                gradients[k] = problem.gradOutput.plane<const float>(n, c);
+            } else {
+                widenRowToFloat(problem.gradOutput.plane<const T>(n, c), widened.data() + k * outputs, outputs);
+                gradients[k] = widened.data() + k * outputs;
+            }
             indices[k] = problem.indices.plane<const I>(n, c);
-            sums[k] = plan.inPlace ? problem.gradInput.plane<float>(n, c) : buffer.data() + k * planeElements;
+            if constexpr (kFloat32)
+                sums[k] = plan.inPlace ? problem.gradInput.plane<float>(n, c) : buffer.data() + k * planeElements;
+            else
+                sums[k] = buffer.data() + k * planeElements;
             std::fill(sums[k], sums[k] + planeElements, 0.0f);
         }
         bool bad;
@@ -555,7 +567,7 @@ bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlab
         if (!plan.inPlace)
             for (int64_t k = 0; k < count; ++k) {
                 const int64_t n = (first + k) / channels, c = (first + k) % channels;
-                storeFloatRow(ElementType::Float32, sums[k], problem.gradInput.plane<float>(n, c), planeElements,
+                storeFloatRow(problem.gradInput.type, sums[k], problem.gradInput.plane<T>(n, c), planeElements,
                               plan.streaming);
             }
     }
@@ -567,17 +579,19 @@ SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan
     const int64_t rows = plan.rows, slabsPerGroup = plan.slabsPerGroup;
     std::atomic<int64_t> expected{0}, accepted{0};
     std::atomic<bool> badIndex{false};
-    if constexpr (std::is_same_v<T, float> && !ChannelsLast) {
-        if (plan.zeroFillThenScatter) {
+    if constexpr (!ChannelsLast) {
+        if (plan.interleavedPlanes) {
             runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
-                if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
+                if (scatterWholePlanesInterleaved<T, I>(problem, plan, begin, end)) badIndex = true;
             });
             if (plan.streaming) streamingStoreFence();
             return {0, 0, badIndex.load()};
         }
-        if (plan.interleavedPlanes) {
+    }
+    if constexpr (std::is_same_v<T, float> && !ChannelsLast) {
+        if (plan.zeroFillThenScatter) {
             runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
-                if (scatterWholePlanesInterleaved<I>(problem, plan, begin, end)) badIndex = true;
+                if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
             });
             if (plan.streaming) streamingStoreFence();
             return {0, 0, badIndex.load()};
@@ -748,10 +762,12 @@ PlanOutcome planSlabs(const PoolProblem &problem, bool channelsLast, bool channe
         saturatingMul(geometry.outputPlaneElements(), kSparseOutputsPerInput) < geometry.inputPlaneElements() &&
         plan.groups >= plan.threads;
     if (plan.zeroFillThenScatter) plan.prefetchNextPlane = false;
-    // Whole float32 planes, a thread's planes taken four at a time (measured in docs/kernels/index_backward.md).
-    plan.interleavedPlanes = !channelsLast && !plan.zeroFillThenScatter &&
-                             problem.gradOutput.type == ElementType::Float32 && plan.slabsPerGroup == 1 &&
+    // Whole planes, a thread's planes taken four at a time (measured in docs/kernels/index_backward.md); 16-bit
+    // gradients are widened a plane at a time, so their output planes are bounded too.
+    plan.interleavedPlanes = !channelsLast && !plan.zeroFillThenScatter && plan.slabsPerGroup == 1 &&
                              geometry.inputPlaneElements() <= kLargestInterleavedPlane &&
+                             (problem.gradOutput.type == ElementType::Float32 ||
+                              geometry.outputPlaneElements() <= kLargestInterleavedPlane) &&
                              plan.groups >= kInterleavedPlanes * plan.threads;
     if (channelsLast) {
         const auto laterFirst = [](const std::vector<AxisWindow> &axis) {
