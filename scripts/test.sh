@@ -13,7 +13,7 @@ scripts/install_dependencies.sh
 jobs=$(nproc)
 # The run needs about 10 GB of free disk at its peak (the wheel stage's venv beside the archives pip fetched);
 # printed so that a run stopped by a full disk says so at once.
-echo "poolgrad: free disk under $PWD/build: $(df -h --output=avail "$PWD" | tail -1 | tr -d ' ')"
+echo "poolgrad: free disk for $PWD: $(df -h --output=avail "$PWD" | tail -1 | tr -d ' ')"
 
 echo "== Release build and tests =="
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=ON
