@@ -146,8 +146,8 @@ HWY_INLINE hn::Vec<DK> orderedKey(DK dk, hn::Vec<DK> bits) {
 // Writes nothing when a window holds a NaN (the float search's NaN rule then decides) or when a window's labels
 // (tap offsets from its first position) do not fit in 16 bits (the float search).
 template <ArgmaxValueType Type, int U, int VK, class D, class DI>
-HWY_INLINE KeySearch searchBlockKeys(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t first,
-                                int64_t stride, int64_t c) {
+HWY_INLINE KeySearch searchBlockKeys([[maybe_unused]] D d, DI di, const ChannelsLastRow &row, const RowOutputs &out,
+                                     int64_t first, int64_t stride, int64_t c) {
     const hn::Repartition<int16_t, D> dk;
     const hn::RebindToUnsigned<decltype(dk)> du;
     const hn::Half<decltype(dk)> dh;

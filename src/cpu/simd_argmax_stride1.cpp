@@ -88,9 +88,6 @@ using IndexTag = hn::RebindToSigned<FloatTag>;
 using VF = hn::Vec<FloatTag>;
 using VI = hn::Vec<IndexTag>;
 
-// The most lanes of a FloatTag vector: the size of per-lane buffers.
-constexpr size_t kMostLanes = 16;
-
 // 0, 1, 2, ...: lane numbers (from a table: Iota builds its vector through memory).
 HWY_ALIGN constexpr int32_t kLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 

@@ -461,7 +461,7 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
     [[maybe_unused]] const bool stagedPairs = stores == Stride2Stores::StreamingRowPairs && std::is_same_v<G, float>;
     const FloatTag df;
     const IndexTag di;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     const int64_t width = tables.width, outputWidth = tables.outputWidth;
     const int32_t *HWY_RESTRICT indexPlane = plane.indices;
     const G *HWY_RESTRICT gradientPlane = static_cast<const G *>(plane.gradients);
