@@ -444,6 +444,32 @@ void prefetchOutputs(const PoolProblem &problem, int64_t group) {
     prefetchLines(problem.indices.plane<const I>(group / channels, group % channels), outputs);
 }
 
+// kPlanes whole planes: each output's float32 gradient added to its float32 sum, outputs in increasing order in each
+// plane, the planes' adds interleaved. A plane is one slab, so every index inside the plane lands where it belongs;
+// true when an index outside it (not -1) stops the run.
+template <typename I, int kPlanes>
+bool scatterPlanesInterleaved(const float *const *gradients, const I *const *indices, float *const *sums,
+                              int64_t outputs, int64_t planeElements) {
+    const float *gradient[kPlanes];
+    const I *index[kPlanes];
+    float *sum[kPlanes];
+    for (int k = 0; k < kPlanes; ++k) {
+        gradient[k] = gradients[k];
+        index[k] = indices[k];
+        sum[k] = sums[k];
+    }
+    for (int64_t q = 0; q < outputs; ++q)
+        for (int k = 0; k < kPlanes; ++k) {
+            const int64_t target = static_cast<int64_t>(index[k][q]);
+            if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
+                sum[k][target] = addToSum(sum[k][target], gradient[k][q]);
+            } else if (target != -1) {
+                return true;
+            }
+        }
+    return false;
+}
+
 // Sparse problems (few outputs per input element): the thread's planes of gradInput are zero-filled first
 // (streaming stores when gradInput is larger than the cache), then each plane's outputs are scattered into
 // it in increasing output order. A thread owns whole planes, so every in-plane index, inside its own
@@ -474,41 +500,8 @@ bool zeroFillThenScatterPlanes(const PoolProblem &problem, const ScatterSlabsPla
         const float *gradOut = problem.gradOutput.plane<const float>(n, c);
         const I *indices = problem.indices.plane<const I>(n, c);
         float *gradIn = problem.gradInput.plane<float>(n, c);
-        for (int64_t q = 0; q < outputs; ++q) {
-            const int64_t target = static_cast<int64_t>(indices[q]);
-            if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
-                gradIn[target] = addToSum(gradIn[target], gradOut[q]);
-            } else if (target != -1) {
-                return true;
-            }
-        }
+        if (scatterPlanesInterleaved<I, 1>(&gradOut, &indices, &gradIn, outputs, planeElements)) return true;
     }
-    return false;
-}
-
-// kPlanes whole planes: each output's float32 gradient added to its float32 sum, outputs in increasing order in each
-// plane, the planes' adds interleaved. A plane is one slab, so every index inside the plane lands where it belongs;
-// true when an index outside it (not -1) stops the run.
-template <typename I, int kPlanes>
-bool scatterPlanesInterleaved(const float *const *gradients, const I *const *indices, float *const *sums,
-                              int64_t outputs, int64_t planeElements) {
-    const float *gradient[kPlanes];
-    const I *index[kPlanes];
-    float *sum[kPlanes];
-    for (int k = 0; k < kPlanes; ++k) {
-        gradient[k] = gradients[k];
-        index[k] = indices[k];
-        sum[k] = sums[k];
-    }
-    for (int64_t q = 0; q < outputs; ++q)
-        for (int k = 0; k < kPlanes; ++k) {
-            const int64_t target = static_cast<int64_t>(index[k][q]);
-            if (__builtin_expect(static_cast<uint64_t>(target) < static_cast<uint64_t>(planeElements), 1)) {
-                sum[k][target] = addToSum(sum[k][target], gradient[k][q]);
-            } else if (target != -1) {
-                return true;
-            }
-        }
     return false;
 }
 
@@ -533,8 +526,10 @@ bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlab
         const float *gradients[kInterleavedPlanes];
         const I *indices[kInterleavedPlanes];
         float *sums[kInterleavedPlanes];
+        T *destinations[kInterleavedPlanes];
         for (int64_t k = 0; k < count; ++k) {
             const int64_t n = (first + k) / channels, c = (first + k) % channels;
+            destinations[k] = problem.gradInput.plane<T>(n, c);
             if constexpr (kFloat32) {
                 gradients[k] = problem.gradOutput.plane<const float>(n, c);
             } else {
@@ -543,7 +538,7 @@ bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlab
             }
             indices[k] = problem.indices.plane<const I>(n, c);
             if constexpr (kFloat32)
-                sums[k] = plan.inPlace ? problem.gradInput.plane<float>(n, c) : buffer.data() + k * planeElements;
+                sums[k] = plan.inPlace ? destinations[k] : buffer.data() + k * planeElements;
             else
                 sums[k] = buffer.data() + k * planeElements;
             std::fill(sums[k], sums[k] + planeElements, 0.0f);
@@ -565,11 +560,8 @@ bool scatterWholePlanesInterleaved(const PoolProblem &problem, const ScatterSlab
         }
         if (bad) return true;
         if (!plan.inPlace)
-            for (int64_t k = 0; k < count; ++k) {
-                const int64_t n = (first + k) / channels, c = (first + k) % channels;
-                storeFloatRow(problem.gradInput.type, sums[k], problem.gradInput.plane<T>(n, c), planeElements,
-                              plan.streaming);
-            }
+            for (int64_t k = 0; k < count; ++k)
+                storeFloatRow(problem.gradInput.type, sums[k], destinations[k], planeElements, plan.streaming);
     }
     return false;
 }
