@@ -19,6 +19,7 @@
 
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
+#include "cpu/lambda_inline.h"
 // clang-format off: after highway.h
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
@@ -172,7 +173,7 @@ HWY_INLINE KeySearch searchBlockKeys([[maybe_unused]] D d, DI di, const Channels
             label[u][v] = hn::Zero(dk);  // the first tap: the winner of a window of -inf
         }
     for (int k = 0; k < kChainDetectors; ++k) largestBits[k] = hn::Zero(du);
-    const auto search = [&]<int Taps>() {
+    const auto search = [&]<int Taps>() POOLGRAD_LAMBDA_INLINE {
         const int64_t taps = Taps > 0 ? Taps : window.count;
         for (int64_t r = 0; r < row.rowCount; ++r) {
             const int16_t *tap =
@@ -256,7 +257,7 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     constexpr int kChainDetectors = U * V < kDetectors ? U * V : kDetectors;
     hn::Vec<D> best[U][V], detector[kChainDetectors];
     hn::Vec<DI> winner[U][V];
-    const auto search = [&]<NanSearch Mode, int Taps>() {
+    const auto search = [&]<NanSearch Mode, int Taps>() POOLGRAD_LAMBDA_INLINE {
         const int64_t taps = Taps > 0 ? Taps : window.count;
         for (int u = 0; u < U; ++u)
             for (int v = 0; v < V; ++v) {
