@@ -131,6 +131,12 @@ void DifferentialDriver::expectAcceptance(double minimumShare) const {
                                        << test_support::hostFloatLanes() << " lanes";
         } else if (narrowVectors && name == std::string_view("cpu_index_gather_backward_plane_chunks")) {
             EXPECT_GE(log.accepted, 1) << suite_ << ": " << name << " accepted none of " << log.offered << " cases";
+        } else if (narrowVectors && name == std::string_view("cpu_argmax_forward_narrow_rows")) {
+            // Its rows must fit one vector: with 8 lanes fewer of the random small rows do (2-D forward on AVX2:
+            // 25-30 of 320, at the full share's edge, so that the suite's fresh seed failed it one run in 15).
+            EXPECT_GE(log.accepted, std::ceil(minimumShare / 2 * log.offered))
+                << suite_ << ": " << name << " accepted " << log.accepted << " of " << log.offered
+                << " cases, below half the minimum share " << minimumShare;
         } else {
             EXPECT_GE(log.accepted, std::ceil(minimumShare * log.offered))
                 << suite_ << ": " << name << " accepted " << log.accepted << " of " << log.offered
