@@ -15,6 +15,7 @@
 #include "cpu/simd_store-inl.h"
 #include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
+#include "cpu/lambda_inline.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
@@ -61,6 +62,26 @@ template <class D>
 HWY_INLINE hn::Vec<D> oddColumns(D d, const float *HWY_RESTRICT at) {
     return hn::ConcatOdd(d, hn::LoadU(d, at + hn::Lanes(d)), hn::LoadU(d, at));
 }
+// AVX2's ConcatEven and ConcatOdd cross the vector's two 128-bit halves (a shuffle and a permute per tap). One
+// shuffle within the halves gives the same columns with the windows in the order 0, 1, 4, 5, 2, 3, 6, 7: the
+// same order at every tap, and the labels the search keeps are the same in every lane, so float32 rows are
+// searched in that order and the winners put back in order once per chunk (restoreWindowOrder).
+#if HWY_TARGET == HWY_AVX2
+template <class D>
+HWY_INLINE hn::Vec<D> evenColumnsInHalves(D, const float *HWY_RESTRICT at) {
+    return hn::Vec<D>{_mm256_shuffle_ps(_mm256_loadu_ps(at), _mm256_loadu_ps(at + 8), 0x88)};
+}
+template <class D>
+HWY_INLINE hn::Vec<D> oddColumnsInHalves(D, const float *HWY_RESTRICT at) {
+    return hn::Vec<D>{_mm256_shuffle_ps(_mm256_loadu_ps(at), _mm256_loadu_ps(at + 8), 0xdd)};
+}
+template <class V>
+HWY_INLINE V restoreWindowOrder(V v) {  // swaps the middle two 64-bit quarters: its own inverse
+    return hn::BitCast(hn::DFromV<V>(), hn::Vec256<uint64_t>{_mm256_permute4x64_epi64(
+                                            hn::BitCast(hn::Full256<uint64_t>(), v).raw, 0xd8)});
+}
+#endif
+
 template <class D>
 HWY_INLINE hn::Vec<D> evenColumns(D d, const uint16_t *HWY_RESTRICT at) {
     const hn::RebindToUnsigned<D> du;
@@ -104,7 +125,7 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
         relative[g] = hn::Set(di, rowOffsets[0]);
         detector[g] = hn::Zero(d);
     }
-    const auto visit = [&](int g, hn::Vec<D> value, int64_t offset) {
+    const auto visit = [&](int g, hn::Vec<D> value, int64_t offset) POOLGRAD_LAMBDA_INLINE {
         if constexpr (Detect) detector[g] = hn::Add(detector[g], value);
         const auto take = takes<NanRule>(d, value, best[g]);
         best[g] = hn::IfThenElse(take, value, best[g]);
@@ -112,6 +133,40 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
             relative[g] =
                 hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(offset)), relative[g]);
     };
+    const auto finish = [&]() POOLGRAD_LAMBDA_INLINE {
+        if constexpr (Detect) {
+            auto sum = detector[0];
+            for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
+            return hn::AllFalse(d, hn::IsNaN(sum));
+        } else {
+            return true;
+        }
+    };
+    // Windows two columns wide at stride 2 (2x2 and 2x2x2 pooling): each row is one pair of taps for every chunk,
+    // visited without the general walk's branches; the two labels are made once per row for all the chunks.
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (Access == ColumnAccess::EvenOfPairs) {
+        if (row.kernelWidth == 2 && row.dilation == 1) {
+            for (int64_t r = 0; r < rowCount; ++r) {
+                const Source *rowStart = rowStarts[r];
+                const int64_t offset = rowOffsets[r];
+                for (int g = 0; g < Group; ++g) {
+                    const Source *at = rowStart + firstColumns[g];
+#if HWY_TARGET == HWY_AVX2
+                    if constexpr (std::is_same_v<Source, float>) {
+                        visit(g, evenColumnsInHalves(d, at), offset);
+                        visit(g, oddColumnsInHalves(d, at), offset + 1);
+                        continue;
+                    }
+#endif
+                    visit(g, evenColumns(d, at), offset);
+                    visit(g, oddColumns(d, at), offset + 1);
+                }
+            }
+            return finish();
+        }
+    }
+#endif
     for (int64_t r = 0; r < rowCount; ++r) {
         const Source *rowStart = rowStarts[r];
         for (int64_t j = 0; j < row.kernelWidth; ++j) {
@@ -124,6 +179,13 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
                 const bool pairs = row.dilation == 1 && j + 1 < row.kernelWidth;  // odd columns: the next tap
                 for (int g = 0; g < Group; ++g) {
                     const Source *at = rowStart + firstColumns[g] + j * row.dilation;
+#if HWY_TARGET == HWY_AVX2
+                    if constexpr (std::is_same_v<Source, float>) {
+                        visit(g, evenColumnsInHalves(d, at), offset);
+                        if (pairs) visit(g, oddColumnsInHalves(d, at), offset + 1);
+                        continue;
+                    }
+#endif
                     visit(g, evenColumns(d, at), offset);
                     if (pairs) visit(g, oddColumns(d, at), offset + 1);
                 }
@@ -135,13 +197,7 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
             }
         }
     }
-    if constexpr (Detect) {
-        auto sum = detector[0];
-        for (int g = 1; g < Group; ++g) sum = hn::Add(sum, detector[g]);
-        return hn::AllFalse(d, hn::IsNaN(sum));
-    } else {
-        return true;
-    }
+    return finish();
 }
 
 // Winners stored as the rows' type: float32 as they are; bfloat16 narrowed back (exact: they were widened by
@@ -194,6 +250,14 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const 
     if (!searched)
         searchChunks<Access, true, false, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
                                                               laneColumns, best, relative);
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (Access == ColumnAccess::EvenOfPairs && std::is_same_v<Source, float>) {
+        for (int g = 0; g < Group; ++g) {
+            best[g] = restoreWindowOrder(best[g]);
+            relative[g] = restoreWindowOrder(relative[g]);
+        }
+    }
+#endif
     for (int g = 0; g < Group; ++g) {
         const auto index =
             hn::Add(relative[g], hn::Add(laneColumns, hn::Set(di, static_cast<int32_t>(firstColumns[g]))));
