@@ -340,17 +340,23 @@ HWY_INLINE void searchRun(D d, DI di, const ChannelsLastRow &row, const RowOutpu
     }
 }
 
-// Every output of the row for V vectors of channels from c: the outside of the congruent run window by
-// window (a window wholly in padding was written by the caller), the run U windows at a time.
+// Outputs [begin, end) outside the congruent run, window by window (a window wholly in padding was written by
+// the caller). Out of line: the row's few edge windows.
+template <ArgmaxValueType Type, int V, bool Partial, class D, class DI>
+HWY_NOINLINE void searchEdgeWindows(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin,
+                                    int64_t end, int64_t c, size_t valid) {
+    for (int64_t ow = begin; ow < end; ++ow)
+        if (row.windows[ow].count > 0) searchBlock<Type, 1, V, Partial>(d, di, row, out, ow, 0, c, valid);
+}
+
+// Every output of the row for V vectors of channels from c: the edge windows one by one, the congruent run U
+// windows at a time.
 template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_INLINE void searchChannels(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t c, size_t valid) {
     const CongruentRun &run = row.congruentRun;
-    const auto single = [&](int64_t ow) {
-        if (row.windows[ow].count > 0) searchBlock<Type, 1, V, Partial>(d, di, row, out, ow, 0, c, valid);
-    };
-    for (int64_t ow = 0; ow < run.begin; ++ow) single(ow);
+    if (run.begin > 0) searchEdgeWindows<Type, V, Partial>(d, di, row, out, 0, run.begin, c, valid);
     searchRun<Type, U, V, Partial>(d, di, row, out, run.begin, run.end, run.stride, c, valid);
-    for (int64_t ow = run.end; ow < row.outputs; ++ow) single(ow);
+    if (run.end < row.outputs) searchEdgeWindows<Type, V, Partial>(d, di, row, out, run.end, row.outputs, c, valid);
 }
 
 template <ArgmaxValueType Type>
