@@ -325,28 +325,38 @@ HWY_INLINE void searchBlock(D d, DI di, const ChannelsLastRow &row, const RowOut
     }
 }
 
+// The blocks off the row's steady loops (a run's last block, the edge windows) are called, one copy per block
+// shape: with every block inlined where it is used, the row's function grew to a 7-minute compile on an AVX2
+// host (all targets and value types in one translation unit) and made the sanitizer builds run past CI's limit.
+// The steady loops keep their block inline: called, A-fwd-cl-cache took 1.2x the time.
+template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
+HWY_NOINLINE void searchBlockOutOfLine(D d, DI di, const ChannelsLastRow &row, RowOutputs out, int64_t first,
+                                       int64_t stride, int64_t c, size_t valid) {
+    searchBlock<Type, U, V, Partial>(d, di, row, out, first, stride, c, valid);
+}
+
 // Outputs [begin, end) of a congruent run (window ow + 1 starts `stride` columns after window ow), U at a
 // time, the rest in smaller blocks.
 template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
-HWY_INLINE void searchRun(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin, int64_t end,
+HWY_NOINLINE void searchRun(D d, DI di, const ChannelsLastRow &row, RowOutputs out, int64_t begin, int64_t end,
                           int64_t stride, int64_t c, size_t valid) {
     int64_t ow = begin;
     for (; ow + U <= end; ow += U) searchBlock<Type, U, V, Partial>(d, di, row, out, ow, stride, c, valid);
     if (ow == end) return;
     if (end - begin >= U) {  // the last block moves back to end at the run's end (windows searched twice agree)
-        searchBlock<Type, U, V, Partial>(d, di, row, out, end - U, stride, c, valid);
+        searchBlockOutOfLine<Type, U, V, Partial>(d, di, row, out, end - U, stride, c, valid);
     } else if constexpr (U > 1) {
         searchRun<Type, U / 2, V, Partial>(d, di, row, out, ow, end, stride, c, valid);
     }
 }
 
 // Outputs [begin, end) outside the congruent run, window by window (a window wholly in padding was written by
-// the caller). Out of line: the row's few edge windows.
+// the caller).
 template <ArgmaxValueType Type, int V, bool Partial, class D, class DI>
-HWY_NOINLINE void searchEdgeWindows(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin,
-                                    int64_t end, int64_t c, size_t valid) {
+HWY_INLINE void searchEdgeWindows(D d, DI di, const ChannelsLastRow &row, const RowOutputs &out, int64_t begin,
+                                  int64_t end, int64_t c, size_t valid) {
     for (int64_t ow = begin; ow < end; ++ow)
-        if (row.windows[ow].count > 0) searchBlock<Type, 1, V, Partial>(d, di, row, out, ow, 0, c, valid);
+        if (row.windows[ow].count > 0) searchBlockOutOfLine<Type, 1, V, Partial>(d, di, row, out, ow, 0, c, valid);
 }
 
 // Every output of the row for V vectors of channels from c: the edge windows one by one, the congruent run U
