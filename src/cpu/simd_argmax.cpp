@@ -93,6 +93,30 @@ HWY_INLINE hn::Vec<D> oddColumns(D d, const uint16_t *HWY_RESTRICT at) {
     return hn::BitCast(
         d, hn::And(hn::BitCast(du, hn::LoadU(hn::Repartition<uint16_t, D>(), at)), hn::Set(du, 0xffff0000u)));
 }
+
+// The even and odd columns in the order the search visits the windows (the in-half order for float32 on AVX2,
+// window order elsewhere), and a searched vector put back in window order: the one place that choice is made.
+template <class D, class Source>
+HWY_INLINE hn::Vec<D> evenColumnsInSearchOrder(D d, const Source *HWY_RESTRICT at) {
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (std::is_same_v<Source, float>) return evenColumnsInHalves(d, at);
+#endif
+    return evenColumns(d, at);
+}
+template <class D, class Source>
+HWY_INLINE hn::Vec<D> oddColumnsInSearchOrder(D d, const Source *HWY_RESTRICT at) {
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (std::is_same_v<Source, float>) return oddColumnsInHalves(d, at);
+#endif
+    return oddColumns(d, at);
+}
+template <class Source, class V>
+HWY_INLINE V inWindowOrder(V v) {
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (std::is_same_v<Source, float>) return restoreWindowOrder(v);
+#endif
+    return v;
+}
 #endif
 
 template <class D, class DI>
@@ -152,15 +176,8 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
                 const int64_t offset = rowOffsets[r];
                 for (int g = 0; g < Group; ++g) {
                     const Source *at = rowStart + firstColumns[g];
-#if HWY_TARGET == HWY_AVX2
-                    if constexpr (std::is_same_v<Source, float>) {
-                        visit(g, evenColumnsInHalves(d, at), offset);
-                        visit(g, oddColumnsInHalves(d, at), offset + 1);
-                        continue;
-                    }
-#endif
-                    visit(g, evenColumns(d, at), offset);
-                    visit(g, oddColumns(d, at), offset + 1);
+                    visit(g, evenColumnsInSearchOrder(d, at), offset);
+                    visit(g, oddColumnsInSearchOrder(d, at), offset + 1);
                 }
             }
             return finish();
@@ -179,15 +196,8 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
                 const bool pairs = row.dilation == 1 && j + 1 < row.kernelWidth;  // odd columns: the next tap
                 for (int g = 0; g < Group; ++g) {
                     const Source *at = rowStart + firstColumns[g] + j * row.dilation;
-#if HWY_TARGET == HWY_AVX2
-                    if constexpr (std::is_same_v<Source, float>) {
-                        visit(g, evenColumnsInHalves(d, at), offset);
-                        if (pairs) visit(g, oddColumnsInHalves(d, at), offset + 1);
-                        continue;
-                    }
-#endif
-                    visit(g, evenColumns(d, at), offset);
-                    if (pairs) visit(g, oddColumns(d, at), offset + 1);
+                    visit(g, evenColumnsInSearchOrder(d, at), offset);
+                    if (pairs) visit(g, oddColumnsInSearchOrder(d, at), offset + 1);
                 }
                 if (pairs) ++j;
 #endif
@@ -250,11 +260,11 @@ HWY_INLINE void runChunks(D d, DI di, const WindowRow &row, const Source *const 
     if (!searched)
         searchChunks<Access, true, false, WithIndices, Group>(d, di, row, rowStarts, rowOffsets, rowCount, firstColumns,
                                                               laneColumns, best, relative);
-#if HWY_TARGET == HWY_AVX2
-    if constexpr (Access == ColumnAccess::EvenOfPairs && std::is_same_v<Source, float>) {
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (Access == ColumnAccess::EvenOfPairs) {
         for (int g = 0; g < Group; ++g) {
-            best[g] = restoreWindowOrder(best[g]);
-            relative[g] = restoreWindowOrder(relative[g]);
+            best[g] = inWindowOrder<Source>(best[g]);
+            relative[g] = inWindowOrder<Source>(relative[g]);
         }
     }
 #endif
