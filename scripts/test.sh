@@ -11,16 +11,19 @@ cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
 
 jobs=$(nproc)
+# Each stage's header says how long the run has taken so far: CI stops the run at its time limit, and the log
+# then shows which stage took the time.
+stage() { echo "== $1 == (at $SECONDS s, $(date -u +%H:%M:%S) UTC)"; }
 # The run needs about 10 GB of free disk at its peak (the wheel stage's venv beside the archives pip fetched);
 # printed so that a run stopped by a full disk says so at once.
 echo "poolgrad: free disk for $PWD: $(df -h --output=avail "$PWD" | tail -1 | tr -d ' ')"
 
-echo "== Release build and tests =="
+stage "Release build and tests"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=ON
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release --output-on-failure -j "$jobs"
 
-echo "== Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-data tool and torch suites from it =="
+stage "Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-data tool and torch suites from it"
 # No PYTHONPATH: the suites import the installed package, which loads the library inside itself.
 wheel_python=$(scripts/install_wheel_environment.sh build/wheel-env)
 (cd tests/python && POOLGRAD_FROM_WHEEL=1 "$wheel_python" -m pytest -p no:cacheprovider -q -rs \
@@ -30,12 +33,12 @@ wheel_python=$(scripts/install_wheel_environment.sh build/wheel-env)
 # back now keeps the rest of the run within a small machine's free space.
 rm -rf build/wheel-env build/dist
 
-echo "== Python module, golden-data tool, conformance with PyTorch and TensorFlow =="
+stage "Python module, golden-data tool, conformance with PyTorch and TensorFlow"
 python=$(scripts/install_python_environment.sh build/python-env)
 POOLGRAD_BUILD_DIR="$PWD/build/release" PYTHONPATH="$PWD/build/release/python" TF_CPP_MIN_LOG_LEVEL=2 \
   "$python" -m pytest tests/python -p no:cacheprovider -q -rs
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests =="
+stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLGRAD_BUILD_TESTS=ON -DPOOLGRAD_SANITIZE=ON
 cmake --build build/sanitize -j "$jobs"
 # halt_on_error / -fno-sanitize-recover make every report a test failure.
@@ -43,7 +46,7 @@ ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
 
-echo "== ThreadSanitizer build: the concurrency tests =="
+stage "ThreadSanitizer build: the concurrency tests"
 # clang with LLVM's OpenMP runtime: its libarcher tool tells ThreadSanitizer how OpenMP threads synchronise
 # (g++'s libgomp would make every parallel region a false report). ignore_noninstrumented_modules, which
 # libarcher asks for, leaves unchecked only the accesses made inside uninstrumented libraries (libomp's own
@@ -56,7 +59,8 @@ TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:ignore_non
 OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs"
 
-echo "== Fuzzing: libFuzzer harness (clang, ASan + UBSan): corpus replay, then 60 s of fuzzing =="
+stage "Fuzzing: libFuzzer harness (clang, ASan + UBSan): corpus replay, then 60 s of fuzzing"
 # Any sanitizer report, leak or broken contract rule fails; scripts/fuzz.sh installs clang if needed.
 scripts/fuzz.sh replay
 scripts/fuzz.sh 60
+stage "All stages passed"
