@@ -100,6 +100,18 @@ struct MatchCounts {
     hn::Vec<IndexTag> a, b, secondA, secondB;
 };
 
+// Adds a mask's matches to one of the counters. With 16 vector registers (AVX2 and below) the four counters
+// compete with the block's vectors and went to the stack (each add a store and a reload in the 16-bit rows'
+// code): there they all add into `a`, a chain of one-cycle adds that the block's work hides.
+template <hn::Vec<IndexTag> MatchCounts::*Counter>
+HWY_INLINE void addMatches(MatchCounts &counts, hn::Mask<IndexTag> match) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    counts.*Counter = countMatches(counts.*Counter, match);
+#else
+    counts.a = countMatches(counts.a, match);
+#endif
+}
+
 HWY_INLINE MatchCounts zeroCounts() {
     const auto zero = hn::Zero(IndexTag());
     return {zero, zero, zero, zero};
@@ -266,13 +278,13 @@ HWY_INLINE void gatherRow(int64_t width, int64_t outputWidth, int32_t rowStart, 
             hn::Mask<IndexTag> matchedA, matchedB;
             if constexpr (kCandidates >= 1) {
                 addCandidate<kPadLeft>(loader(0, firstWindow), columns, evenSums, oddSums, matchedA, matchedB);
-                counts.a = countMatches(counts.a, matchedA);
-                counts.b = countMatches(counts.b, matchedB);
+                addMatches<&MatchCounts::a>(counts, matchedA);
+                addMatches<&MatchCounts::b>(counts, matchedB);
             }
             if constexpr (kCandidates >= 2) {
                 addCandidate<kPadLeft>(loader(1, firstWindow), columns, evenSums, oddSums, matchedA, matchedB);
-                counts.secondA = countMatches(counts.secondA, matchedA);
-                counts.secondB = countMatches(counts.secondB, matchedB);
+                addMatches<&MatchCounts::secondA>(counts, matchedA);
+                addMatches<&MatchCounts::secondB>(counts, matchedB);
             }
         };
         // All of the block's A and B windows exist: the plain loader may read them.
@@ -340,13 +352,13 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
             const CandidateVectors shared = loader(0, firstWindow);
             addCandidate<kPadLeft>(shared, columns, evenSums, oddSums, matchedA, matchedB);
             addCandidate<kPadLeft>(shared, nextColumns, nextEvenSums, nextOddSums, nextMatchedA, nextMatchedB);
-            counts.a = countMatches(counts.a, hn::Or(matchedA, nextMatchedA));
-            counts.b = countMatches(counts.b, hn::Or(matchedB, nextMatchedB));
+            addMatches<&MatchCounts::a>(counts, hn::Or(matchedA, nextMatchedA));
+            addMatches<&MatchCounts::b>(counts, hn::Or(matchedB, nextMatchedB));
             if constexpr (kSecondCandidates == 2) {
                 addCandidate<kPadLeft>(loader(1, firstWindow), nextColumns, nextEvenSums, nextOddSums, matchedA,
                                        matchedB);
-                counts.secondA = countMatches(counts.secondA, matchedA);
-                counts.secondB = countMatches(counts.secondB, matchedB);
+                addMatches<&MatchCounts::secondA>(counts, matchedA);
+                addMatches<&MatchCounts::secondB>(counts, matchedB);
             }
         };
         if (firstWindow >= 0 && firstWindow + walk.lanes + 1 <= outputWidth)
