@@ -94,21 +94,15 @@ HWY_INLINE hn::Vec<D> oddColumns(D d, const uint16_t *HWY_RESTRICT at) {
         d, hn::And(hn::BitCast(du, hn::LoadU(hn::Repartition<uint16_t, D>(), at)), hn::Set(du, 0xffff0000u)));
 }
 
-// The even and odd columns in the order the search visits the windows (the in-half order for float32 on AVX2,
-// window order elsewhere), and a searched vector put back in window order: the one place that choice is made.
-template <class D, class Source>
-HWY_INLINE hn::Vec<D> evenColumnsInSearchOrder(D d, const Source *HWY_RESTRICT at) {
+// The even (kOdd false) or odd columns in the order the search visits the windows (the in-half order for float32
+// on AVX2, window order elsewhere), and a searched vector put back in window order: the one place that choice is
+// made.
+template <bool kOdd, class D, class Source>
+HWY_INLINE hn::Vec<D> columnsInSearchOrder(D d, const Source *HWY_RESTRICT at) {
 #if HWY_TARGET == HWY_AVX2
-    if constexpr (std::is_same_v<Source, float>) return evenColumnsInHalves(d, at);
+    if constexpr (std::is_same_v<Source, float>) return kOdd ? oddColumnsInHalves(d, at) : evenColumnsInHalves(d, at);
 #endif
-    return evenColumns(d, at);
-}
-template <class D, class Source>
-HWY_INLINE hn::Vec<D> oddColumnsInSearchOrder(D d, const Source *HWY_RESTRICT at) {
-#if HWY_TARGET == HWY_AVX2
-    if constexpr (std::is_same_v<Source, float>) return oddColumnsInHalves(d, at);
-#endif
-    return oddColumns(d, at);
+    return kOdd ? oddColumns(d, at) : evenColumns(d, at);
 }
 template <class Source, class V>
 HWY_INLINE V inWindowOrder(V v) {
@@ -176,8 +170,8 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
                 const int64_t offset = rowOffsets[r];
                 for (int g = 0; g < Group; ++g) {
                     const Source *at = rowStart + firstColumns[g];
-                    visit(g, evenColumnsInSearchOrder(d, at), offset);
-                    visit(g, oddColumnsInSearchOrder(d, at), offset + 1);
+                    visit(g, columnsInSearchOrder<false>(d, at), offset);
+                    visit(g, columnsInSearchOrder<true>(d, at), offset + 1);
                 }
             }
             return finish();
@@ -196,8 +190,8 @@ HWY_INLINE bool searchChunks(D d, DI di, const WindowRow &row, const Source *con
                 const bool pairs = row.dilation == 1 && j + 1 < row.kernelWidth;  // odd columns: the next tap
                 for (int g = 0; g < Group; ++g) {
                     const Source *at = rowStart + firstColumns[g] + j * row.dilation;
-                    visit(g, evenColumnsInSearchOrder(d, at), offset);
-                    if (pairs) visit(g, oddColumnsInSearchOrder(d, at), offset + 1);
+                    visit(g, columnsInSearchOrder<false>(d, at), offset);
+                    if (pairs) visit(g, columnsInSearchOrder<true>(d, at), offset + 1);
                 }
                 if (pairs) ++j;
 #endif

@@ -339,7 +339,7 @@ HWY_NOINLINE void searchBlockOutOfLine(D d, DI di, const ChannelsLastRow &row, R
 // time, the rest in smaller blocks.
 template <ArgmaxValueType Type, int U, int V, bool Partial, class D, class DI>
 HWY_NOINLINE void searchRun(D d, DI di, const ChannelsLastRow &row, RowOutputs out, int64_t begin, int64_t end,
-                          int64_t stride, int64_t c, size_t valid) {
+                            int64_t stride, int64_t c, size_t valid) {
     int64_t ow = begin;
     for (; ow + U <= end; ow += U) searchBlock<Type, U, V, Partial>(d, di, row, out, ow, stride, c, valid);
     if (ow == end) return;
