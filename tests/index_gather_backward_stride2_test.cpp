@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -280,6 +281,45 @@ TEST(IndexGatherBackwardStride2, AnIndexOnAColumnPastTheRowIsStrayToo) {
         problem.indices[static_cast<size_t>(outputWidth - 1)] = width;  // row 1, column 0
         test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kStride2Gather),
                                                kStride2Gather);
+    }
+}
+
+// A row's first and last blocks read the windows past the row's ends from the neighbouring output rows
+// (where the plane holds them) and must match nothing there. Padding 1, width 32: the window after row q's
+// last is row q + 1's first, whose index is made to point at row 2q + 1's last column (inside the rows the
+// block makes, outside that window). No padding, width 33 (pairs of rows 2q + 1, 2q + 2): the window before
+// row q's first is row q - 1's last, made to point at row 2q + 1's first column (q = 1 and 2: where the
+// thread's blocks split the plane, rows 3 and 4 are made apart). Matched there, the contribution would be
+// lost and the count would pass. On every instruction set this CPU has (8, 4 and 1 lanes below
+// the best).
+TEST(IndexGatherBackwardStride2, WindowsPastARowsEndsMatchNothing) {
+    struct StrayCase {
+        Geometry geometry;
+        size_t output;
+        int64_t index;
+    };
+    const StrayCase cases[] = {
+        {{"padding 1, width 32", {1, 1, 1, 8, 32}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}}, 16, 1 * 32 + 31},
+        {{"no padding, width 33", {1, 1, 1, 8, 33}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}}, 15, 3 * 33},
+        {{"no padding, width 33", {1, 1, 1, 8, 33}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}}, 31, 5 * 33},
+    };
+    ThreadSetting setting(1, 0);
+    for (const int64_t target : {int64_t{0}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if (target != 0 && (hwy::SupportedTargets() & target) == 0) continue;
+        std::optional<test_support::HighwayTargetMock> mock;
+        if (target != 0) mock.emplace(target);
+        for (const StrayCase &stray : cases) {
+            SCOPED_TRACE(std::string(target == 0 ? "best target" : hwy::TargetName(target)) + ", " +
+                         stray.geometry.label);
+            IndexBackwardCase problem = makeCase(stray.geometry, ACL_FLOAT, ACL_INT32, 12);
+            // Unchanged, the case is the gather's own.
+            const IndexBackwardRun own = test_support::runIndexBackward(problem, kStride2Gather);
+            ASSERT_EQ(own.status.phaseTwo, 0) << own.message;
+            EXPECT_EQ(own.fallback, "");
+            problem.indices[stray.output] = stray.index;
+            test_support::expectStrayIndexHandover(problem, test_support::runIndexBackward(problem, kStride2Gather),
+                                                   kStride2Gather);
+        }
     }
 }
 

@@ -220,11 +220,16 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
                            const StoreMode &store) {
     if constexpr (std::is_same_v<Out, BFloat16Bits>) {
 #if HWY_TARGET != HWY_SCALAR  // one lane: bfloat16 rows go through a row of sums (planeRows)
-        // Rounding works per lane, so the even and odd sums are rounded before they meet.
+        // Rounding works per lane, so the even and odd sums are rounded before they meet. No look for NaNs:
+        // every sum is +0 plus widened bfloat16 values, so a NaN sum is quiet with its lower 16 bits zero (an
+        // addition returns a NaN operand's payload quieted, or the default NaN, whose payload is zero), and
+        // adding 0x7fff + lsb to those bits leaves their upper half as it is. The look took a tenth of the
+        // steady pair block's operations with 8 lanes.
         const hn::Repartition<uint16_t, FloatTag> d16;
         storeSixteenBitBlock(d16,
-                             BFloat16Interleaved(FloatTag(), evenSums, oddSums, store.bfloat16Instruction,
-                                                 store.bfloat16SubnormalsPossible),
+                             BFloat16Interleaved</*kNaNsPossible=*/false>(FloatTag(), evenSums, oddSums,
+                                                                          store.bfloat16Instruction,
+                                                                          store.bfloat16SubnormalsPossible),
                              &at->bits, left, store.streaming);
 #else
         static_assert(!std::is_same_v<Out, BFloat16Bits>, "one lane rounds bfloat16 through a row of sums");
@@ -256,6 +261,9 @@ struct BlockWalk {
                             2 * b * lanes + 2 * lanes > width};
     }
     HWY_INLINE void next() { evenPosition = hn::Add(evenPosition, step); }
+    HWY_INLINE void advance(int64_t blockCount) {
+        evenPosition = hn::Add(evenPosition, hn::Set(IndexTag(), static_cast<int32_t>(2 * lanes * blockCount)));
+    }
 
     int64_t width, lanes, blocks;
     hn::Vec<IndexTag> step, rowEnd, evenPosition;
@@ -327,25 +335,182 @@ struct PairLineWriter {
 };
 #endif
 
+template <bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
+    return widenSixteenBit<kHalf>(FloatTag(), bits);
+}
+
+// Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.
+template <typename G, bool kHalf>
+HWY_INLINE hn::Vec<FloatTag> loadGradients(const G *HWY_RESTRICT at) {
+    if constexpr (std::is_same_v<G, float>) {
+        return hn::LoadU(FloatTag(), at);
+    } else {
+        return widenGradients<kHalf>(hn::LoadU(hn::Rebind<uint16_t, FloatTag>(), at));
+    }
+}
+
+// One candidate output row's matches with one input row of a block whose columns all lie in the row, from
+// the windows' positions relative to the block's first even column (relativeA / relativeB: index minus that
+// column's position; rowOffset: 0 for the block's row, the row width for the next): as addCandidate.
+template <int kPadLeft>
+HWY_INLINE void addRelativeCandidate(hn::Vec<IndexTag> relativeA, hn::Vec<IndexTag> relativeB,
+                                     hn::Vec<FloatTag> gradientA, hn::Vec<FloatTag> gradientB,
+                                     hn::Vec<IndexTag> rowOffset, hn::Vec<FloatTag> &evenSums,
+                                     hn::Vec<FloatTag> &oddSums, hn::Mask<IndexTag> &matchedA,
+                                     hn::Mask<IndexTag> &matchedB) {
+    const auto oddOffset = hn::Add(rowOffset, hn::Set(IndexTag(), 1));
+    if constexpr (kPadLeft == 1) {
+        const auto evenA = hn::Eq(relativeA, rowOffset), oddA = hn::Eq(relativeA, oddOffset),
+                   oddB = hn::Eq(relativeB, oddOffset);
+        evenSums = addMatched(evenSums, evenA, gradientA);
+        oddSums = addMatched(addMatched(oddSums, oddA, gradientA), oddB, gradientB);
+        matchedA = hn::Or(evenA, oddA);
+        matchedB = oddB;
+    } else {
+        const auto evenA = hn::Eq(relativeA, rowOffset), evenB = hn::Eq(relativeB, rowOffset),
+                   oddB = hn::Eq(relativeB, oddOffset);
+        evenSums = addMatched(addMatched(evenSums, evenA, gradientA), evenB, gradientB);
+        oddSums = addMatched(oddSums, oddB, gradientB);
+        matchedA = evenA;
+        matchedB = hn::Or(evenB, oddB);
+    }
+}
+
+// One candidate output row's windows as the steady blocks read them.
+template <typename G>
+struct CandidateRow {
+    const int32_t *HWY_RESTRICT indices;
+    const G *HWY_RESTRICT gradients;
+    int64_t readableBegin, readableEnd;  // the windows whose elements lie in the plane (beyond the row's own)
+
+    bool readable(int64_t firstWindow, int64_t count) const {
+        return firstWindow >= readableBegin && firstWindow + count <= readableEnd;
+    }
+};
+
+// Blocks [first, end) of a row pair (see gatherRowPair) whose windows all exist and whose columns all lie in
+// the row, in a loop of their own: row r's sums made and stored before row r + 1's, and the windows compared
+// as positions relative to the block's first even column, so that few vectors are live at once.
+// evenPosition: block `first`'s. With 16 registers (AVX2) the general block, which holds four sums and four
+// column-position vectors, spilled to the stack, and its loop carried the edge blocks' counters.
+// kMissing: a block at a row's end, whose A / B windows that do not exist (all-ones lanes of missingA /
+// missingB) are read from the plane's neighbouring row and made to match nothing.
+template <int kPadLeft, int kSecondCandidates, typename G, bool kHalf, bool kMissing = false, typename Out>
+HWY_INLINE void steadyPairBlocks(CandidateRow<G> q, CandidateRow<G> second, int64_t first, int64_t end,
+                                 hn::Vec<IndexTag> evenPosition, int64_t width, Out *HWY_RESTRICT destination,
+                                 const StoreMode &store, MatchCounts &counts,
+                                 hn::Vec<IndexTag> missingA = hn::Zero(IndexTag()),
+                                 hn::Vec<IndexTag> missingB = hn::Zero(IndexTag())) {
+    const IndexTag di;
+    // A missing window's relative position -1 matches no column (they lie at 0 and above).
+    const auto relativeOf = [&](const int32_t *HWY_RESTRICT at, hn::Vec<IndexTag> missing) POOLGRAD_LAMBDA_INLINE {
+        const auto relative = hn::Sub(hn::LoadU(di, at), evenPosition);
+        if constexpr (kMissing) return hn::Or(relative, missing);
+        (void)missing;
+        return relative;
+    };
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const auto thisRow = hn::Zero(di), nextRow = hn::Set(di, static_cast<int32_t>(width)),
+               step = hn::Set(di, static_cast<int32_t>(2 * lanes));
+    for (int64_t b = first; b < end; ++b, evenPosition = hn::Add(evenPosition, step)) {
+        const int64_t window = b * lanes + kPadLeft - 1;
+        Out *HWY_RESTRICT at = destination + 2 * b * lanes;
+        const auto relativeA = relativeOf(q.indices + window, missingA),
+                   relativeB = relativeOf(q.indices + window + 1, missingB);
+        const auto gradientA = loadGradients<G, kHalf>(q.gradients + window),
+                   gradientB = loadGradients<G, kHalf>(q.gradients + window + 1);
+        hn::Mask<IndexTag> matchedA, matchedB, nextMatchedA, nextMatchedB;
+        auto evenSums = hn::Zero(FloatTag()), oddSums = evenSums;
+        addRelativeCandidate<kPadLeft>(relativeA, relativeB, gradientA, gradientB, thisRow, evenSums, oddSums,
+                                       matchedA, matchedB);
+        storeBlock(evenSums, oddSums, at, 2 * lanes, store);
+        evenSums = hn::Zero(FloatTag()), oddSums = evenSums;
+        addRelativeCandidate<kPadLeft>(relativeA, relativeB, gradientA, gradientB, nextRow, evenSums, oddSums,
+                                       nextMatchedA, nextMatchedB);
+        addMatches<&MatchCounts::a>(counts, hn::Or(matchedA, nextMatchedA));
+        addMatches<&MatchCounts::b>(counts, hn::Or(matchedB, nextMatchedB));
+        if constexpr (kSecondCandidates == 2) {
+            addRelativeCandidate<kPadLeft>(relativeOf(second.indices + window, missingA),
+                                           relativeOf(second.indices + window + 1, missingB),
+                                           loadGradients<G, kHalf>(second.gradients + window),
+                                           loadGradients<G, kHalf>(second.gradients + window + 1), nextRow,
+                                           evenSums, oddSums, matchedA, matchedB);
+            addMatches<&MatchCounts::secondA>(counts, matchedA);
+            addMatches<&MatchCounts::secondB>(counts, matchedB);
+        }
+        storeBlock(evenSums, oddSums, at + width, 2 * lanes, store);
+    }
+}
+
+// The blocks whose windows all exist and whose columns all lie in the row: [first, end), empty where none.
+struct BlockSpan {
+    int64_t first, end;
+};
+template <int kPadLeft>
+HWY_INLINE BlockSpan steadyBlocks(int64_t width, int64_t outputWidth, int64_t lanes) {
+    // Block b reads windows [b*lanes + kPadLeft - 1, b*lanes + kPadLeft + lanes) and makes columns
+    // [2*b*lanes, 2*(b + 1)*lanes).
+    const int64_t first = kPadLeft == 1 ? 0 : 1;
+    const int64_t lastWindowsFit = outputWidth - kPadLeft - lanes;  // b*lanes <= this
+    if (lastWindowsFit < 0) return {first, first};
+    const int64_t end = std::min(lastWindowsFit / lanes + 1, width / (2 * lanes));
+    return {first, std::max(first, end)};
+}
+
 // Two input rows r and r + 1 (positions from rowStart, r + 1's from rowStart + width) where r reads output
 // row q alone and r + 1 reads q and then (kSecondCandidates 2) one more, q' > q: the 3x3 stride 2 pattern
 // of rows 2k, 2k + 1. q's vectors are loaded (and 16-bit gradients widened) once for both rows; loaders
 // as in gatherRow, candidate 0 being q and 1 being q'. Each lane's window matches at most one of the four
 // columns of q it meets, so their masks are counted OR-ed.
-template <int kPadLeft, int kSecondCandidates, bool kPairLines = false, typename Out, class Load, class EdgeLoad>
+// rows: q and q' for the steady blocks (steadyPairBlocks).
+template <int kPadLeft, int kSecondCandidates, bool kHalf, bool kPairLines = false, typename G, typename Out,
+          class Load, class EdgeLoad>
 HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowStart, Out *HWY_RESTRICT destination,
-                              const StoreMode &store, const Load &load, const EdgeLoad &edgeLoad, MatchCounts &counts) {
+                              const StoreMode &store, const CandidateRow<G> (&rows)[2], const Load &load,
+                              const EdgeLoad &edgeLoad, MatchCounts &counts) {
 #if HWY_TARGET != HWY_SCALAR
     [[maybe_unused]] PairLineWriter lines{reinterpret_cast<float *>(destination), width / 16, {}, {}, {}};
 #endif
     const auto nextRow = hn::Set(IndexTag(), static_cast<int32_t>(width));
     BlockWalk walk(width, rowStart);
+    [[maybe_unused]] const BlockSpan steady = steadyBlocks<kPadLeft>(width, outputWidth, walk.lanes);
     for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
+        if constexpr (!kPairLines) {
+            if (b == steady.first && steady.first < steady.end) {
+                steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf>(rows[0], rows[1], steady.first, steady.end,
+                                                                        walk.evenPosition, width, destination, store,
+                                                                        counts);
+                walk.advance(steady.end - steady.first);
+                b = steady.end;
+                if (b == walk.blocks) break;
+            }
+        }
+        const int64_t firstWindow = b * walk.lanes + kPadLeft - 1;
+        const int64_t column = 2 * b * walk.lanes;
+        if constexpr (!kPairLines) {
+            // A row's first or last block, read whole where the plane holds all it reads: the windows past
+            // the row's ends are masked.
+            if (column + 2 * walk.lanes <= width && rows[0].readable(firstWindow, walk.lanes + 1) &&
+                (kSecondCandidates == 1 || rows[1].readable(firstWindow, walk.lanes + 1))) {
+                const IndexTag di;
+                const auto lane = hn::Load(di, kLaneIndices);
+                const auto missing = [&](int64_t from) {
+                    const auto window = hn::Add(lane, hn::Set(di, static_cast<int32_t>(from)));
+                    return hn::VecFromMask(di, hn::Or(hn::Lt(window, hn::Zero(di)),
+                                                      hn::Not(hn::Lt(window, hn::Set(di, static_cast<int32_t>(
+                                                                                              outputWidth))))));
+                };
+                steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf, true>(
+                    rows[0], rows[1], b, b + 1, walk.evenPosition, width, destination, store, counts,
+                    missing(firstWindow), missing(firstWindow + 1));
+                continue;
+            }
+        }
         const BlockColumns columns = walk.columns(b);
         // Row r + 1's columns lie inside their row exactly where row r's do.
         const BlockColumns nextColumns{hn::Add(columns.even, nextRow), hn::Add(columns.odd, nextRow),
                                        columns.evenInside, columns.oddInside, columns.tail};
-        const int64_t firstWindow = b * walk.lanes + kPadLeft - 1;
         auto evenSums = hn::Zero(FloatTag()), oddSums = evenSums, nextEvenSums = evenSums, nextOddSums = evenSums;
         const auto sumCandidates = [&](const auto &loader) POOLGRAD_LAMBDA_INLINE {
             hn::Mask<IndexTag> matchedA, matchedB, nextMatchedA, nextMatchedB;
@@ -365,7 +530,6 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
             sumCandidates(load);
         else
             sumCandidates(edgeLoad);
-        const int64_t column = 2 * b * walk.lanes;
 #if HWY_TARGET != HWY_SCALAR
         if constexpr (kPairLines) {
             static_assert(std::is_same_v<Out, float>, "float32 rows only");
@@ -434,21 +598,6 @@ int64_t CountIndicesNotMinusOne(const int32_t *HWY_RESTRICT indices, int64_t cou
     int64_t total = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(di, set)));
     for (; i < count; ++i) total += indices[i] != -1;
     return total;
-}
-
-template <bool kHalf>
-HWY_INLINE hn::Vec<FloatTag> widenGradients(hn::Vec<hn::Rebind<uint16_t, FloatTag>> bits) {
-    return widenSixteenBit<kHalf>(FloatTag(), bits);
-}
-
-// Gradients of windows first + lane as float32: G is float, or uint16_t bits of float16 (kHalf) / bfloat16.
-template <typename G, bool kHalf>
-HWY_INLINE hn::Vec<FloatTag> loadGradients(const G *HWY_RESTRICT at) {
-    if constexpr (std::is_same_v<G, float>) {
-        return hn::LoadU(FloatTag(), at);
-    } else {
-        return widenGradients<kHalf>(hn::LoadU(hn::Rebind<uint16_t, FloatTag>(), at));
-    }
 }
 
 // Windows [first, first + lanes) of an output row of `count` windows: values, or `fill` where a window
@@ -575,15 +724,21 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                         gradientRows[1] = gradientPlane + rowOffsets[1];
                     }
                     ++r;
+                    const auto candidateRow = [&](int64_t c) {
+                        if (c >= nextCandidates) return CandidateRow<G>{nullptr, nullptr, 0, 0};
+                        return CandidateRow<G>{indexRows[c], gradientRows[c], -rowOffsets[c],
+                                               planeOutputs - rowOffsets[c]};
+                    };
+                    const CandidateRow<G> rows[2] = {candidateRow(0), candidateRow(1)};
 #if HWY_TARGET != HWY_SCALAR
                     // Streamed pairs with 16 lanes: the pair's lines are formed in registers.
                     if constexpr (std::is_same_v<Out, float> && hn::MaxLanes(FloatTag()) == 16) {
                         if (stagedPairs) {
                             if (nextCandidates == 2)
-                                gatherRowPair<kPadLeft, 2, true>(width, outputWidth, rowPosition, destination, store,
+                                gatherRowPair<kPadLeft, 2, kHalf, true>(width, outputWidth, rowPosition, destination, store, rows,
                                                                  load, edgeLoad, counts);
                             else
-                                gatherRowPair<kPadLeft, 1, true>(width, outputWidth, rowPosition, destination, store,
+                                gatherRowPair<kPadLeft, 1, kHalf, true>(width, outputWidth, rowPosition, destination, store, rows,
                                                                  load, edgeLoad, counts);
                             continue;
                         }
@@ -595,10 +750,10 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                     if constexpr (std::is_same_v<Out, float>)
                         if (stagedPairs) pairTo = sumsRow;
                     if (nextCandidates == 2)
-                        gatherRowPair<kPadLeft, 2>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
+                        gatherRowPair<kPadLeft, 2, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load, edgeLoad,
                                                    counts);
                     else
-                        gatherRowPair<kPadLeft, 1>(width, outputWidth, rowPosition, pairTo, store, load, edgeLoad,
+                        gatherRowPair<kPadLeft, 1, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load, edgeLoad,
                                                    counts);
                     if constexpr (std::is_same_v<Out, float>)
                         if (stagedPairs) streamWholeLines(sumsRow, destination, 2 * width);
