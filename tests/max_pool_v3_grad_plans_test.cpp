@@ -12,6 +12,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -240,25 +241,44 @@ TEST(MaxPoolV3GradPlans, TheChannelsLast3x3Stride2RowsAreChosenForNhwcK3S2) {
 
 // gradInput over 4 MiB: the finished rows are stored past the caches (streaming stores), and still right;
 // unless its rows are not whole cache lines (181 float32), whose ends would take plain stores among the
-// streaming ones.
+// streaming ones. The channels-last rows stream by default only with vectors of a whole line (AVX-512):
+// with narrower ones (AVX2 and below, mocked here too) only when streaming is chosen always.
 TEST(MaxPoolV3GradPlans, LargeOutputsStreamTheirRows) {
-    for (const bool nhwc : {false, true})
-        for (const int64_t width : {192, 181}) {
-            const char *implementation = nhwc ? kChannelsLast3x3Stride2 : k3x3Stride2;
-            SCOPED_TRACE(std::string(implementation) + ", width " + std::to_string(width));
-            const ForcedRun forced(implementation, 2);
-            const Problem p = problem(1, 33, 181, width, 3, 2, 1, ACL_FLOAT, nhwc);  // 4.3-4.6 MB of float32
-            const auto win = p.windows();
-            std::mt19937 rng(7);
-            std::vector<double> input(static_cast<size_t>(p.c * p.h * p.w)),
-                output(static_cast<size_t>(p.c * win.outH * win.outW));
-            for (double &v : input) v = static_cast<double>(std::uniform_int_distribution<int>(-3, 3)(rng));
-            for (double &v : output) v = static_cast<double>(std::uniform_int_distribution<int>(0, 3)(rng));
-            const Outcome outcome = run(p, input, output, std::vector<double>(output.size(), 0.25));
-            EXPECT_EQ(outcome.implementation, implementation);
-            EXPECT_EQ(outcome.plan.find("streaming stores") != std::string::npos, width == 192) << outcome.plan;
-            expectMatchesReference(p, outcome);
-        }
+    const bool lineVectors = (hwy::SupportedTargets() & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
+    struct Setting {
+        int32_t choice;
+        int64_t target;  // 0: the best this CPU has
+    };
+    for (const Setting setting :
+         {Setting{POOLGRAD_STREAMING_STORES_AUTOMATIC, 0}, Setting{POOLGRAD_STREAMING_STORES_ALWAYS, 0},
+          Setting{POOLGRAD_STREAMING_STORES_AUTOMATIC, HWY_AVX2}})
+        for (const bool nhwc : {false, true})
+            for (const int64_t width : {192, 181}) {
+                if (setting.target != 0 && (hwy::SupportedTargets() & setting.target) == 0) continue;
+                std::optional<test_support::HighwayTargetMock> mock;
+                if (setting.target != 0) mock.emplace(setting.target);
+                ASSERT_EQ(poolgradSetStreamingStores(setting.choice), ACL_SUCCESS);
+                const char *implementation = nhwc ? kChannelsLast3x3Stride2 : k3x3Stride2;
+                SCOPED_TRACE(std::string(implementation) + ", width " + std::to_string(width) +
+                             (setting.choice == POOLGRAD_STREAMING_STORES_ALWAYS ? ", always" : ", automatic") +
+                             (setting.target != 0 ? ", AVX2" : ""));
+                const bool streamedRows =
+                    width == 192 && (!nhwc || setting.choice == POOLGRAD_STREAMING_STORES_ALWAYS ||
+                                     (lineVectors && setting.target == 0));
+                const ForcedRun forced(implementation, 2);
+                const Problem p = problem(1, 33, 181, width, 3, 2, 1, ACL_FLOAT, nhwc);  // 4.3-4.6 MB of float32
+                const auto win = p.windows();
+                std::mt19937 rng(7);
+                std::vector<double> input(static_cast<size_t>(p.c * p.h * p.w)),
+                    output(static_cast<size_t>(p.c * win.outH * win.outW));
+                for (double &v : input) v = static_cast<double>(std::uniform_int_distribution<int>(-3, 3)(rng));
+                for (double &v : output) v = static_cast<double>(std::uniform_int_distribution<int>(0, 3)(rng));
+                const Outcome outcome = run(p, input, output, std::vector<double>(output.size(), 0.25));
+                EXPECT_EQ(outcome.implementation, implementation);
+                EXPECT_EQ(outcome.plan.find("streaming stores") != std::string::npos, streamedRows) << outcome.plan;
+                expectMatchesReference(p, outcome);
+            }
+    ASSERT_EQ(poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT), ACL_SUCCESS);
 }
 
 TEST(MaxPoolV3GradPlans, The3x3Stride2RowsDeclineOtherWindows) {

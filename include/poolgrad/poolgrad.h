@@ -33,7 +33,9 @@ ACL_FUNC_VISIBILITY int32_t poolgradGetNumThreads(void);
  * to DRAM each time, and ordinary stores leave it in the cache (1.1-2.3x faster there, 1.2-2.0x slower
  * from DRAM, measured on 8-16 MiB outputs). ALWAYS streams every output. Either way a kernel streams
  * only where its vectors fill whole cache lines (otherwise a line would be read back from memory), and
- * results are bit-identical for every choice. DEFAULT returns to the environment variable
+ * results are bit-identical for every choice; AUTOMATIC also leaves MaxPoolV3Grad's channels-last 3x3 stride-2
+ * rows unstreamed where vectors are narrower than a line (AVX2 and below), measured faster there from DRAM
+ * too. DEFAULT returns to the environment variable
  * POOLGRAD_STREAMING_STORES ("automatic", "never" or "always") if set, else AUTOMATIC. Phase 1 reads the
  * choice: executors made earlier keep theirs. Another value: 100000.
  */

@@ -354,6 +354,8 @@ struct VectorPairLanes {
 // on the Intel Xeon AVX-512 host, one thread, 17-20 ms, 1.4x the generic channels-last kernel. Blocks of
 // 4 KiB (one window at C = 64) took 8-10 ms, 8-16 KiB 9-11 ms, 32 KiB 13-14 ms and 64 KiB 15 ms: columns
 // C * 4 bytes apart share a few of the L1's sets, so the block must stay far smaller than the L1.
+int64_t FirstMatchVectorBytes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()) * sizeof(float)); }
+
 int64_t windowsPerBlock(int64_t channels) {
     constexpr int64_t kBlockBytes = 4096;
     return std::max<int64_t>(1, kBlockBytes / (14 * channels * static_cast<int64_t>(sizeof(float))));
@@ -405,6 +407,9 @@ namespace poolgrad::cpu {
 
 HWY_EXPORT(SumFirstMatches3x3Stride2AcrossChannels);
 HWY_EXPORT(SumFirstMatches3x3Stride2);
+HWY_EXPORT(FirstMatchVectorBytes);
+
+int64_t firstMatchVectorBytes() { return HWY_DYNAMIC_DISPATCH(FirstMatchVectorBytes)(); }
 
 void sumFirstMatches3x3Stride2(const float *const *rows, int64_t inputWidth, int64_t padLeft, const float *targets,
                                const float *gradients, int64_t outputWidth, float *partialEven, float *partialOdd,

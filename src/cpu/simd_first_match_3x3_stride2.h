@@ -41,4 +41,8 @@ void sumFirstMatches3x3Stride2AcrossChannels(const float *const *rows, const flo
                                              float *partial, float *topSums, float *middleSums, float *carries,
                                              bool streaming);
 
+// Bytes of the float32 vector the channels-last rows above use on this CPU (4 for one lane). Narrower than
+// a 64-byte line (AVX2, SSE4), their walk takes two adjacent vectors as one group of channels.
+int64_t firstMatchVectorBytes();
+
 }  // namespace poolgrad::cpu
