@@ -2,7 +2,7 @@
 // planes' rows into blocks, the most output rows an input row reads, the W padding, the lanes of the
 // dispatched instruction set, streaming or cached stores and the threads. It declines (phase one 561003
 // when forced, naming the reason) what it does not take; the library then chooses another implementation.
-// Rows narrower than 112 columns with vectors of fewer than 16 lanes, and with 16 lanes rows narrower than 28
+// Rows narrower than 56 columns with vectors of fewer than 16 lanes, and with 16 lanes rows narrower than 28
 // in a gradInput of 4 MiB or less, it can run but passes to the slab scatter, measured faster there: the
 // dispatch takes the scatter, a forced run the gather.
 #include <gtest/gtest.h>
@@ -145,12 +145,12 @@ TEST(IndexGatherStride2Plans, DeclinesWhatItDoesNotTake) {
     }
 }
 
-// With 8 lanes (AVX2; mocked on an AVX-512 CPU) rows of 56 columns go to the slab scatter unless the gather is
-// forced, and rows of 112 to the gather; with 16 lanes rows of 56 go to the gather.
+// With 8 lanes (AVX2; mocked on an AVX-512 CPU) rows of 54 columns go to the slab scatter unless the gather is
+// forced, and rows of 56 to the gather; with 16 lanes rows of 54 go to the gather.
 TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced) {
     ThreadSetting setting(1, 0);
-    const IndexBackwardCase narrow = pooled({1, 3, 1, 12, 56}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
-    const IndexBackwardCase wide = pooled({1, 3, 1, 12, 112}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    const IndexBackwardCase narrow = pooled({1, 3, 1, 12, 54}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    const IndexBackwardCase wide = pooled({1, 3, 1, 12, 56}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
     if (test_support::hostFloatLanes() == 16) {
         const IndexBackwardRun chosen = test_support::runIndexBackward(narrow, "");
         EXPECT_EQ(chosen.implementation, kStride2Gather);

@@ -119,7 +119,7 @@ bool rowsMadeInEvenPairs(const Stride2GatherPlan &plan) {
 }
 
 // Below 16 lanes the gather takes rows of at least this many columns (the measurements are in the plan).
-constexpr int64_t kNarrowVectorRowColumns = 112;
+constexpr int64_t kNarrowVectorRowColumns = 56;
 // With 16 lanes, rows of at least this many columns, or a gradInput past the cache share (see the plan).
 constexpr int64_t kNarrowRowColumns = 28;
 
@@ -189,13 +189,15 @@ PlanOutcome planStride2Gather(const PoolProblem &problem) {
                              pairBytes && *pairBytes <= kScratchBytesPerThread && rowsMadeInEvenPairs(plan) &&
                              streamingStoresPay(problem.gradInput, 2 * width);
     plan.fallback = planIndexScatterBackwardReference(problem).plan;
-    // A block makes 2 x lanes columns whatever the row's width, and with 8 lanes (AVX2: 16 registers, the
-    // block's operands spill) the slab scatter, whose cost does not depend on the vector, measured faster on
-    // rows narrower than 7 blocks. AVX2 EPYC (32 MiB L3), 3x3 stride 2 padded, 16 channels, 12.5 MB, one
-    // thread, ms warm / cold: W = 28 4.9 / 4.8 against 2.5 / 2.9; 56 3.2 / 4.0 against 1.8 / 2.8; 84
-    // 3.9 / 3.9 against 2.6 / 2.9; 112 2.4 / 2.5 against 2.5 / 2.7; 224 2.2 / 1.9 against 2.2 / 2.3. With
-    // 16 lanes (Zen 4) the gather is the faster one from W = 56 on. Narrower targets are not measured and
-    // follow AVX2.
+    // A block makes 2 x lanes columns whatever the row's width, and with 8 lanes (AVX2) the slab scatter,
+    // whose cost does not depend on the vector, measured faster on rows narrower than 56 columns. AVX2 EPYC
+    // (32 MiB L3), 3x3 stride 2 padded, 16 channels, 12.5 MB, ms warm / cold, gather against scatter, since
+    // the steady blocks (2026-12-06): one thread W = 28 2.28 / 2.32 against 1.18 / 1.55; 42 1.76-1.78 /
+    // 1.81 against 1.32-1.34 / 1.55-1.68; 56 1.34-1.36 / 1.39-1.43 against 1.32-1.74 / 1.46-1.54; 84
+    // 1.20 / 1.29 against 1.34 / 1.44; 112 0.83 / 0.89 against 1.39 / 1.46; two threads W = 42 0.86-0.87 /
+    // 0.89-0.90 against 0.76-1.01 / 0.84; 56 0.68-0.69 / 0.72-0.73 against 0.70-0.90 / 0.81-0.89. (Before
+    // them the gather needed 112 columns: W = 56 took 3.2 / 4.0 against 1.8 / 2.8.) With 16 lanes (Zen 4)
+    // the gather is the faster one from W = 56 on. Narrower targets are not measured and follow AVX2.
     if (plan.lanes < 16 && width < kNarrowVectorRowColumns) {
         std::string reason =
             joinText("rows of ", width, " columns with vectors of ", plan.lanes, " lanes (fewer than ",
