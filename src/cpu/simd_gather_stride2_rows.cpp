@@ -226,11 +226,11 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
         // adding 0x7fff + lsb to those bits leaves their upper half as it is. The look took a tenth of the
         // steady pair block's operations with 8 lanes.
         const hn::Repartition<uint16_t, FloatTag> d16;
-        storeSixteenBitBlock(d16,
-                             BFloat16Interleaved</*kNaNsPossible=*/false>(FloatTag(), evenSums, oddSums,
-                                                                          store.bfloat16Instruction,
-                                                                          store.bfloat16SubnormalsPossible),
-                             &at->bits, left, store.streaming);
+        storeSixteenBitBlock(
+            d16,
+            BFloat16Interleaved</*kNaNsPossible=*/false>(FloatTag(), evenSums, oddSums, store.bfloat16Instruction,
+                                                         store.bfloat16SubnormalsPossible),
+            &at->bits, left, store.streaming);
 #else
         static_assert(!std::is_same_v<Out, BFloat16Bits>, "one lane rounds bfloat16 through a row of sums");
 #endif
@@ -422,8 +422,8 @@ HWY_INLINE void steadyPairBlocks(CandidateRow<G> q, CandidateRow<G> second, int6
                    gradientB = loadGradients<G, kHalf>(q.gradients + window + 1);
         hn::Mask<IndexTag> matchedA, matchedB, nextMatchedA, nextMatchedB;
         auto evenSums = hn::Zero(FloatTag()), oddSums = evenSums;
-        addRelativeCandidate<kPadLeft>(relativeA, relativeB, gradientA, gradientB, thisRow, evenSums, oddSums,
-                                       matchedA, matchedB);
+        addRelativeCandidate<kPadLeft>(relativeA, relativeB, gradientA, gradientB, thisRow, evenSums, oddSums, matchedA,
+                                       matchedB);
         storeBlock(evenSums, oddSums, at, 2 * lanes, store);
         evenSums = hn::Zero(FloatTag()), oddSums = evenSums;
         addRelativeCandidate<kPadLeft>(relativeA, relativeB, gradientA, gradientB, nextRow, evenSums, oddSums,
@@ -431,11 +431,10 @@ HWY_INLINE void steadyPairBlocks(CandidateRow<G> q, CandidateRow<G> second, int6
         addMatches<&MatchCounts::a>(counts, hn::Or(matchedA, nextMatchedA));
         addMatches<&MatchCounts::b>(counts, hn::Or(matchedB, nextMatchedB));
         if constexpr (kSecondCandidates == 2) {
-            addRelativeCandidate<kPadLeft>(relativeOf(second.indices + window, missingA),
-                                           relativeOf(second.indices + window + 1, missingB),
-                                           loadGradients<G, kHalf>(second.gradients + window),
-                                           loadGradients<G, kHalf>(second.gradients + window + 1), nextRow,
-                                           evenSums, oddSums, matchedA, matchedB);
+            addRelativeCandidate<kPadLeft>(
+                relativeOf(second.indices + window, missingA), relativeOf(second.indices + window + 1, missingB),
+                loadGradients<G, kHalf>(second.gradients + window),
+                loadGradients<G, kHalf>(second.gradients + window + 1), nextRow, evenSums, oddSums, matchedA, matchedB);
             addMatches<&MatchCounts::secondA>(counts, matchedA);
             addMatches<&MatchCounts::secondB>(counts, matchedB);
         }
@@ -449,8 +448,8 @@ template <int kPadLeft, int kSecondCandidates, typename G, bool kHalf, typename 
 HWY_NOINLINE void maskedPairBlock(CandidateRow<G> q, CandidateRow<G> second, int64_t b, hn::Vec<IndexTag> evenPosition,
                                   int64_t width, Out *HWY_RESTRICT destination, const StoreMode &store,
                                   MatchCounts &counts, hn::Vec<IndexTag> missingA, hn::Vec<IndexTag> missingB) {
-    steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf, true>(q, second, b, b + 1, evenPosition, width,
-                                                                  destination, store, counts, missingA, missingB);
+    steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf, true>(q, second, b, b + 1, evenPosition, width, destination,
+                                                                  store, counts, missingA, missingB);
 }
 
 // The blocks whose windows all exist and whose columns all lie in the row: [first, end), empty where none.
@@ -488,9 +487,8 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
     for (int64_t b = 0; b < walk.blocks; ++b, walk.next()) {
         if constexpr (!kPairLines) {
             if (b == steady.first && steady.first < steady.end) {
-                steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf>(rows[0], rows[1], steady.first, steady.end,
-                                                                        walk.evenPosition, width, destination, store,
-                                                                        counts);
+                steadyPairBlocks<kPadLeft, kSecondCandidates, G, kHalf>(
+                    rows[0], rows[1], steady.first, steady.end, walk.evenPosition, width, destination, store, counts);
                 walk.advance(steady.end - steady.first);
                 b = steady.end;
                 if (b == walk.blocks) break;
@@ -507,13 +505,13 @@ HWY_INLINE void gatherRowPair(int64_t width, int64_t outputWidth, int32_t rowSta
                 const auto lane = hn::Load(di, kLaneIndices);
                 const auto missing = [&](int64_t from) {
                     const auto window = hn::Add(lane, hn::Set(di, static_cast<int32_t>(from)));
-                    return hn::VecFromMask(di, hn::Or(hn::Lt(window, hn::Zero(di)),
-                                                      hn::Not(hn::Lt(window, hn::Set(di, static_cast<int32_t>(
-                                                                                              outputWidth))))));
+                    return hn::VecFromMask(
+                        di, hn::Or(hn::Lt(window, hn::Zero(di)),
+                                   hn::Not(hn::Lt(window, hn::Set(di, static_cast<int32_t>(outputWidth))))));
                 };
                 maskedPairBlock<kPadLeft, kSecondCandidates, G, kHalf>(rows[0], rows[1], b, walk.evenPosition, width,
-                                                                       destination, store, counts,
-                                                                       missing(firstWindow), missing(firstWindow + 1));
+                                                                       destination, store, counts, missing(firstWindow),
+                                                                       missing(firstWindow + 1));
                 continue;
             }
         }
@@ -745,11 +743,11 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                     if constexpr (std::is_same_v<Out, float> && hn::MaxLanes(FloatTag()) == 16) {
                         if (stagedPairs) {
                             if (nextCandidates == 2)
-                                gatherRowPair<kPadLeft, 2, kHalf, true>(width, outputWidth, rowPosition, destination, store, rows,
-                                                                 load, edgeLoad, counts);
+                                gatherRowPair<kPadLeft, 2, kHalf, true>(width, outputWidth, rowPosition, destination,
+                                                                        store, rows, load, edgeLoad, counts);
                             else
-                                gatherRowPair<kPadLeft, 1, kHalf, true>(width, outputWidth, rowPosition, destination, store, rows,
-                                                                 load, edgeLoad, counts);
+                                gatherRowPair<kPadLeft, 1, kHalf, true>(width, outputWidth, rowPosition, destination,
+                                                                        store, rows, load, edgeLoad, counts);
                             continue;
                         }
                     }
@@ -760,11 +758,11 @@ int64_t planeRows(const Stride2RowTables &tables, const Stride2PlaneOperands &pl
                     if constexpr (std::is_same_v<Out, float>)
                         if (stagedPairs) pairTo = sumsRow;
                     if (nextCandidates == 2)
-                        gatherRowPair<kPadLeft, 2, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load, edgeLoad,
-                                                   counts);
+                        gatherRowPair<kPadLeft, 2, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load,
+                                                          edgeLoad, counts);
                     else
-                        gatherRowPair<kPadLeft, 1, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load, edgeLoad,
-                                                   counts);
+                        gatherRowPair<kPadLeft, 1, kHalf>(width, outputWidth, rowPosition, pairTo, store, rows, load,
+                                                          edgeLoad, counts);
                     if constexpr (std::is_same_v<Out, float>)
                         if (stagedPairs) streamWholeLines(sumsRow, destination, 2 * width);
                     continue;
