@@ -236,6 +236,24 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
 #endif
     } else {
         const int64_t lanes = static_cast<int64_t>(hn::Lanes(FloatTag()));
+#if HWY_TARGET == HWY_AVX2
+        // float16 with 8 lanes: each sum vector converted to a half vector first, the halves' 16-bit lanes then
+        // interleaved (the 128-bit halves interleave whole) into one full vector: two operations a row fewer
+        // than interleaving the float32 sums (AMD EPYC Zen 3, D-f16-cache 0.073 -> 0.070 ms one thread; D-f16
+        // two threads 2.13-2.26 / 2.15-2.36 -> 2.03-2.12 / 2.08-2.18 warm / cold).
+        if constexpr (std::is_same_v<Out, Float16Bits>) {
+            if (left >= 2 * lanes) {
+                const hn::Rebind<hwy::float16_t, FloatTag> dh;
+                const hn::Rebind<uint16_t, FloatTag> d16h;
+                const auto even16 = hn::BitCast(d16h, hn::DemoteTo(dh, evenSums));
+                const auto odd16 = hn::BitCast(d16h, hn::DemoteTo(dh, oddSums));
+                const hn::Repartition<uint16_t, FloatTag> d16;
+                const auto both = hn::Combine(d16, hn::InterleaveUpper(d16h, even16, odd16),
+                                              hn::InterleaveLower(d16h, even16, odd16));
+                return storeSixteenBitBlock(d16, both, &at->bits, left, store.streaming);
+            }
+        }
+#endif
         hn::Vec<FloatTag> lower, upper;
         interleaveLanes(FloatTag(), evenSums, oddSums, lower, upper);
         storeSums(lower, at, std::min(left, lanes), store.streaming);
