@@ -17,10 +17,10 @@ namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 
 // bits + 0x7fff + lsb on the integer bits (Highway's own demotion truncates); NaNs keep their top bits with
-// the quiet bit set. The bfloat16 bits are the upper half of each lane. kNaNsPossible false: the caller
-// knows that no value is a NaN (sums of finite values: they may overflow to Inf, which rounds to itself), and
-// the look for them, four of the eight operations, is left out.
-template <bool kNaNsPossible = true, class DF>
+// the quiet bit set. The bfloat16 bits are the upper half of each lane. kLookForNaNs false: the caller knows
+// that any NaN among the values is already quiet with its lower 16 bits zero (a sum of widened bfloat16
+// values from +0), which the rounding keeps as it is, and the look, four of the eight operations, is left out.
+template <bool kLookForNaNs = true, class DF>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::RebindToUnsigned<DF>> BFloat16InUpperHalves(
     DF df, hwy::HWY_NAMESPACE::Vec<DF> values) {
     namespace hn = hwy::HWY_NAMESPACE;
@@ -29,7 +29,7 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::RebindToUnsigned<DF>> BFl
     const auto rounded =
         hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
     (void)df;
-    if constexpr (!kNaNsPossible) return rounded;
+    if constexpr (!kLookForNaNs) return rounded;
     return hn::IfThenElse(hn::RebindMask(du, hn::Ne(values, values)), hn::Or(bits, hn::Set(du, 0x400000u)), rounded);
 }
 
@@ -74,13 +74,12 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>
 // The bfloat16 bits of `even`'s and `odd`'s lanes interleaved: even[0], odd[0], even[1], ... (a row whose
 // even and odd columns were summed apart). The integer rounding needs no permute for it: lane i's upper
 // half takes odd[i]'s bits, its lower half even[i]'s. subnormalsPossible: as for HardwareBFloat16Pair;
-// kNaNsPossible: as for BFloat16InUpperHalves.
-template <bool kNaNsPossible = true, class DF>
+// kLookForNaNs: as for BFloat16InUpperHalves.
+template <bool kLookForNaNs = true, class DF>
 HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>> BFloat16Interleaved(
     DF df, hwy::HWY_NAMESPACE::Vec<DF> even, hwy::HWY_NAMESPACE::Vec<DF> odd, bool hardware,
     bool subnormalsPossible = true) {
     namespace hn = hwy::HWY_NAMESPACE;
-    const hn::RebindToUnsigned<DF> du;
     const hn::Repartition<uint16_t, DF> d16;
 #if POOLGRAD_BFLOAT16_INSTRUCTION
     if constexpr (hn::MaxLanes(DF()) == 16) {
@@ -93,10 +92,10 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<uint16_t, DF>
         }
     }
 #endif
-    (void)hardware, (void)subnormalsPossible, (void)du;
+    (void)hardware, (void)subnormalsPossible;
     // Odd 16-bit lanes (upper halves) from odd's rounding, even ones from even's shifted down: one blend.
-    return hn::OddEven(hn::BitCast(d16, BFloat16InUpperHalves<kNaNsPossible>(df, odd)),
-                       hn::BitCast(d16, hn::ShiftRight<16>(BFloat16InUpperHalves<kNaNsPossible>(df, even))));
+    return hn::OddEven(hn::BitCast(d16, BFloat16InUpperHalves<kLookForNaNs>(df, odd)),
+                       hn::BitCast(d16, hn::ShiftRight<16>(BFloat16InUpperHalves<kLookForNaNs>(df, even))));
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR

@@ -228,8 +228,8 @@ HWY_INLINE void storeBlock(hn::Vec<FloatTag> evenSums, hn::Vec<FloatTag> oddSums
         const hn::Repartition<uint16_t, FloatTag> d16;
         storeSixteenBitBlock(
             d16,
-            BFloat16Interleaved</*kNaNsPossible=*/false>(FloatTag(), evenSums, oddSums, store.bfloat16Instruction,
-                                                         store.bfloat16SubnormalsPossible),
+            BFloat16Interleaved</*kLookForNaNs=*/false>(FloatTag(), evenSums, oddSums, store.bfloat16Instruction,
+                                                        store.bfloat16SubnormalsPossible),
             &at->bits, left, store.streaming);
 #else
         static_assert(!std::is_same_v<Out, BFloat16Bits>, "one lane rounds bfloat16 through a row of sums");
