@@ -79,14 +79,15 @@ HWY_INLINE V GreaterOf(V value, V best) {
 }
 
 // The fast step of a forward search (no NaN may be present): best and label take value and valueLabel in the
-// lanes where value > best (ties, -0 against +0 included, keep the earlier). Below AVX-512 the value by a max
-// (GreaterOf) and the label where the max changed best's bits: a max, an integer compare and one blend, where
-// the compare and two blends fill the two pipes of AMD Zen 3 that blends share (the compare and a NaN detector's
-// add use the other two) and keep each chain at a compare and a blend per tap. Measured there in the
-// channels-last search, whose chains run a whole window (simd_argmax_channels_last.cpp: 13-18% faster); in the
-// 3x3 stride-2 planar search, whose row winners are chains of two taps and whose detector is a multiply-add, it
-// was 18% slower, and that search keeps the compare and blends. AVX-512 keeps them too (the max form was not
-// measured there).
+// lanes where value > best (ties, -0 against +0 included, keep the earlier). Below AVX-512: the value by a max
+// (GreaterOf) and the label where the max changed best's bits, that is a max, an integer compare and one blend
+// instead of a compare and two blends. AMD Zen 3 runs blends on one pair of its vector pipes and compares, adds
+// and maxes on the other, so the two blends made their pair the bottleneck, and each chain waited on a compare
+// and a blend per tap where it now waits on a max. Measured there in the channels-last search, whose chains run
+// a whole window (simd_argmax_channels_last.cpp: 13-18 % faster); in the 3x3 stride-2 planar search, whose row
+// winners are chains of two taps and whose NaN detector is a multiply-add on the blends' pipes, it was 18 %
+// slower, and that search keeps the compare and blends. AVX-512 keeps them too (the max form was not measured
+// there).
 template <class V, class VI>
 HWY_INLINE void TakeGreater(V value, VI valueLabel, V &best, VI &label) {
     namespace hn = hwy::HWY_NAMESPACE;
