@@ -4,12 +4,12 @@
 // (simd_argmax_channels_last: the channel vectors of an output, or 8 outputs of a single vector, as
 // independent chains; flat INT32/INT64 indices straight from the vectors; streaming stores when the
 // outputs are larger than the cache); one compare and two blends per tap (below AVX-512 a max, an integer
-// compare and one blend), a NaN detector on the side, and
-// the NaN rule again where it saw a NaN. 16-bit rows of at least two float32 vectors of channels are searched
-// on vectors of twice the channels, the values compared as integers ordered like them; windows holding a NaN
-// (or taps more than 2^15 positions apart) and the remaining channels take the float32 search, each load
-// widened (exactly), each value coming out as the winning element's bits (narrowed back where exact, copied
-// from the input otherwise); planes past int32 positions go position by position on widened taps.
+// compare and one blend), a NaN detector on the side, and the NaN rule again where it saw a NaN. 16-bit rows
+// of at least two float32 vectors of channels are searched on vectors of twice the channels, the values
+// compared as integers ordered like them; windows holding a NaN (or taps more than 2^15 positions apart) and
+// the remaining channels take the float32 search, each load widened (exactly), each value coming out as the
+// winning element's bits (narrowed back where exact, copied from the input otherwise); planes past int32
+// positions go position by position on widened taps.
 #include <algorithm>
 #include <limits>
 #include <string>

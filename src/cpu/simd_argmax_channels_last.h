@@ -3,9 +3,8 @@
 // rule: scan order, the first strictly greater value wins (ties keep the first tap), a NaN wins over
 // everything and the last NaN in scan order is kept. Every block of windows is first searched with one
 // compare and two blends (value, label) per tap and vector (below AVX-512 a max, an integer compare and one
-// blend: the same choice), adding the values into a NaN detector; a
-// block of windows whose detector comes out NaN (a NaN, or +inf meeting -inf) is searched again with the
-// NaN rule.
+// blend, which choose the same), adding the values into a NaN detector; a block of windows whose detector
+// comes out NaN (a NaN, or +inf meeting -inf) is searched again with the NaN rule.
 #pragma once
 
 #include <cstdint>
