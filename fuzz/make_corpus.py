@@ -9,6 +9,7 @@ reproduce one defect of issue #13 (fuzz/README.md says which and what today's ma
 
     python3 fuzz/make_corpus.py            # rewrites the corpus directory
 """
+import base64
 import os
 import struct
 import sys
@@ -329,6 +330,12 @@ REGRESSIONS = {
     'regression-huge-dilation-max-pool3d-channels-last': operator_call(
         MAX_POOL3D, shape=(1, 2, 2, 4, 4), kernel=(1,), dilation=(INT64_MAX,),
         layouts=[(CHANNELS_LAST, 0, CLAIM_EXACT), (CHANNELS_LAST, 0, CLAIM_EXACT), (CHANNELS_LAST, 0, CLAIM_EXACT)]),
+    # found by this fuzzer on 2026-12-06 (the libFuzzer input as it was found): MaxPool3dWithArgmaxBackward on a
+    # 3x2x1 plane, one index 6 (outside the plane) among -1s; the plane-chunk gather's last chunk let a lane past
+    # the plane's end match it, the count agreed, and the call returned 0 instead of 161002
+    # (gather_plane_chunks.cpp now masks those lanes)
+    'regression-plane-chunk-index-past-the-plane': base64.b64decode(
+        'AgABAQAAAAEBAAAAQUFBQUFBQUFBQUFBQUFBQUFBQQAAAQEAAABAAQAAQAEAMgEAAQABAAAAACAAAAAAAAAAAQAHAPIAAAEAAQAAAQAHAPIAAAEBAAABAAABAAcA8gAA'),
     # OPEN (found by this fuzzer on 2026-12-01; these fail until src/ is fixed): aclnnMaxPoolV3 converts a
     # floating ceilMode scalar to int64 before testing it for zero (nonZeroAsInteger,
     # src/api/max_pool_v3_forward.cpp:49-55); NaN, ±Inf and values beyond int64 make that conversion

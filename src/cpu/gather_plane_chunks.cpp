@@ -165,7 +165,12 @@ HWY_INLINE void GatherOtherChunks(DF df, DI di, const PlaneChunkTables &tables, 
                 gradient = hn::IfThenElse(high, hn::TableLookupLanes(highGradient, lookup),
                                           hn::TableLookupLanes(lowGradient, lookup));
             }
-            const auto match = hn::Eq(index, hn::LoadU(di, positions + position));
+            auto match = hn::Eq(index, hn::LoadU(di, positions + position));
+            // The plane's last chunk: its lanes past the plane's end name positions outside it, which an index
+            // outside the plane must not match (found by the fuzzer: index 6 of a 6-element plane counted as
+            // matched, and the call succeeded instead of handing over to the scatter's 161002).
+            if (position + lanes > planeElements)
+                match = hn::And(match, hn::FirstN(di, static_cast<size_t>(planeElements - position)));
             count = CountMatch(di, match, count);
             sum = SumFromZero(df, hn::RebindMask(df, match), hn::BitCast(df, gradient));
         }
