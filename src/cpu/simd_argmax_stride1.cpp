@@ -103,14 +103,15 @@ HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
         return hn::Gt(value, best);
 }
 
-// What a row copy saw: a NaN (or +inf meeting -inf, a false alarm that only costs time), a -0.
+// What a row copy saw: a NaN, a -0.
 struct RowFindings {
     bool nan = false;
     bool negativeZero = false;
 };
 
 // `width` values of Type from `row` as float32 at `destination` (16-bit ones widened, exact), and what they hold:
-// a NaN when their sum came out NaN, a -0 when their lowest bit pattern as a signed integer is -0's.
+// a NaN when one is NaN, a -0 when their lowest bit pattern as a signed integer is -0's. (The NaN test is a
+// compare and an or a vector: a running sum, one add, was a chain of adds that held each row's copy up.)
 template <ArgmaxValueType Type>
 HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, float *HWY_RESTRICT destination) {
     const FloatTag d;
@@ -124,10 +125,10 @@ HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, floa
                 d, hn::LoadU(d16, static_cast<const uint16_t *>(row) + at));
     };
     const IndexTag di;
-    auto sum = hn::Zero(d);
+    auto nan = hn::FirstN(d, 0);
     auto lowest = hn::Set(di, std::numeric_limits<int32_t>::max());
     const auto findings = [&] {
-        return RowFindings{!hn::AllFalse(d, hn::IsNaN(sum)),
+        return RowFindings{!hn::AllFalse(d, nan),
                            !hn::AllFalse(di, hn::Eq(lowest, hn::Set(di, std::numeric_limits<int32_t>::min())))};
     };
     if (width < lanes) {  // a row narrower than a vector: masked, nothing past it read or written
@@ -140,15 +141,15 @@ HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, floa
                 d, MaskedLoadUnaligned(hn::FirstN(d16, count), d16, static_cast<const uint16_t *>(row)));
         storeFirstLanes(d, values, destination, count);
         const auto present = hn::FirstN(d, count);
-        sum = hn::IfThenElseZero(present, values);
+        nan = hn::And(present, hn::IsNaN(values));
         lowest = hn::IfThenElse(hn::RebindMask(di, present), hn::BitCast(di, values), lowest);
         return findings();
     }
-    // The last vector moves back to end at the row's end (a value summed twice leaves a NaN a NaN).
+    // The last vector moves back to end at the row's end.
     for (int64_t at = 0;; at += lanes) {
         at = std::min(at, width - lanes);
         const VF values = load(at);
-        sum = hn::Add(sum, values);
+        nan = hn::Or(nan, hn::IsNaN(values));
         lowest = hn::Min(lowest, hn::BitCast(di, values));
         hn::StoreU(values, d, destination + at);
         if (at == width - lanes) break;
@@ -159,7 +160,7 @@ HWY_INLINE RowFindings copyRow(const void *HWY_RESTRICT row, int64_t width, floa
 // Row winners of Group vectors of windows starting at output columns starts[g], on a padded row copy whose
 // column c is padded[padLeft + c]: window ow's taps are padded[ow + j], its first column inside the plane
 // max(ow - padLeft, 0). Without WithPositions only the values (Search::Max: the maxima).
-template <Search Mode, bool WithPositions, int Group>
+template <Search Mode, bool WithPositions, int Group, int FixedTaps>
 HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth,
                                 int32_t rowStart, const int64_t (&starts)[Group], const int64_t (&slots)[Group],
                                 float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
@@ -176,7 +177,8 @@ HWY_INLINE void rowWinnerChunks(const float *HWY_RESTRICT padded, int64_t padLef
         tapPosition[g] = hn::Add(column, hn::Set(di, rowStart + 1));
     }
     const VI one = hn::Set(di, 1);
-    for (int64_t j = 1; j < kernelWidth; ++j) {
+    const int64_t taps = FixedTaps > 0 ? FixedTaps : kernelWidth;
+    for (int64_t j = 1; j < taps; ++j) {
         for (int g = 0; g < Group; ++g) {
             const VF value = hn::LoadU(d, padded + starts[g] + j);
             if constexpr (Mode == Search::Max) {
@@ -227,24 +229,31 @@ HWY_INLINE void forEachChunkGroup(int64_t outputs, const Body &body) {
     }
 }
 
+// Windows 3 wide (Inception's 3x3) take straight-line code: the loop over a window's taps and rows cost
+// a third of I3-fwd's time in cache.
 template <Search Mode, bool WithPositions>
 HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth, int32_t rowStart,
                            int64_t outputs, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
-    forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
-        constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        rowWinnerChunks<Mode, WithPositions, kGroup>(padded, padLeft, kernelWidth, rowStart, starts, slots, values,
-                                                     positions);
-    });
+    const auto search = [&]<int FixedTaps>() POOLGRAD_LAMBDA_INLINE {
+        forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
+            constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
+            rowWinnerChunks<Mode, WithPositions, kGroup, FixedTaps>(padded, padLeft, kernelWidth, rowStart, starts,
+                                                                    slots, values, positions);
+        });
+    };
+    if (kernelWidth == 3)
+        search.template operator()<3>();
+    else
+        search.template operator()<0>();
 }
 
 // The winners of one output row: rows r < rowCount of row winners (values[r], positions[r]) taken in scan order
 // (without WithPositions the values only).
-template <Search Mode, bool WithPositions, int Group>
+template <Search Mode, bool WithPositions, int Group, int FixedRows>
 HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int32_t *const *HWY_RESTRICT positions,
                               int64_t rowCount, const int64_t (&starts)[Group], const int64_t (&slots)[Group],
-                              float *HWY_RESTRICT outValues,
-                              int32_t *HWY_RESTRICT outIndices32, int64_t *HWY_RESTRICT outIndices64,
-                              bool streaming) {
+                              float *HWY_RESTRICT outValues, int32_t *HWY_RESTRICT outIndices32,
+                              int64_t *HWY_RESTRICT outIndices64, bool streaming) {
     const FloatTag d;
     const IndexTag di;
     VF best[Group];
@@ -253,7 +262,8 @@ HWY_INLINE void combineChunks(const float *const *HWY_RESTRICT values, const int
         best[g] = hn::LoadU(d, values[0] + slots[g]);
         if constexpr (WithPositions) winner[g] = hn::LoadU(di, positions[0] + slots[g]);
     }
-    for (int64_t r = 1; r < rowCount; ++r)
+    const int64_t rows = FixedRows > 0 ? FixedRows : rowCount;
+    for (int64_t r = 1; r < rows; ++r)
         for (int g = 0; g < Group; ++g) {
             const VF value = hn::LoadU(d, values[r] + slots[g]);
             if constexpr (Mode == Search::Max) {
@@ -278,11 +288,17 @@ template <Search Mode, bool WithPositions>
 HWY_INLINE void combineRows(const float *const *values, const int32_t *const *positions, int64_t rowCount,
                             int64_t outputs, float *outValues, int32_t *outIndices32, int64_t *outIndices64,
                             bool streaming) {
-    forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
-        constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
-        combineChunks<Mode, WithPositions, kGroup>(values, positions, rowCount, starts, slots, outValues,
-                                                   outIndices32, outIndices64, streaming);
-    });
+    const auto combine = [&]<int FixedRows>() POOLGRAD_LAMBDA_INLINE {
+        forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
+            constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
+            combineChunks<Mode, WithPositions, kGroup, FixedRows>(values, positions, rowCount, starts, slots, outValues,
+                                                                  outIndices32, outIndices64, streaming);
+        });
+    };
+    if (rowCount == 3)
+        combine.template operator()<3>();
+    else
+        combine.template operator()<0>();
 }
 
 // The three searches of a row or an output row, chosen by what its rows hold.
@@ -320,12 +336,14 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         copied[row % 2] = copyRow<Type>(plane + row * job.width, job.width, padded[row % 2] + job.padLeft);
     };
     if (nextRow < job.height) copy(nextRow);
+    // nextRow % kh, kept as the rows go (a division per row was a tenth of I3-fwd's time in cache).
+    int64_t nextSlot = nextRow % kh;
     for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
         const int64_t top = oh - job.padTop;
         const int64_t firstRow = std::max<int64_t>(top, 0), endRow = std::min(top + kh, job.height);
-        for (; nextRow < endRow; ++nextRow) {
+        for (; nextRow < endRow; ++nextRow, nextSlot = nextSlot + 1 == kh ? 0 : nextSlot + 1) {
             if (nextRow + 1 < job.height) copy(nextRow + 1);
-            const int64_t slot = nextRow % kh;
+            const int64_t slot = nextSlot;
             const RowFindings findings = copied[nextRow % 2];
             ringFindings[slot] = (findings.nan ? 1 : 0) | (findings.negativeZero ? 2 : 0);
             const auto rowStart = static_cast<int32_t>(nextRow * job.width);
@@ -350,8 +368,10 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         // The window's rows in scan order (at most kMostWindowRows: the plan's bound).
         int32_t findings = 0;
         int64_t count = 0;
-        for (int64_t h = firstRow, slot = firstRow % kh; h < endRow;
-             ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
+        // endRow - firstRow <= kh rows back from endRow's slot (nextSlot: endRow is nextRow here).
+        const int64_t firstSlot =
+            nextSlot - (endRow - firstRow) < 0 ? nextSlot - (endRow - firstRow) + kh : nextSlot - (endRow - firstRow);
+        for (int64_t h = firstRow, slot = firstSlot; h < endRow; ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
             findings |= ringFindings[slot];
             valueRows[count] = ringValues + slot * layout.ringRow;
             positionRows[count] = ringPositions + slot * layout.ringRow;

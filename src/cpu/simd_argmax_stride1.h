@@ -15,9 +15,8 @@
 // winner starts as its first column inside the plane, which a padding column never replaces, so no padding
 // column is ever named and a window of -inf names its first element.
 //
-// NaN: the copy sums the row's values; a row whose sum comes out NaN (a NaN, or +inf meeting -inf) is searched
-// with the NaN rule, and so is every output row that takes its winners; the others with one compare and two
-// blends per tap.
+// NaN: the copy tests each of the row's values; a row holding a NaN is searched with the NaN rule, and so is
+// every output row that takes its winners; the others with one compare and two blends per tap.
 #pragma once
 
 #include <cstdint>
