@@ -93,12 +93,13 @@ HWY_INLINE void copyRow(const Stride1FlatJob &job, int64_t h) {
 }
 
 // The row winners of flat positions [begin, end) of the padded rows, a vector at a time.
-template <Search Mode, bool WithPositions>
-HWY_INLINE void rowWinners(const Stride1FlatJob &job, int64_t begin, int64_t end) {
+// kFixedWidth: windows that many columns wide, the loop over the taps unrolled (0: any width).
+template <Search Mode, bool WithPositions, int kFixedWidth>
+HWY_INLINE void rowWinnersOfWidth(const Stride1FlatJob &job, int64_t begin, int64_t end) {
     const FloatTag d;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const int64_t kernelWidth = job.kernelWidth;
+    const int64_t kernelWidth = kFixedWidth > 0 ? kFixedWidth : job.kernelWidth;
     const VI one = hn::Set(di, 1);
     const float *HWY_RESTRICT padded = job.padded;
     for (int64_t p = begin; p < end; p += lanes) {
@@ -126,6 +127,17 @@ HWY_INLINE void rowWinners(const Stride1FlatJob &job, int64_t begin, int64_t end
         hn::StoreU(best, d, job.rowValues + p);
         if constexpr (WithPositions) hn::StoreU(winner, di, job.rowPositions + p);
     }
+}
+
+// Windows 3 and 5 wide (Inception's 3x3, the 5x5 pyramid pooling) take the unrolled taps.
+template <Search Mode, bool WithPositions>
+HWY_INLINE void rowWinners(const Stride1FlatJob &job, int64_t begin, int64_t end) {
+    if (job.kernelWidth == 3)
+        rowWinnersOfWidth<Mode, WithPositions, 3>(job, begin, end);
+    else if (job.kernelWidth == 5)
+        rowWinnersOfWidth<Mode, WithPositions, 5>(job, begin, end);
+    else
+        rowWinnersOfWidth<Mode, WithPositions, 0>(job, begin, end);
 }
 
 // A vector of windows' winners so far: values and plane positions.
