@@ -51,7 +51,9 @@ std::optional<ScratchLayout> scratchLayoutOf(const Stride1Rows &rows) {
     const std::optional<int64_t> padded = checkedAdd(rows.padLeft, rows.width);
     const std::optional<int64_t> reach = checkedAdd(rows.outputWidth, rows.kernelWidth - 1);
     const std::optional<int64_t> ringRow = checkedAdd(roundUpToLine(rows.outputWidth), kRingTailSlot);
-    const std::optional<int64_t> ring = ringRow ? checkedMul(rows.kernelHeight, *ringRow) : std::nullopt;
+    // kernelHeight + 1 rows: two output rows made together read that many.
+    const std::optional<int64_t> ringRows = checkedAdd(rows.kernelHeight, int64_t{1});
+    const std::optional<int64_t> ring = ringRow && ringRows ? checkedMul(*ringRows, *ringRow) : std::nullopt;
     if (!padded || !reach || !ring) return std::nullopt;
     layout.ringRow = *ringRow;
     layout.paddedLength = roundUpToLine(std::max(*padded, *reach));
@@ -61,7 +63,7 @@ std::optional<ScratchLayout> scratchLayoutOf(const Stride1Rows &rows) {
     layout.ringPositions = at.value_or(0);
     at = at ? checkedAdd(*at, *ring) : std::nullopt;
     layout.ringNan = at.value_or(0);
-    at = at ? checkedAdd(*at, rows.kernelHeight) : std::nullopt;
+    at = at && ringRows ? checkedAdd(*at, *ringRows) : std::nullopt;
     const int64_t winnerRow = rows.type == ArgmaxValueType::Float32 ? 0 : rows.outputWidth;
     layout.winnerValues = at.value_or(0);
     at = at ? checkedAdd(*at, winnerRow) : std::nullopt;
@@ -301,6 +303,63 @@ HWY_INLINE void combineRows(const float *const *values, const int32_t *const *po
         combine.template operator()<0>();
 }
 
+// Two output rows at once: rows [0, upper) of the lists are the first output row's alone, the next `shared` both
+// rows', the next `lower` the second's alone (shared >= 1). The shared rows are taken once, then taken into the
+// first row's earlier rows and followed by the second row's later ones: the rule orders winners by NaN-ness,
+// value and scan position, so it is associative (3x3 windows: 3 steps for two output rows instead of 4).
+// kThreeByThree: upper 1, shared 2, lower 1, as straight-line code.
+template <Search Mode, bool WithPositions, bool kThreeByThree>
+HWY_INLINE void combineRowPair(const float *const *HWY_RESTRICT values, const int32_t *const *HWY_RESTRICT positions,
+                               int64_t upper, int64_t shared, int64_t lower, int64_t outputs,
+                               float *HWY_RESTRICT firstValues, int32_t *HWY_RESTRICT firstIndices32,
+                               int64_t *HWY_RESTRICT firstIndices64, int64_t outputStep, bool streaming) {
+    const FloatTag d;
+    const IndexTag di;
+    if constexpr (kThreeByThree) upper = 1, shared = 2, lower = 1;
+    struct Winner {
+        VF value;
+        VI position;
+    };
+    const auto rowWinner = [&](int64_t r, int64_t slot) POOLGRAD_LAMBDA_INLINE {
+        Winner w{hn::LoadU(d, values[r] + slot), hn::Zero(di)};
+        if constexpr (WithPositions) w.position = hn::LoadU(di, positions[r] + slot);
+        return w;
+    };
+    const auto takeLater = [&](Winner &earlier, const Winner &later) POOLGRAD_LAMBDA_INLINE {
+        if constexpr (Mode == Search::Max) {
+            earlier.value = hn::Max(earlier.value, later.value);
+        } else {
+            const auto take = takes<Mode>(later.value, earlier.value);
+            earlier.value = hn::IfThenElse(take, later.value, earlier.value);
+            if constexpr (WithPositions)
+                earlier.position = hn::IfThenElse(hn::RebindMask(di, take), later.position, earlier.position);
+        }
+    };
+    const auto store = [&](const Winner &w, int64_t row, int64_t start) POOLGRAD_LAMBDA_INLINE {
+        const int64_t at = row * outputStep + start;
+        storeVector(d, w.value, firstValues + at, streaming);
+        if constexpr (WithPositions)
+            storeInt32Lanes(di, w.position, firstIndices32 ? firstIndices32 + at : nullptr,
+                            firstIndices64 ? firstIndices64 + at : nullptr, streaming);
+    };
+    forEachChunkGroup(outputs, [&](const auto &starts, const auto &slots) POOLGRAD_LAMBDA_INLINE {
+        constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
+        for (int g = 0; g < kGroup; ++g) {
+            Winner both = rowWinner(upper, slots[g]);
+            for (int64_t r = upper + 1; r < upper + shared; ++r) takeLater(both, rowWinner(r, slots[g]));
+            Winner first = both;
+            if (upper > 0) {
+                first = rowWinner(0, slots[g]);
+                for (int64_t r = 1; r < upper; ++r) takeLater(first, rowWinner(r, slots[g]));
+                takeLater(first, both);
+            }
+            for (int64_t r = upper + shared; r < upper + shared + lower; ++r) takeLater(both, rowWinner(r, slots[g]));
+            store(first, 0, starts[g]);
+            store(both, 1, starts[g]);
+        }
+    });
+}
+
 // The three searches of a row or an output row, chosen by what its rows hold.
 template <bool WithPositions, class Run>
 HWY_INLINE void withSearch(bool maxima, bool nan, const Run &run) {
@@ -326,8 +385,9 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
     int32_t *ringFindings = reinterpret_cast<int32_t *>(scratch + layout.ringNan);
     const int64_t kh = job.kernelHeight, outW = job.outputWidth;
     std::fill(scratch, scratch + 2 * layout.paddedLength, -std::numeric_limits<float>::infinity());
-    const float *valueRows[kMostWindowRows];
-    const int32_t *positionRows[kMostWindowRows];
+    // The rows of one output row, or of two made together.
+    const float *valueRows[kMostWindowRows + 1];
+    const int32_t *positionRows[kMostWindowRows + 1];
     // Rows are copied one ahead of their search: loads straight after the copy's stores, at other offsets,
     // would wait for them to retire (store forwarding fails across vectors: measured 1.5x slower).
     RowFindings copied[2];
@@ -336,12 +396,24 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         copied[row % 2] = copyRow<Type>(plane + row * job.width, job.width, padded[row % 2] + job.padLeft);
     };
     if (nextRow < job.height) copy(nextRow);
-    // nextRow % kh, kept as the rows go (a division per row was a tenth of I3-fwd's time in cache).
-    int64_t nextSlot = nextRow % kh;
-    for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) {
+    // The ring holds the last ringRows rows searched, row h in slot h % ringRows; nextRow % ringRows is kept as
+    // the rows go (a division per row was a tenth of I3-fwd's time in cache).
+    const int64_t ringRows = kh + 1;
+    int64_t nextSlot = nextRow % ringRows;
+    // The slot of row h, one of the last ringRows rows searched (nextRow - ringRows <= h < nextRow).
+    const auto slotOf = [&](int64_t h) POOLGRAD_LAMBDA_INLINE {
+        const int64_t slot = nextSlot - (nextRow - h);
+        return slot < 0 ? slot + ringRows : slot;
+    };
+    for (int64_t oh = job.firstRow; oh < job.endRow;) {
         const int64_t top = oh - job.padTop;
         const int64_t firstRow = std::max<int64_t>(top, 0), endRow = std::min(top + kh, job.height);
-        for (; nextRow < endRow; ++nextRow, nextSlot = nextSlot + 1 == kh ? 0 : nextSlot + 1) {
+        // float32 output rows two at a time where their windows share rows (16-bit ones go through one scratch
+        // row of winners).
+        const int64_t nextFirst = std::max<int64_t>(top + 1, 0), nextEnd = std::min(top + 1 + kh, job.height);
+        const bool pair = Type == ArgmaxValueType::Float32 && oh + 1 < job.endRow && nextFirst < endRow;
+        const int64_t searchEnd = pair ? nextEnd : endRow;
+        for (; nextRow < searchEnd; ++nextRow, nextSlot = nextSlot + 1 == ringRows ? 0 : nextSlot + 1) {
             if (nextRow + 1 < job.height) copy(nextRow + 1);
             const int64_t slot = nextSlot;
             const RowFindings findings = copied[nextRow % 2];
@@ -352,6 +424,34 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
                 rowWinners<Mode, Positions>(row, job.padLeft, job.kernelWidth, rowStart, outW,
                                             ringValues + slot * layout.ringRow, ringPositions + slot * layout.ringRow);
             });
+        }
+        const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
+        if (pair) {
+            int32_t findings = 0;
+            for (int64_t h = firstRow, count = 0; h < nextEnd; ++h, ++count) {
+                const int64_t slot = slotOf(h);
+                findings |= ringFindings[slot];
+                valueRows[count] = ringValues + slot * layout.ringRow;
+                positionRows[count] = ringPositions + slot * layout.ringRow;
+            }
+            const int64_t upper = nextFirst - firstRow, shared = endRow - nextFirst, lower = nextEnd - endRow;
+            const bool threeByThree = upper == 1 && shared == 2 && lower == 1;
+            withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0,
+                                      [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
+                                          const auto combine = [&]<bool kThreeByThree>() POOLGRAD_LAMBDA_INLINE {
+                                              combineRowPair<Mode, Positions, kThreeByThree>(
+                                                  valueRows, positionRows, upper, shared, lower, outW,
+                                                  static_cast<float *>(job.values) + oh * outW,
+                                                  job.indices32 ? job.indices32 + oh * outW : nullptr,
+                                                  job.indices64 ? job.indices64 + oh * outW : nullptr, outW, streaming);
+                                          };
+                                          if (threeByThree)
+                                              combine.template operator()<true>();
+                                          else
+                                              combine.template operator()<false>();
+                                      });
+            oh += 2;
+            continue;
         }
         float *outValues;
         int32_t *outIndices32;
@@ -368,15 +468,12 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         // The window's rows in scan order (at most kMostWindowRows: the plan's bound).
         int32_t findings = 0;
         int64_t count = 0;
-        // endRow - firstRow <= kh rows back from endRow's slot (nextSlot: endRow is nextRow here).
-        const int64_t firstSlot =
-            nextSlot - (endRow - firstRow) < 0 ? nextSlot - (endRow - firstRow) + kh : nextSlot - (endRow - firstRow);
-        for (int64_t h = firstRow, slot = firstSlot; h < endRow; ++h, ++count, slot = slot + 1 == kh ? 0 : slot + 1) {
+        for (int64_t h = firstRow; h < endRow; ++h, ++count) {
+            const int64_t slot = slotOf(h);
             findings |= ringFindings[slot];
             valueRows[count] = ringValues + slot * layout.ringRow;
             positionRows[count] = ringPositions + slot * layout.ringRow;
         }
-        const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
         withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
             combineRows<Mode, Positions>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64,
                                          streaming);
@@ -386,6 +483,7 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
                                    job.indices32 ? job.indices32 + oh * outW : nullptr,
                                    job.indices64 ? job.indices64 + oh * outW : nullptr, outW,
                                    Type == ArgmaxValueType::Float16);
+        ++oh;
     }
 }
 

@@ -9,8 +9,9 @@
 // winners": value and plane position); an output row then takes the row winners of its window's rows in scan
 // order with the same rule, which picks the window's winner since scan order is rows first (the rule keeps the
 // first of equal values and the last NaN, and so does taking the rows' winners in order). The last
-// kernelHeight rows' winners are kept in a ring, so that a window costs kernelWidth + kernelHeight compares
-// instead of kernelWidth x kernelHeight. Rows are copied into a row of float32 (16-bit values widened, exact)
+// kernelHeight + 1 rows' winners are kept in a ring, so that a window costs kernelWidth + kernelHeight compares
+// instead of kernelWidth x kernelHeight; float32 output rows are made two at a time, the rows both windows
+// share taken once (the rule is associative). Rows are copied into a row of float32 (16-bit values widened, exact)
 // whose columns outside the plane hold -inf, so that edge windows take the vector code too; a window's
 // winner starts as its first column inside the plane, which a padding column never replaces, so no padding
 // column is ever named and a window of -inf names its first element.
@@ -51,8 +52,9 @@ struct Stride1Rows {
 };
 void argmaxStride1Rows(const Stride1Rows &rows);
 
-// The scratch a call needs, in floats: two padded row copies, kernelHeight rows of winners (values and
-// positions) with what each row holds (NaN, -0), and for 16-bit values a row of output winners. Empty when it overflows.
+// The scratch a call needs, in floats: two padded row copies, kernelHeight + 1 rows of winners (values and
+// positions) with what each row holds (NaN, -0), and for 16-bit values a row of output winners. Empty when it
+// overflows.
 std::optional<int64_t> stride1ScratchFloats(const Stride1Rows &rows);
 
 }  // namespace poolgrad::cpu
