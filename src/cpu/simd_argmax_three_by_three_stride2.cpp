@@ -35,6 +35,29 @@ using VI = hn::Vec<IndexTag>;
 HWY_ALIGN constexpr int32_t kEvenLanes[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 HWY_ALIGN constexpr int32_t kLanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
+// AVX2: Interior chunks keep their windows in the order that shuffles within 128-bit halves leave them (windows
+// 0, 1, 4, 5 | 2, 3, 6, 7 of the chunk), from the search through the carried rows, and storeChunk restores the
+// order once per output vector. Each tap is then one in-lane shuffle of two loads (a window's taps: the even
+// columns of the pair at base, the odd and even ones of the pair at base + 1) instead of the lane-crossing
+// ConcatEven / ConcatOdd and the shift that made tap 2 (four lane-crossing permutes a row).
+#if HWY_TARGET == HWY_AVX2
+constexpr bool kInLaneOrder = true;
+HWY_ALIGN constexpr int32_t kEvenLanesInLaneOrder[8] = {0, 2, 8, 10, 4, 6, 12, 14};
+HWY_INLINE VF evenColumns(VF low, VF high) { return VF{_mm256_shuffle_ps(low.raw, high.raw, 0x88)}; }
+HWY_INLINE VF oddColumns(VF low, VF high) { return VF{_mm256_shuffle_ps(low.raw, high.raw, 0xDD)}; }
+HWY_INLINE VF inNaturalOrder(VF v) {
+    return VF{_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v.raw), 0xD8))};
+}
+HWY_INLINE VI inNaturalOrder(VI v) { return VI{_mm256_permute4x64_epi64(v.raw, 0xD8)}; }
+#else
+constexpr bool kInLaneOrder = false;
+#endif
+
+template <auto Kind>
+constexpr bool inLaneOrder() {
+    return kInLaneOrder && (Kind == decltype(Kind)::Interior || Kind == decltype(Kind)::InteriorOdd);
+}
+
 // How a vector of windows reads a row. Interior: every tap inside the row, the loads too (InteriorOdd: windows
 // starting on odd columns, padding 1). LeftPadded: the row's first windows with padding 1 (lane 0's first tap
 // is column -1), loads from column 0 on. Edge: anything else (a row's end, rows narrower than two vectors):
@@ -143,6 +166,20 @@ HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_
     taps.c2 = hn::Set(di, static_cast<int32_t>(c2));
 #else
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (inLaneOrder<Kind>()) {
+        // Columns base .. base + 16, inside the row for both interior kinds.
+        taps.c0 = hn::Add(hn::Load(di, kEvenLanesInLaneOrder), hn::Set(di, static_cast<int32_t>(base)));
+        taps.c1 = hn::Add(taps.c0, hn::Set(di, 1));
+        taps.c2 = hn::Add(taps.c0, hn::Set(di, 2));
+        const VF low = V::load(row + base), high = V::load(row + base + lanes);
+        const VF nextLow = V::load(row + base + 1), nextHigh = V::load(row + base + 1 + lanes);
+        taps.t0 = evenColumns(low, high);
+        taps.t1 = evenColumns(nextLow, nextHigh);
+        taps.t2 = oddColumns(nextLow, nextHigh);
+        return taps;
+    }
+#endif
     if constexpr (Kind == ChunkKind::InteriorOdd) {
         // An odd first column (padding 1): the pair loaded from the even column after it, which starts a line
         // wherever the row does (unaligned 64-byte loads cross two lines each). Tap 1 is its even columns, tap
@@ -323,6 +360,12 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
         best = hn::IfThenElse(take, winner.value, best);
         index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
     }
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (inLaneOrder<Kind>()) {
+        best = inNaturalOrder(best);
+        index = inNaturalOrder(index);
+    }
+#endif
     storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
@@ -352,6 +395,12 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     best = hn::IfThenElse(take2, w2.value, best);
     index =
         hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, hn::Add(rowStart, hn::Add(width, width))), index);
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (inLaneOrder<Kind>()) {
+        best = inNaturalOrder(best);
+        index = inNaturalOrder(index);
+    }
+#endif
     storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
