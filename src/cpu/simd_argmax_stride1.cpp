@@ -16,6 +16,7 @@
 // clang-format off: after highway.h, compiled once per target
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_stride1_search_rule-inl.h"
 #include "cpu/simd_widen_sixteen_bit-inl.h"
 // clang-format on
 #include "cpu/lambda_inline.h"
@@ -92,18 +93,6 @@ using VI = hn::Vec<IndexTag>;
 
 // 0, 1, 2, ...: lane numbers (from a table: Iota builds its vector through memory).
 HWY_ALIGN constexpr int32_t kLaneNumbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-
-// How a search takes a candidate: Max for values only on rows without NaN or -0 (where the rule's winner and the
-// maximum have the same bits), Fast (one compare: a NaN is never taken) on rows without NaN, NanRule otherwise.
-enum class Search { Max, Fast, NanRule };
-
-template <Search Mode>
-HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
-    if constexpr (Mode == Search::NanRule)
-        return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
-    else
-        return hn::Gt(value, best);
-}
 
 // What a row copy saw: a NaN, a -0.
 struct RowFindings {
@@ -316,25 +305,14 @@ HWY_INLINE void combineRowPair(const float *const *HWY_RESTRICT values, const in
     const FloatTag d;
     const IndexTag di;
     if constexpr (kThreeByThree) upper = 1, shared = 2, lower = 1;
-    struct Winner {
-        VF value;
-        VI position;
-    };
+    using Winner = WindowWinners<FloatTag>;
     const auto rowWinner = [&](int64_t r, int64_t slot) POOLGRAD_LAMBDA_INLINE {
         Winner w{hn::LoadU(d, values[r] + slot), hn::Zero(di)};
         if constexpr (WithPositions) w.position = hn::LoadU(di, positions[r] + slot);
         return w;
     };
-    const auto takeLater = [&](Winner &earlier, const Winner &later) POOLGRAD_LAMBDA_INLINE {
-        if constexpr (Mode == Search::Max) {
-            earlier.value = hn::Max(earlier.value, later.value);
-        } else {
-            const auto take = takes<Mode>(later.value, earlier.value);
-            earlier.value = hn::IfThenElse(take, later.value, earlier.value);
-            if constexpr (WithPositions)
-                earlier.position = hn::IfThenElse(hn::RebindMask(di, take), later.position, earlier.position);
-        }
-    };
+    const auto take = [&](Winner &earlier, const Winner &later)
+                          POOLGRAD_LAMBDA_INLINE { takeLater<Mode, WithPositions>(earlier, later); };
     const auto store = [&](const Winner &w, int64_t row, int64_t start) POOLGRAD_LAMBDA_INLINE {
         const int64_t at = row * outputStep + start;
         storeVector(d, w.value, firstValues + at, streaming);
@@ -346,14 +324,14 @@ HWY_INLINE void combineRowPair(const float *const *HWY_RESTRICT values, const in
         constexpr int kGroup = static_cast<int>(std::extent_v<std::remove_reference_t<decltype(starts)>>);
         for (int g = 0; g < kGroup; ++g) {
             Winner both = rowWinner(upper, slots[g]);
-            for (int64_t r = upper + 1; r < upper + shared; ++r) takeLater(both, rowWinner(r, slots[g]));
+            for (int64_t r = upper + 1; r < upper + shared; ++r) take(both, rowWinner(r, slots[g]));
             Winner first = both;
             if (upper > 0) {
                 first = rowWinner(0, slots[g]);
-                for (int64_t r = 1; r < upper; ++r) takeLater(first, rowWinner(r, slots[g]));
-                takeLater(first, both);
+                for (int64_t r = 1; r < upper; ++r) take(first, rowWinner(r, slots[g]));
+                take(first, both);
             }
-            for (int64_t r = upper + shared; r < upper + shared + lower; ++r) takeLater(both, rowWinner(r, slots[g]));
+            for (int64_t r = upper + shared; r < upper + shared + lower; ++r) take(both, rowWinner(r, slots[g]));
             store(first, 0, starts[g]);
             store(both, 1, starts[g]);
         }

@@ -15,6 +15,7 @@
 #include "hwy/highway.h"
 // clang-format off: after highway.h, compiled once per target
 #include "cpu/simd_store-inl.h"
+#include "cpu/simd_stride1_search_rule-inl.h"
 // clang-format on
 #include "cpu/lambda_inline.h"
 
@@ -28,19 +29,6 @@ using FloatTag = hn::CappedTag<float, 16>;
 using IndexTag = hn::RebindToSigned<FloatTag>;
 using VF = hn::Vec<FloatTag>;
 using VI = hn::Vec<IndexTag>;
-
-// How a search takes a candidate: NanRule (a NaN over anything, so the last one in scan order stays) where the
-// rows hold a NaN; Fast (one compare) where they hold none; Max (values only) where they hold neither a NaN nor a -0,
-// so that the maximum has the rule winner's bits (equal values then have equal bits).
-enum class Search { Max, Fast, NanRule };
-
-template <Search Mode>
-HWY_INLINE hn::Mask<FloatTag> takes(VF value, VF best) {
-    if constexpr (Mode == Search::NanRule)
-        return hn::Or(hn::Gt(value, best), hn::IsNaN(value));
-    else
-        return hn::Gt(value, best);
-}
 
 // What a row's copy found (per row in job.rowFindings).
 constexpr uint8_t kRowHasNaN = 1, kRowHasNegativeZero = 2;
@@ -140,11 +128,7 @@ HWY_INLINE void rowWinners(const Stride1FlatJob &job, int64_t begin, int64_t end
         rowWinnersOfWidth<Mode, WithPositions, 0>(job, begin, end);
 }
 
-// A vector of windows' winners so far: values and plane positions.
-struct Winners {
-    VF value;
-    VI position;
-};
+using Winners = WindowWinners<FloatTag>;
 
 // The row winners of padded row h at column c.
 template <bool WithPositions>
@@ -152,19 +136,6 @@ HWY_INLINE Winners rowWinnersAt(const Stride1FlatJob &job, int64_t h, int64_t c)
     Winners winners{hn::LoadU(FloatTag(), job.rowValues + h * job.paddedWidth + c), hn::Zero(IndexTag())};
     if constexpr (WithPositions) winners.position = hn::LoadU(IndexTag(), job.rowPositions + h * job.paddedWidth + c);
     return winners;
-}
-
-// `later` (windows' winners from later rows in scan order) taken into `earlier` where the rule says.
-template <Search Mode, bool WithPositions>
-HWY_INLINE void takeLater(Winners &earlier, const Winners &later) {
-    if constexpr (Mode == Search::Max) {
-        earlier.value = hn::Max(earlier.value, later.value);
-    } else {
-        const auto take = takes<Mode>(later.value, earlier.value);
-        earlier.value = hn::IfThenElse(take, later.value, earlier.value);
-        if constexpr (WithPositions)
-            earlier.position = hn::IfThenElse(hn::RebindMask(IndexTag(), take), later.position, earlier.position);
-    }
 }
 
 // The winners of rows [first, end) (first < end) at column c, in scan order.
