@@ -220,8 +220,8 @@ HWY_INLINE void forEachChunkGroup(int64_t outputs, const Body &body) {
     }
 }
 
-// Windows 3 wide (Inception's 3x3) take straight-line code: the loop over a window's taps and rows cost
-// a third of I3-fwd's time in cache.
+// Windows 3 wide (Inception's 3x3) take straight-line code (with 3-row combines: I3-fwd's 16 planes of 56x56 in
+// cache, one thread, 0.058 -> 0.055 ms on AMD Zen 3).
 template <Search Mode, bool WithPositions>
 HWY_INLINE void rowWinners(const float *HWY_RESTRICT padded, int64_t padLeft, int64_t kernelWidth, int32_t rowStart,
                            int64_t outputs, float *HWY_RESTRICT values, int32_t *HWY_RESTRICT positions) {
@@ -375,7 +375,7 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
     };
     if (nextRow < job.height) copy(nextRow);
     // The ring holds the last ringRows rows searched, row h in slot h % ringRows; nextRow % ringRows is kept as
-    // the rows go (a division per row was a tenth of I3-fwd's time in cache).
+    // the rows go (a 64-bit division per row: 0.055 against 0.052 ms on I3-fwd's planes in cache).
     const int64_t ringRows = kh + 1;
     int64_t nextSlot = nextRow % ringRows;
     // The slot of row h, one of the last ringRows rows searched (nextRow - ringRows <= h < nextRow).
