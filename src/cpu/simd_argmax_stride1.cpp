@@ -383,6 +383,17 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         const int64_t slot = nextSlot - (nextRow - h);
         return slot < 0 ? slot + ringRows : slot;
     };
+    // Rows [first, end)'s row winners listed in scan order in valueRows / positionRows; returns what they hold.
+    const auto listRows = [&](int64_t first, int64_t end) POOLGRAD_LAMBDA_INLINE {
+        int32_t findings = 0;
+        for (int64_t h = first; h < end; ++h) {
+            const int64_t slot = slotOf(h);
+            findings |= ringFindings[slot];
+            valueRows[h - first] = ringValues + slot * layout.ringRow;
+            positionRows[h - first] = ringPositions + slot * layout.ringRow;
+        }
+        return findings;
+    };
     for (int64_t oh = job.firstRow; oh < job.endRow;) {
         const int64_t top = oh - job.padTop;
         const int64_t firstRow = std::max<int64_t>(top, 0), endRow = std::min(top + kh, job.height);
@@ -405,13 +416,7 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
         }
         const bool streaming = job.streaming && Type == ArgmaxValueType::Float32;
         if (pair) {
-            int32_t findings = 0;
-            for (int64_t h = firstRow, count = 0; h < nextEnd; ++h, ++count) {
-                const int64_t slot = slotOf(h);
-                findings |= ringFindings[slot];
-                valueRows[count] = ringValues + slot * layout.ringRow;
-                positionRows[count] = ringPositions + slot * layout.ringRow;
-            }
+            const int32_t findings = listRows(firstRow, nextEnd);
             const int64_t upper = nextFirst - firstRow, shared = endRow - nextFirst, lower = nextEnd - endRow;
             const bool threeByThree = upper == 1 && shared == 2 && lower == 1;
             withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0,
@@ -444,14 +449,8 @@ HWY_INLINE void argmaxRows(const Stride1Rows &job, const ScratchLayout &layout) 
             outIndices64 = nullptr;
         }
         // The window's rows in scan order (at most kMostWindowRows: the plan's bound).
-        int32_t findings = 0;
-        int64_t count = 0;
-        for (int64_t h = firstRow; h < endRow; ++h, ++count) {
-            const int64_t slot = slotOf(h);
-            findings |= ringFindings[slot];
-            valueRows[count] = ringValues + slot * layout.ringRow;
-            positionRows[count] = ringPositions + slot * layout.ringRow;
-        }
+        const int32_t findings = listRows(firstRow, endRow);
+        const int64_t count = endRow - firstRow;
         withSearch<WithPositions>((findings & 2) == 0, (findings & 1) != 0, [&]<Search Mode, bool Positions>() POOLGRAD_LAMBDA_INLINE {
             combineRows<Mode, Positions>(valueRows, positionRows, count, outW, outValues, outIndices32, outIndices64,
                                          streaming);

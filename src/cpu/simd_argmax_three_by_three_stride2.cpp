@@ -319,6 +319,19 @@ HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64
     }
 }
 
+// storeChunk for a chunk searched as Kind: windows kept in the in-lane order are put back in order first.
+template <ChunkKind Kind, ArgmaxValueType Type>
+HWY_INLINE void storeChunkOfKind(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values,
+                                 VI indices) {
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (inLaneOrder<Kind>()) {
+        values = inNaturalOrder(values);
+        indices = inNaturalOrder(indices);
+    }
+#endif
+    storeChunk<Type>(job, at, count, values, indices);
+}
+
 // Row winners kept from one output row for the next: per chunk a vector of values and one of columns.
 struct CarriedRows {
     float *values;
@@ -360,13 +373,7 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
         best = hn::IfThenElse(take, winner.value, best);
         index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
     }
-#if HWY_TARGET == HWY_AVX2
-    if constexpr (inLaneOrder<Kind>()) {
-        best = inNaturalOrder(best);
-        index = inNaturalOrder(index);
-    }
-#endif
-    storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
 // The common case of searchChunk as straight-line code: three rows, the first carried, the last kept.
@@ -395,13 +402,7 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     best = hn::IfThenElse(take2, w2.value, best);
     index =
         hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, hn::Add(rowStart, hn::Add(width, width))), index);
-#if HWY_TARGET == HWY_AVX2
-    if constexpr (inLaneOrder<Kind>()) {
-        best = inNaturalOrder(best);
-        index = inNaturalOrder(index);
-    }
-#endif
-    storeChunk<Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
 // Input read ahead of the search into the L2, past the plane's end into the next plane the thread searches:
