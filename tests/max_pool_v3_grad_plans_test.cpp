@@ -673,8 +673,8 @@ TEST(MaxPoolV3GradPlans, Stride1GatherDescribesItsPlanAndIsChosenForStride1) {
     // 16 columns: one vector of columns, so four input rows a group and a ring of bit_ceil(3 + 4) rows; four
     // items a thread (four planes cut in two blocks of input rows).
     EXPECT_EQ(runForced(kStride1, problem(1, 4, 16, 16, 3, 1, 1)).plan,
-              "stride-1 first matches gathered, 3x3 windows from padding 1,1, 4 input rows at a time from a ring of "
-              "8 padded output rows; 2 blocks of input rows per plane, 8 items on 2 threads");
+              "stride-1 first matches (3x3 taps unrolled) gathered, 3x3 windows from padding 1,1, 4 input rows at a "
+              "time from a ring of 8 padded output rows; 2 blocks of input rows per plane, 8 items on 2 threads");
     // 56 columns: four vectors, one row a group, a ring of bit_ceil(5 + 1); two planes cut in four.
     EXPECT_EQ(runForced(kStride1, stride1Problem(1, 2, 20, 56, 5, 2, {2, 2, 1, 0})).plan,
               "stride-1 first matches gathered, 5x2 windows from padding 2,1, 1 input row at a time from a ring of "
@@ -865,9 +865,11 @@ TEST(MaxPoolV3GradImplementationsDifferential, SeparableStride1OnEveryInstructio
 // paddings up to the kernel less one (windows clipped at every edge), ceil mode, widths around one and two
 // vectors of columns (a group makes up to four rows of one vector, two of two, or one row of up to four at a
 // time), one to three threads, cached and streaming stores, outGrad on and off cache lines; ties, +-0, NaN and
-// perturbed targets in the data. Each matches the reference bit for bit.
+// perturbed targets in the data. Each matches the reference bit for bit. Half the problems have 3x3 windows,
+// whose search is its own code (its NaN rows above and below the plane included).
 TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSet) {
     std::mt19937 rng(20261205);
+    int threeByThree = 0, others = 0;
     const int64_t widths[] = {8, 9, 15, 16, 17, 20, 31, 32, 33, 47, 56, 64, 65, 70};
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
@@ -880,6 +882,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSe
                 for (const int64_t w : widths) {
                     int64_t kernelH = uniform(rng, 1, 5), kernelW = uniform(rng, 1, 5);
                     if (kernelH * kernelW == 1) kernelW = 2;
+                    if (uniform(rng, 0, 1)) kernelH = kernelW = 3;
                     Problem p = stride1Problem(uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 14), w, kernelH,
                                                kernelW,
                                                {uniform(rng, 0, kernelH - 1), uniform(rng, 0, kernelH - 1),
@@ -892,7 +895,8 @@ TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSe
                                  (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? " streaming" : " cached") +
                                  " threads " + std::to_string(threads) + " outGrad offset " + std::to_string(offset) +
                                  ": " + p.describe());
-                    expectRandomRunMatches(rng, p, kStride1, offset);
+                    const std::string plan = expectRandomRunMatches(rng, p, kStride1, offset);
+                    (plan.find("3x3 taps unrolled") != std::string::npos ? threeByThree : others) += 1;
                     if (testing::Test::HasFailure()) {
                         poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
                         return;
@@ -901,6 +905,8 @@ TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSe
             }
     }
     poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT);
+    EXPECT_GT(threeByThree, 40);
+    EXPECT_GT(others, 40);
 }
 
 }  // namespace

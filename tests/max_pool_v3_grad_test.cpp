@@ -706,7 +706,8 @@ struct CaseLimits {
     bool forceContiguousNchw = false;
     // 3x3 windows at stride 2 on contiguous NCHW or NHWC operands: what the specialised entries take.
     bool kernel3Stride2 = false;
-    // float32 windows up to 5x5 (not 1x1) moving by 1: what the stride-1 gather takes on contiguous NCHW.
+    // float32 windows up to 5x5 (not 1x1; 3x3 half the time) moving by 1: what the stride-1 gather takes on
+    // contiguous NCHW.
     bool stride1 = false;
 };
 
@@ -735,6 +736,7 @@ RandomCase randomCase(std::mt19937 &rng, const CaseLimits &limits) {
             rc.type = ACL_FLOAT;
             p.kernelH = uniform(rng, 1, 5);
             p.kernelW = p.kernelH == 1 ? uniform(rng, 2, 5) : uniform(rng, 1, 5);
+            if (uniform(rng, 0, 1)) p.kernelH = p.kernelW = 3;  // Inception's windows: their own search
             p.strideH = p.strideW = 1;
         }
         if (p.mode == reference::V3PaddingMode::Calculated) {

@@ -9,7 +9,9 @@
 // output rows whose windows reach it (stride1_gather_blocks.h), the sums in increasing output order from +0
 // as the contract orders them. The input rows are searched in a copy padded with NaN, so that the clipped
 // windows at the edges take the vector search too (searched one by one they took 38 % of S5-v3's time).
-// Positions are the window's own elements or -1, so nothing is ever handed over.
+// Positions are the window's own elements or negative, so nothing is ever handed over. 3x3 windows have their
+// own search (firstMatchPositionsThreeByThree: the general one walked its taps' positions with a vector add each
+// and took 40 % of I3-v3's time in cache, the 3x3 one half of that).
 #include <algorithm>
 #include <limits>
 #include <cstring>
@@ -31,16 +33,20 @@ struct RecomputeStride1Plan final : ImplementationPlan {
     Stride1GatherLayout layout;
     // The input rows are copied with NaN columns around them (NaN equals nothing), paddedWidth floats a row,
     // output column ow's window starting at column ow: every window is then searched by the vector code, and
-    // positions count in the padded plane (row * paddedWidth + column), as the gather is told.
-    int64_t paddedWidth = 0;
+    // positions count in the padded plane (row * paddedWidth + column), as the gather is told. NaN rows above
+    // (padTop of them) and below (bottomRows) give 3x3 windows their three rows everywhere.
+    int64_t paddedWidth = 0, bottomRows = 0, paddedFloats = 0;
+    // 3x3 windows: firstMatchPositionsThreeByThree, its taps unrolled.
+    bool threeByThree = false;
     int64_t rowBlocks = 1, items = 0;
     int threads = 1;
     bool streaming = false;
 
     std::string describe() const override {
-        return joinText("stride-1 first matches gathered, ", layout.describe(), streaming ? ", streaming stores" : "",
-                        "; ", rowBlocks, rowBlocks == 1 ? " block" : " blocks", " of input rows per plane, ", items,
-                        " items on ", threads, " threads");
+        return joinText("stride-1 first matches", threeByThree ? " (3x3 taps unrolled)" : "", " gathered, ",
+                        layout.describe(), streaming ? ", streaming stores" : "", "; ", rowBlocks,
+                        rowBlocks == 1 ? " block" : " blocks", " of input rows per plane, ", items, " items on ",
+                        threads, " threads");
     }
 };
 
@@ -56,13 +62,20 @@ PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem) {
     if (std::optional<std::string> reason = stride1GatherLayoutOf(geometry, plan.layout))
         return PlanOutcome::decline(*reason);
     const int64_t H = plan.layout.planeHeight;
+    plan.threeByThree = plan.layout.height.kernel == 3 && plan.layout.width.kernel == 3;
     plan.paddedWidth = std::max(plan.layout.planeWidth + plan.layout.width.pad,
                                 plan.layout.outputWidth + plan.layout.width.kernel - 1);
-    const std::optional<int64_t> paddedElements = checkedMul(H, plan.paddedWidth);
-    if (!paddedElements || *paddedElements >= std::numeric_limits<int32_t>::max() - 2 * kStride1GatherMostLanes)
-        return PlanOutcome::decline("padded planes whose positions do not fit in 32 bits");
-    if (*paddedElements * 4 > kScratchBytesPerThread)
-        return PlanOutcome::decline(scratchDeclineText("a padded copy of the input plane", *paddedElements * 4));
+    // Output row oh's windows read rows oh - padTop + [0, kernelHeight).
+    plan.bottomRows =
+        std::max<int64_t>(plan.layout.outputHeight - plan.layout.height.pad + plan.layout.height.kernel - 1 - H, 0);
+    const std::optional<int64_t> paddedElements =
+        checkedMul(plan.layout.height.pad + H + plan.bottomRows, plan.paddedWidth);
+    // Positions count from input row 0, from -padTop rows to past the last row, plus a vector's overrun.
+    if (!paddedElements || *paddedElements + 2 * kThreeByThreeMostLanes >= (int64_t{1} << 29))
+        return PlanOutcome::decline("padded planes whose positions do not fit in 30 bits");
+    plan.paddedFloats = *paddedElements + 2 * kThreeByThreeMostLanes;
+    if (plan.paddedFloats * 4 > kScratchBytesPerThread)
+        return PlanOutcome::decline(scratchDeclineText("a padded copy of the input plane", plan.paddedFloats * 4));
     const PlaneRowBlocks split =
         planeRowBlocks(geometry.planes(), plan.layout.planeHeight,
                        saturatingAdd(geometry.inputPlaneElements(), geometry.outputPlaneElements()));
@@ -83,7 +96,8 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
     // there, and window d of column w is output column w + padLeft - d as before.
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
         PaddedRowRing ring(layout);
-        std::vector<float> padded(static_cast<size_t>(H * Wp), std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> padded(static_cast<size_t>(plan.paddedFloats), std::numeric_limits<float>::quiet_NaN());
+        float *paddedPlane = padded.data() + layout.height.pad * Wp;  // input row 0
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -98,13 +112,20 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
             const int64_t lastCopied =
                 std::min<int64_t>(highestOutput - layout.height.pad + layout.height.kernel - 1, H - 1);
             for (int64_t h = firstCopied; h <= lastCopied; ++h)
-                std::memcpy(padded.data() + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
+                std::memcpy(paddedPlane + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
             const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
-                const int64_t windowFirstRow = std::max<int64_t>(oh - layout.height.pad, 0);
-                const int64_t windowLastRow =
-                    std::min<int64_t>(oh - layout.height.pad + layout.height.kernel - 1, H - 1);
-                firstMatchPositions(padded.data(), Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
-                                    layout.width.kernel, targets + oh * Wo, positions, Wo);
+                if (plan.threeByThree) {
+                    const int64_t windowRow = oh - layout.height.pad;
+                    firstMatchPositionsThreeByThree(paddedPlane + windowRow * Wp, Wp,
+                                                    static_cast<int32_t>(windowRow * Wp), targets + oh * Wo, positions,
+                                                    Wo);
+                } else {
+                    const int64_t windowFirstRow = std::max<int64_t>(oh - layout.height.pad, 0);
+                    const int64_t windowLastRow =
+                        std::min<int64_t>(oh - layout.height.pad + layout.height.kernel - 1, H - 1);
+                    firstMatchPositions(paddedPlane, Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
+                                        layout.width.kernel, targets + oh * Wo, positions, Wo);
+                }
                 std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
             };
             gatherStride1Block(layout, firstRow, endRow, Wp, padLeft, ring, problem.gradInput.plane<float>(n, c),

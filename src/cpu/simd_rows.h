@@ -51,6 +51,17 @@ void accumulateFirstMatches(const float *const *inputRows, float *const *sumRows
 void firstMatchPositions(const float *plane, int64_t width, int64_t firstRow, int64_t rowCount, int64_t firstColumn,
                          int64_t stride, int64_t kernelWidth, const float *targets, int32_t *positions, int64_t count);
 
+// The same for 3x3 windows at stride 1: window i covers columns i + [0, 3) of rows windowRows, windowRows +
+// rowLength and windowRows + 2 * rowLength (rows of NaN where windows reach into padding: nothing matches them),
+// and positions[i] becomes firstPosition + kh * rowLength + i + kw of its first match (kh, kw), or a negative
+// value without one. The rows must be readable up to column roundUp(count, kThreeByThreeMostLanes) + 1 (the
+// last vector's lanes past `count` search too); no target or position past `count` is read or written.
+// Requires every position and firstPosition in [-2^29, 2^29).
+inline constexpr int32_t kThreeByThreeNoMatch = -(int32_t{1} << 30);
+inline constexpr int64_t kThreeByThreeMostLanes = 16;
+void firstMatchPositionsThreeByThree(const float *windowRows, int64_t rowLength, int32_t firstPosition,
+                                     const float *targets, int32_t *positions, int64_t count);
+
 // Forward argmax over `count` consecutive windows of one output row of a dense float32 plane (row length
 // `width`), vectorised across the windows: window i covers the rows listed in rowIndices (plane row
 // numbers, in scan order) and columns firstColumn + i*stride + j*dilation (0 <= j < kernelWidth), all
