@@ -34,8 +34,8 @@ struct RecomputeStride1Plan final : ImplementationPlan {
     // The input rows are copied with NaN columns around them (NaN equals nothing), paddedWidth floats a row,
     // output column ow's window starting at column ow: every window is then searched by the vector code, and
     // positions count in the padded plane (row * paddedWidth + column), as the gather is told. NaN rows above
-    // (padTop of them) and below (bottomRows) give 3x3 windows their three rows everywhere.
-    int64_t paddedWidth = 0, bottomRows = 0, paddedFloats = 0;
+    // (padTop of them) and below give 3x3 windows their three rows everywhere; paddedFloats in all.
+    int64_t paddedWidth = 0, paddedFloats = 0;
     // 3x3 windows: firstMatchPositionsThreeByThree, its taps unrolled.
     bool threeByThree = false;
     int64_t rowBlocks = 1, items = 0;
@@ -66,10 +66,9 @@ PlanOutcome planRecomputeArgmaxBackwardStride1(const PoolProblem &problem) {
     plan.paddedWidth = std::max(plan.layout.planeWidth + plan.layout.width.pad,
                                 plan.layout.outputWidth + plan.layout.width.kernel - 1);
     // Output row oh's windows read rows oh - padTop + [0, kernelHeight).
-    plan.bottomRows =
+    const int64_t bottomRows =
         std::max<int64_t>(plan.layout.outputHeight - plan.layout.height.pad + plan.layout.height.kernel - 1 - H, 0);
-    const std::optional<int64_t> paddedElements =
-        checkedMul(plan.layout.height.pad + H + plan.bottomRows, plan.paddedWidth);
+    const std::optional<int64_t> paddedElements = checkedMul(plan.layout.height.pad + H + bottomRows, plan.paddedWidth);
     // Positions count from input row 0, from -padTop rows to past the last row, plus a vector's overrun.
     if (!paddedElements || *paddedElements + 2 * kThreeByThreeMostLanes >= (int64_t{1} << 29))
         return PlanOutcome::decline("padded planes whose positions do not fit in 30 bits");

@@ -42,7 +42,7 @@ enum class NanSearch { Detect, Rule };
 // vector registers, four detectors beside four values and four winners pushed two winners to the stack, each tap's
 // blend then waiting on a store and a reload (AMD Zen 3, one thread, in cache: 32 channels of 3x3x3 stride 2 0.157
 // -> 0.145 ms with two, 2x2x2 0.036 -> 0.029; one detector, four adds a tap in one chain: 1.3x slower).
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3_ZEN4 || HWY_TARGET == HWY_AVX3_SPR
+#if HWY_TARGET <= HWY_AVX3  // AVX-512 and better: 32 vector registers
 constexpr int kDetectors = 4;
 #else
 constexpr int kDetectors = 2;
