@@ -2,11 +2,11 @@
 // rows narrower than two vectors (case E's 14 columns, 7, 9, 11, 13, 3), where chunks of lanes cross rows
 // and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
-// whole chunks, pair units (positions 2j, 2j+1 in one window: AVX-512) with pairs in no window; NaN with payloads, -0,
-// Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes in fixed shares (in turns only
-// past 32 MiB moved: work_in_turns_test). float32 gradients
-// only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time. Each
-// against the naive reference bit for bit and against the scatter reference bit for bit including NaN payloads,
+// whole chunks, pair units (positions 2j, 2j+1 in one window: every target but the scalar one, each on every
+// instruction set the CPU has) with pairs in no window; NaN with payloads, -0, Inf and -1 indices; 1, 2 and 3 threads
+// with the planes split, or whole planes in fixed shares (in turns only past 32 MiB moved: work_in_turns_test). float32
+// gradients only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time.
+// Each against the naive reference bit for bit and against the scatter reference bit for bit including NaN payloads,
 // the run the kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices
 // outside their own window hand the problem to the scatter reference; a bad index gives 161002 and a zero
 // gradInput. Plan texts: index_gather_plane_chunks_plans_test.
@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/host_vectors.h"
 #include "support/index_backward_case.h"
 
@@ -50,6 +52,32 @@ constexpr size_t kManyPlanes = 12;  // geometries[kManyPlanes]
 
 IndexBackwardCase makeCase(const Geometry &geometry, aclDataType type, aclDataType indexType, uint64_t seed) {
     return test_support::indexCaseOf(geometry, type, indexType, test_support::IndexLayout::Contiguous, seed);
+}
+
+TEST(IndexGatherBackwardPlaneChunks, AgreesOnEveryInstructionSet) {
+    // The lanes, and with them the chunks, the pair units and the tables, change with the instruction set: 16
+    // with AVX-512, 8 with AVX2 (pair units interleaved by unpacks and block permutes), 4 with SSE4, 1 without
+    // vectors (no pair units).
+    uint64_t seed = 900;
+    for (const int64_t target : {int64_t{HWY_AVX3}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const test_support::HighwayTargetMock mock(target);
+        int taken = 0;
+        for (const Geometry &geometry : geometries)
+            for (const int threads : {1, 2}) {
+                const IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, ACL_INT32, ++seed);
+                SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label + ", " + problem.describe() +
+                             ", threads " + std::to_string(threads));
+                ThreadSetting setting(threads, 1);
+                // Narrow vectors make some rows too many vectors wide for this kernel: those are declined.
+                if (test_support::runIndexBackward(problem, kPlaneChunks).status.phaseOne == 561003) continue;
+                ++taken;
+                test_support::expectOwnRunMatchesReferences(problem, kPlaneChunks);
+                if (HasFailure()) return;
+            }
+        // One lane: only the rows of 3 and the 1x1 windows are narrower than four vectors.
+        EXPECT_GE(taken, target == HWY_SCALAR ? 2 : 8) << hwy::TargetName(target);
+    }
 }
 
 TEST(IndexGatherBackwardPlaneChunks, MatchesTheReferencesBitForBitWithoutFallback) {

@@ -2,7 +2,7 @@
 // padded, with gaps between windows, dilated, ceil mode, whole-row, evenly divided adaptive; rows of whole
 // and partial vectors; NaN with payloads, -0, Inf and gradients of far-apart magnitudes; -1 indices;
 // INT32/INT64; float32/float16/bfloat16 (16-bit special patterns: index_gather_backward_sixteen_bit_test.cpp);
-// 1, 2 and 3 threads with every problem split) against the naive
+// 1, 2 and 3 threads with every problem split; float32 rows on every instruction set the CPU has) against the naive
 // reference bit for bit, and against the scatter reference bit for bit including NaN payloads. Each run must
 // be the gather's own (no fallback), with gradInput poisoned before and nothing outside it touched. Indices
 // outside their own window hand the problem to the scatter reference, which the run report names; a bad
@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "poolgrad/poolgrad.h"
+#include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
 
 namespace {
@@ -72,6 +74,32 @@ TEST(IndexGatherBackward, MatchesTheReferencesBitForBitWithoutFallback) {
                     }
                     test_support::expectOwnRunMatchesReferences(problem, kGather);
                 }
+}
+
+TEST(IndexGatherBackward, Float32RowsAgreeOnEveryInstructionSet) {
+    // Consecutive input rows of one window height are made two at a time (sharing their output row's loads and lane
+    // permutations), the others one at a time: both, in pairs chunks, masked tails and permuted blocks, on every
+    // instruction set this CPU has (the lanes, and so the tables, change with it).
+    uint64_t seed = 500;
+    for (const int64_t target : {int64_t{HWY_AVX3}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const test_support::HighwayTargetMock mock(target);
+        int taken = 0;
+        for (const Geometry &geometry : geometries)
+            for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
+                for (const int threads : {1, 2}) {
+                    const IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, indexType, ++seed);
+                    SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label + ", " +
+                                 problem.describe() + ", threads " + std::to_string(threads));
+                    ThreadSetting setting(threads, 1);
+                    // Narrow vectors make some rows too many vectors wide for this kernel: those are declined.
+                    if (test_support::runIndexBackward(problem, kGather).status.phaseOne == 561003) continue;
+                    ++taken;
+                    test_support::expectOwnRunMatchesReferences(problem, kGather);
+                    if (HasFailure()) return;
+                }
+        EXPECT_GE(taken, 8) << hwy::TargetName(target);
+    }
 }
 
 TEST(IndexGatherBackward, SignallingNaNsArriveQuietWithTheirPayloads) {

@@ -1,9 +1,9 @@
 // cpu_index_gather_backward_plane_chunks decides everything in phase 1: the plan text names the split of the
 // planes into blocks of chunks, the lanes of a chunk, how many chunks read two vectors of outputs (those
 // crossing from the last row of a depth into the first of the next inside one depth window), streaming or
-// cached stores, the thread count and, for whole planes, the turn: how many planes a thread takes at a time (the
-// pair units are AVX-512's); and it declines, with a reason, overlapping windows, operands that are not dense
-// planes, and the types it measured slower at (16-bit gradients).
+// cached stores, the thread count and, for whole planes, the turn: how many planes a thread takes at a time, and the
+// pair units (every target but the scalar one); and it declines, with a reason, overlapping windows, operands that are
+// not dense planes, and the types it measured slower at (16-bit gradients).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -32,11 +32,19 @@ IndexBackwardCase pooled(reference::Shape5 shape, std::array<int64_t, 3> kernel,
 }
 
 // The lanes the plan took (the dispatched instruction set's: 16 with AVX-512, 8 with AVX2, 4 with SSE4).
-// Only AVX-512 makes pair units.
 int64_t lanesOf(const std::string &plan) {
     const std::string marker = " chunks of ";
     const size_t at = plan.find(marker);
     return at == std::string::npos ? 0 : std::stoll(plan.substr(at + marker.size()));
+}
+
+// The pair units a plan text names.
+int64_t pairUnitsOf(const std::string &plan) {
+    const std::string marker = " pair units";
+    const size_t at = plan.find(marker);
+    if (at == std::string::npos) return -1;
+    const size_t start = plan.rfind(' ', at - 1) + 1;
+    return std::stoll(plan.substr(start, at - start));
 }
 
 TEST(IndexGatherPlaneChunksPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
@@ -88,10 +96,11 @@ TEST(IndexGatherPlaneChunksPlans, PlanTextsNameTheDecisionsMadeInPhaseOne) {
         EXPECT_TRUE(lanes == 4 || lanes == 8 || lanes == 16) << run.plan;
         if (lanes == 16) {
             EXPECT_EQ(run.plan, expectation.plan);
-        } else {  // other chunk counts; the rest of the text alike
+        } else {  // other chunk counts; the rest of the text alike, and pair units wherever 16 lanes make them
             const std::string expected = expectation.plan;
             EXPECT_EQ(run.plan.substr(0, 20), expected.substr(0, 20)) << run.plan;
             EXPECT_EQ(run.plan.substr(run.plan.rfind(',')), expected.substr(expected.rfind(','))) << run.plan;
+            EXPECT_EQ(pairUnitsOf(run.plan) > 0, pairUnitsOf(expected) > 0) << run.plan;
         }
     }
 }

@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // must precede highway.h
 #include "hwy/highway.h"
 // clang-format off: simd_store-inl.h needs highway.h first
+#include "cpu/simd_lanes-inl.h"
 #include "cpu/simd_match_count-inl.h"
 #include "cpu/simd_ordered_ops-inl.h"
 #include "cpu/simd_store-inl.h"
@@ -30,66 +31,59 @@ HWY_INLINE V SumFromZero(DF df, M match, V gradient) {
     return hn::IfThenElseZero(match, hn::Add(hn::Zero(df), gradient));
 }
 
-#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET >= HWY_AVX3_DL && HWY_ARCH_X86
-constexpr bool kPairs = true;
-#else
-constexpr bool kPairs = false;
-#endif
+// Every target with two lanes or more: AVX-512 interleaves the even and odd sums with two two-source permutes,
+// AVX2 with two in-block unpacks and two block permutes (simd_lanes-inl.h). Until 2026-12-07 pair units were
+// AVX-512's only, and AVX2 hosts ran E at the slab scatter's speed (about 8 cycles a chunk).
+constexpr bool kPairs = HWY_TARGET != HWY_SCALAR;
 
 bool PlaneChunkPairsSupported() { return kPairs; }
 
-// The pair units listed in tables.pairUnit[begin, end) (AVX-512 only). Adds each lane's matches (as -1s) to
-// count.
+// The pair units listed in tables.pairUnit[begin, end). Adds each lane's matches (as -1s) to count.
 template <bool kStreaming, class DF, class DI>
 HWY_INLINE void GatherPairUnits(DF df, DI di, const PlaneChunkTables &tables, int64_t begin, int64_t end,
                                 const int32_t *HWY_RESTRICT indices, const int32_t *HWY_RESTRICT gradientBits,
                                 float *HWY_RESTRICT destination, int64_t firstPosition, hn::Vec<DI> &count) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET >= HWY_AVX3_DL && HWY_ARCH_X86
-    if constexpr (hn::MaxLanes(df) == 16) {
-        const int64_t lanes = 16;
-        const int32_t *HWY_RESTRICT units = tables.pairUnit.data();
-        const int32_t *HWY_RESTRICT firstOutputs = tables.pairFirstOutput.data();
-        const int32_t *HWY_RESTRICT readables = tables.pairReadable.data();
-        const int32_t *HWY_RESTRICT offsets = tables.pairOffset.data();
-        const int32_t *HWY_RESTRICT positions = tables.pairPosition.data();
-        // Lanes 0-7 of the even sums interleaved with lanes 0-7 of the odd ones, then lanes 8-15.
-        const __m512i lower = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-        const __m512i upper = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
-        const auto zero = hn::Zero(di), one = hn::Set(di, 1);
-        auto matches = count;
-        for (int64_t k = begin; k < end; ++k) {
-            const int64_t position = static_cast<int64_t>(units[k]) * 2 * lanes;
-            const int64_t first = firstOutputs[k];
-            hn::Vec<DI> indexVector, gradientVector;
-            if (readables[k] == lanes) {
-                indexVector = hn::LoadU(di, indices + first);
-                gradientVector = hn::LoadU(di, gradientBits + first);
-            } else {  // the plane's last outputs
-                const auto present = hn::FirstN(di, static_cast<size_t>(readables[k]));
-                indexVector = MaskedLoadUnaligned(present, di, indices + first);
-                gradientVector = MaskedLoadUnaligned(present, di, gradientBits + first);
-            }
-            const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + k * lanes));
-            const auto index = hn::TableLookupLanes(indexVector, lookup);
-            const auto gradient = hn::BitCast(df, hn::TableLookupLanes(gradientVector, lookup));
-            // 0: the index is the pair's even position, 1: its odd one (wrapping: only for those two indices).
-            const auto offset = hn::Sub(index, hn::LoadU(di, positions + k * lanes));
-            const auto even = hn::Eq(offset, zero), odd = hn::Eq(offset, one);
-            matches = hn::Add(matches, hn::VecFromMask(di, hn::Or(even, odd)));
-            const auto evenSums = SumFromZero(df, hn::RebindMask(df, even), gradient);
-            const auto oddSums = SumFromZero(df, hn::RebindMask(df, odd), gradient);
-            float *at = destination + (position - firstPosition);
-            const hn::Vec<DF> low{_mm512_permutex2var_ps(evenSums.raw, lower, oddSums.raw)};
-            const hn::Vec<DF> high{_mm512_permutex2var_ps(evenSums.raw, upper, oddSums.raw)};
-            storeVector(df, low, at, kStreaming);
-            storeVector(df, high, at + lanes, kStreaming);
+#if HWY_TARGET != HWY_SCALAR
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+    const int32_t *HWY_RESTRICT units = tables.pairUnit.data();
+    const int32_t *HWY_RESTRICT firstOutputs = tables.pairFirstOutput.data();
+    const int32_t *HWY_RESTRICT readables = tables.pairReadable.data();
+    const int32_t *HWY_RESTRICT offsets = tables.pairOffset.data();
+    const int32_t *HWY_RESTRICT positions = tables.pairPosition.data();
+    const auto zero = hn::Zero(di), one = hn::Set(di, 1);
+    auto matches = count;
+    for (int64_t k = begin; k < end; ++k) {
+        const int64_t position = static_cast<int64_t>(units[k]) * 2 * lanes;
+        const int64_t first = firstOutputs[k];
+        hn::Vec<DI> indexVector, gradientVector;
+        if (readables[k] == lanes) {
+            indexVector = hn::LoadU(di, indices + first);
+            gradientVector = hn::LoadU(di, gradientBits + first);
+        } else {  // the plane's last outputs
+            const auto present = hn::FirstN(di, static_cast<size_t>(readables[k]));
+            indexVector = MaskedLoadUnaligned(present, di, indices + first);
+            gradientVector = MaskedLoadUnaligned(present, di, gradientBits + first);
         }
-        count = matches;
-        return;
+        const auto lookup = hn::IndicesFromVec(di, hn::LoadU(di, offsets + k * lanes));
+        const auto index = hn::TableLookupLanes(indexVector, lookup);
+        const auto gradient = hn::BitCast(df, hn::TableLookupLanes(gradientVector, lookup));
+        // 0: the index is the pair's even position, 1: its odd one (wrapping: only for those two indices).
+        const auto offset = hn::Sub(index, hn::LoadU(di, positions + k * lanes));
+        const auto even = hn::Eq(offset, zero), odd = hn::Eq(offset, one);
+        matches = hn::Add(matches, hn::VecFromMask(di, hn::Or(even, odd)));
+        const auto evenSums = SumFromZero(df, hn::RebindMask(df, even), gradient);
+        const auto oddSums = SumFromZero(df, hn::RebindMask(df, odd), gradient);
+        float *at = destination + (position - firstPosition);
+        hn::Vec<DF> low, high;
+        interleaveLanes(df, evenSums, oddSums, low, high);
+        storeVector(df, low, at, kStreaming);
+        storeVector(df, high, at + lanes, kStreaming);
     }
-#endif
+    count = matches;
+#else
     (void)df, (void)di, (void)tables, (void)begin, (void)end, (void)indices, (void)gradientBits, (void)destination,
         (void)firstPosition, (void)count;
+#endif
 }
 
 // The plain chunks listed in tables.plainChunk[begin, end): whole chunks inside the plane whose outputs lie

@@ -5,7 +5,8 @@
 // from it (within one or two vectors). A chunk then costs one or two vector loads of indices and of
 // gradients, a lane permutation of each, a compare against the lanes' own plane positions and a select:
 // no per-row work, which is what narrow rows (a few vectors or less) pay for in the row gather. Where
-// positions 2j and 2j+1 always share a window, pair units make two chunks from one permute (AVX-512).
+// positions 2j and 2j+1 always share a window, pair units make two chunks from one permute
+// (every target with two lanes or more).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,7 @@ struct PlaneChunkTables {
     std::vector<int32_t> lanePosition;  // its plane position; planeElements for a lane in no window
 };
 
-// Whether the dispatched instruction set makes pair units (AVX-512: a two-vector permute interleaves them).
+// Whether the dispatched instruction set makes pair units (all but the scalar target).
 bool planeChunkPairsSupported();
 
 // Chunks [firstChunk, endChunk) of one plane (firstChunk even; endChunk even or the plane's last). Output q's int32

@@ -323,15 +323,17 @@ int64_t GatherPlaneRowsOf(const GatherWidthTables &tables, const GatherRowCandid
             outputRow < 0 ? nullptr : gradientBytes + static_cast<size_t>(outputRow * outputWidth) * bytes;
         void *destination = destinationBytes + static_cast<size_t>(row * width) * bytes;
         const auto rowStart = static_cast<int32_t>(row * width);
-        if constexpr (kValue != GatherValue::Float32) {
-            // Two rows of one window height at once.
-            if (row + 1 < endRow && candidates.outputRow[static_cast<size_t>(row + 1)] == outputRow) {
+        // Two rows of one window height at once.
+        if (row + 1 < endRow && candidates.outputRow[static_cast<size_t>(row + 1)] == outputRow) {
+            if constexpr (kValue == GatherValue::Float32)
+                GatherFloatRows<2>(df, di, tables, indexRow, static_cast<const float *>(gradientRow), rowStart,
+                                   static_cast<float *>(destination), streaming, matchCount);
+            else
                 GatherSixteenBitRows<kValue, 2>(di, tables, indexRow, static_cast<const uint16_t *>(gradientRow),
                                                 rowStart, static_cast<uint16_t *>(destination), streaming, matchCount);
-                row += 2;
-                rowsCounted += 2;
-                continue;
-            }
+            row += 2;
+            rowsCounted += 2;
+            continue;
         }
         // The value type is a template argument here so that the per-row switch folds away.
         GatherOneRow(df, di, tables, kValue, indexRow, gradientRow, rowStart, destination, streaming, matchCount);
