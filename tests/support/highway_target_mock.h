@@ -16,4 +16,15 @@ public:
     HighwayTargetMock &operator=(const HighwayTargetMock &) = delete;
 };
 
+// Calls visit(target) with the dispatch held to each of AVX-512, AVX2, SSE4 and the scalar code that this CPU has,
+// until visit returns false.
+template <class Visit>
+void forEachInstructionSet(const Visit &visit) {
+    for (const int64_t target : {int64_t{HWY_AVX3}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+        if ((hwy::SupportedTargets() & target) == 0) continue;
+        const HighwayTargetMock mock(target);
+        if (!visit(target)) return;
+    }
+}
+
 }  // namespace test_support

@@ -81,6 +81,9 @@ void expectGradInputBits(const std::vector<uint64_t> &expected, const IndexBackw
 // for a NaN) and the scatter reference's result bit for bit, NaN payloads included.
 void expectOwnRunMatchesReferences(const IndexBackwardCase &problem, const std::string &implementation);
 
+// Whether `implementation` takes the problem (phase 1 accepts it); where it does, as expectOwnRunMatchesReferences.
+bool expectOwnRunMatchesReferencesIfTaken(const IndexBackwardCase &problem, const std::string &implementation);
+
 // An index inside the plane but outside its own window: `implementation` ran, handed the problem to the scatter
 // reference (the run report says so) and the result is still the full scatter.
 void expectStrayIndexHandover(const IndexBackwardCase &problem, const IndexBackwardRun &run,
