@@ -21,6 +21,7 @@
 #include "support/highway_target_mock.h"
 #include "support/host_vectors.h"
 #include "support/index_backward_case.h"
+#include "support/streaming_stores_setting.h"
 
 namespace {
 
@@ -64,9 +65,13 @@ TEST(IndexGatherBackwardPlaneChunks, AgreesOnEveryInstructionSet) {
         for (const Geometry &geometry : geometries)
             for (const int threads : {1, 2}) {
                 const IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, ACL_INT32, ++seed);
+                // Every other problem with every full vector streamed (where the plan finds pieces on lines).
+                const bool streamed = seed % 2 == 0;
                 SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label + ", " + problem.describe() +
-                             ", threads " + std::to_string(threads));
+                             ", threads " + std::to_string(threads) + (streamed ? ", streaming always" : ""));
                 ThreadSetting setting(threads, 1);
+                test_support::StreamingStoresSetting stores(streamed ? POOLGRAD_STREAMING_STORES_ALWAYS
+                                                                     : POOLGRAD_STREAMING_STORES_DEFAULT);
                 taken += test_support::expectOwnRunMatchesReferencesIfTaken(problem, kPlaneChunks);
                 if (HasFailure()) return false;
             }

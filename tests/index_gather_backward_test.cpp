@@ -20,6 +20,7 @@
 #include "poolgrad/poolgrad.h"
 #include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
+#include "support/streaming_stores_setting.h"
 
 namespace {
 
@@ -87,9 +88,14 @@ TEST(IndexGatherBackward, Float32RowsAgreeOnEveryInstructionSet) {
             for (const aclDataType indexType : {ACL_INT32, ACL_INT64})
                 for (const int threads : {1, 2}) {
                     const IndexBackwardCase problem = makeCase(geometry, ACL_FLOAT, indexType, ++seed);
+                    // Every other problem with every full vector streamed (where the plan finds rows on lines).
+                    const bool streamed = seed % 2 == 0;
                     SCOPED_TRACE(std::string(hwy::TargetName(target)) + ", " + geometry.label + ", " +
-                                 problem.describe() + ", threads " + std::to_string(threads));
+                                 problem.describe() + ", threads " + std::to_string(threads) +
+                                 (streamed ? ", streaming always" : ""));
                     ThreadSetting setting(threads, 1);
+                    test_support::StreamingStoresSetting stores(streamed ? POOLGRAD_STREAMING_STORES_ALWAYS
+                                                                         : POOLGRAD_STREAMING_STORES_DEFAULT);
                     taken += test_support::expectOwnRunMatchesReferencesIfTaken(problem, kGather);
                     if (HasFailure()) return false;
                 }
