@@ -14,6 +14,7 @@
 
 #include "poolgrad/poolgrad.h"
 #include "support/index_backward_case.h"
+#include "support/streaming_stores_setting.h"
 
 namespace {
 
@@ -26,14 +27,6 @@ constexpr const char *kDenseScatter = "cpu_index_scatter_backward_dense";
 constexpr const char *kInterleaved = ", 4 planes interleaved";
 
 bool planInterleaves(const IndexBackwardRun &run) { return run.plan.find(kInterleaved) != std::string::npos; }
-
-class StreamingChoice {
-public:
-    explicit StreamingChoice(int32_t choice) { poolgradSetStreamingStores(choice); }
-    ~StreamingChoice() { poolgradSetStreamingStores(POOLGRAD_STREAMING_STORES_DEFAULT); }
-    StreamingChoice(const StreamingChoice &) = delete;
-    StreamingChoice &operator=(const StreamingChoice &) = delete;
-};
 
 IndexBackwardCase makeCase(const Geometry &geometry, aclDataType indexType, uint64_t seed,
                            aclDataType type = ACL_FLOAT) {
@@ -60,7 +53,7 @@ TEST(IndexScatterInterleavedPlanes, MatchesTheReferencesBitForBitWithoutFallback
                                      std::to_string(threads) +
                                      (streaming == POOLGRAD_STREAMING_STORES_ALWAYS ? ", streaming" : ", in place"));
                         ThreadSetting setting(threads, 1);
-                        StreamingChoice choice(streaming);
+                        test_support::StreamingStoresSetting choice(streaming);
                         const IndexBackwardRun run = test_support::runIndexBackward(problem, kDenseScatter);
                         EXPECT_TRUE(planInterleaves(run)) << run.plan;
                         test_support::expectOwnRunMatchesReferences(problem, kDenseScatter);
@@ -138,7 +131,7 @@ TEST(IndexScatterInterleavedPlanes, SumsEveryPlaneInIncreasingOutputOrder) {
     ThreadSetting setting(1, 0);
     for (const aclDataType type : {ACL_FLOAT, ACL_BF16})
         for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS}) {
-            StreamingChoice choice(streaming);
+            test_support::StreamingStoresSetting choice(streaming);
             const Geometry geometry{"", {1, 5, 1, 12, 16}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}};
             IndexBackwardCase problem = makeCase(geometry, ACL_INT32, 11, type);
             const size_t outputs = problem.gradOutput.size() / 5;
