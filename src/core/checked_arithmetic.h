@@ -57,14 +57,6 @@ std::optional<Integer> checkedProduct(std::initializer_list<Integer> factors) {
     return checkedProduct(std::span<const Integer>(factors.begin(), factors.size()));
 }
 
-// Checked conversion between integer types (e.g. an int64 element count to size_t, or to int32).
-template <typename To, typename From>
-std::optional<To> checkedCast(From value) {
-    To converted;
-    if (__builtin_add_overflow(value, From{0}, &converted)) return std::nullopt;
-    return converted;
-}
-
 // For estimates only (how much work a loop does, to pick a thread count), where clamping an absurd value
 // to the largest one changes nothing: non-negative a and b, the result saturated at the type's maximum.
 template <typename Integer>
