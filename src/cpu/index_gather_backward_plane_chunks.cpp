@@ -5,8 +5,10 @@
 // which the row gather declines. The element receives +0 + the output's gradient when the output's index
 // is the element's plane position, else +0: bit for bit the scatter's sum from +0 whenever every index
 // lies in its own window. Float32 sums are written straight into gradInput (streaming stores when it is
-// larger than the cache). The plan declines 16-bit gradients and INT64 indices: converting them first (a
-// plane's outputs at a time, commit 73c7ed4) measured slower than the slab scatter.
+// larger than the cache). The plan declines 16-bit gradients: converting them first (a plane's outputs at a
+// time, commit 73c7ed4) measured slower than the slab scatter. INT64 indices, declined on the same grounds
+// until 2026-12-02, are converted to int32 (saturated, vectorised) a plane's outputs at a time into a
+// per-thread plane, and then gathered as INT32 ones.
 //
 // As in the row gather, an index outside its own window (still inside the plane, where SPEC §3.6 scatters
 // it) would be lost, and a bad index would go unreported. Counting finds both: every output whose index is
