@@ -20,9 +20,11 @@ echo "poolgrad: free disk for $PWD: $(df -h --output=avail "$PWD" | tail -1 | tr
 
 # The wheel stage compiles the library again with the Release build's exact commands (pip wheel . runs our CMake
 # in build/wheel); ccache hands it the Release build's objects instead of a second 6-minute compile. The cache
-# lives in the build tree, so a fresh clone starts empty; no cwd in the hash (no debug information here).
+# lives in the build tree, so a fresh clone starts empty. The two builds run in folders of different depths:
+# the working folder is left out of the hash (no debug information here to carry it), and no CCACHE_BASEDIR,
+# which would rewrite the absolute source and include paths relative to it, so that they differ.
 scripts/install_dependencies.sh ccache
-export CCACHE_DIR="$PWD/build/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+export CCACHE_DIR="$PWD/build/ccache" CCACHE_NOHASHDIR=1
 ccache_launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 stage "Release build and tests"
