@@ -5,9 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_dependencies.sh
+# The wheel for the training run below compiles the library again: ccache gives it this build's objects.
+source scripts/ccache_environment.sh
 
 build=build/release
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=OFF
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=OFF "${ccache_launcher[@]}"
 cmake --build "$build"
 cmake --install "$build" --prefix "$build/prefix" > /dev/null
 
@@ -36,5 +38,5 @@ if ! dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q "install ok
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-venv
 fi
-wheel_python=$(scripts/install_wheel_environment.sh --reuse build/wheel-env)
+wheel_python=$(env "${wheel_compilers[@]}" scripts/install_wheel_environment.sh --reuse build/wheel-env)
 "$wheel_python" examples/train_cnn3d.py --steps "${POOLGRAD_DEMO_STEPS:-200}"

@@ -18,14 +18,9 @@ stage() { echo "== $1 == (at $SECONDS s, $(date -u +%H:%M:%S) UTC)"; }
 # printed so that a run stopped by a full disk says so at once.
 echo "poolgrad: free disk for $PWD: $(df -h --output=avail "$PWD" | tail -1 | tr -d ' ')"
 
-# The wheel stage compiles the library again with the Release build's exact commands (pip wheel . runs our CMake
-# in build/wheel); ccache hands it the Release build's objects instead of a second 6-minute compile. The cache
-# lives in the build tree, so a fresh clone starts empty. The two builds run in folders of different depths:
-# the working folder is left out of the hash (no debug information here to carry it), and no CCACHE_BASEDIR,
-# which would rewrite the absolute source and include paths relative to it, so that they differ.
-scripts/install_dependencies.sh ccache
-export CCACHE_DIR="$PWD/build/ccache" CCACHE_NOHASHDIR=1
-ccache_launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# The wheel stage compiles the library again with the Release build's commands: through ccache it takes the
+# Release build's objects instead of a second 6-minute compile.
+source scripts/ccache_environment.sh
 
 stage "Release build and tests"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOOLGRAD_BUILD_TESTS=ON "${ccache_launcher[@]}"
@@ -34,9 +29,7 @@ ctest --test-dir build/release --output-on-failure -j "$jobs"
 
 stage "Wheel: pip wheel . into a fresh venv with PyTorch 2.x; module, golden-data tool and torch suites from it"
 # No PYTHONPATH: the suites import the installed package, which loads the library inside itself.
-# The same compiler by the same name as the Release build (scikit-build-core's CMake otherwise finds it as
-# x86_64-linux-gnu-g++), so that ccache finds its objects.
-wheel_python=$(CC=cc CXX=c++ CMAKE_ARGS="${ccache_launcher[*]}" scripts/install_wheel_environment.sh build/wheel-env)
+wheel_python=$(env "${wheel_compilers[@]}" scripts/install_wheel_environment.sh build/wheel-env)
 echo "poolgrad: ccache after the wheel build: $(ccache --show-stats 2>/dev/null | grep -iE 'hits|misses' | tr -s ' ' | paste -sd ';')"
 (cd tests/python && POOLGRAD_FROM_WHEEL=1 "$wheel_python" -m pytest -p no:cacheprovider -q -rs \
   test_wheel.py test_module.py test_golden_tool.py test_conformance_torch.py test_torch_ops.py \
