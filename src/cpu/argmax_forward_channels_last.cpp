@@ -238,11 +238,10 @@ RunResult runArgmaxForwardChannelsLast(const PoolProblem &problem, const Impleme
             using I = typename decltype(index)::type;
             const ChannelsLastArgmax<T, I> kernel(problem, plan);
             runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn,
-                                        [&](int64_t begin, int64_t end) {
+                                        fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
                                             Scratch scratch;
                                             for (int64_t row = begin; row < end; ++row) kernel.runRow(row, scratch);
-                                        });
-            if (plan.streaming) streamingStoreFence();
+                                        }));
         });
     });
     return {};

@@ -317,8 +317,8 @@ void runDenseRows(const PoolProblem &problem, const DenseRowsPlan &plan) {
             }
         }
     };
-    runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn, body);
-    if (plan.streaming) streamingStoreFence();
+    runBlocksOnThreadsInTurnsOf(plan.threads, plan.outputRows, plan.rowsPerTurn,
+                                fencingStreamingStores(plan.streaming, body));
 }
 
 }  // namespace

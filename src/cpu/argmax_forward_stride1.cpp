@@ -119,35 +119,35 @@ RunResult runArgmaxForwardStride1(const PoolProblem &problem, const Implementati
         if (valueType == ArgmaxValueType::Float32) return tensor.plane<const float>(n, c);
         return tensor.plane<const uint16_t>(n, c);
     };
-    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        // On a cache line: the search lays its rows of winners out on lines.
-        const hwy::AlignedFreeUniquePtr<float[]> scratch =
-            hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(plan.scratchFloats, 1)));
-        for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
-            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            Stride1Rows job{};
-            job.type = valueType;
-            job.plane = planeOf(in, n, c);
-            job.height = geometry.axes[1].inputSize;
-            job.width = geometry.axes[2].inputSize;
-            job.outputHeight = outH;
-            job.outputWidth = geometry.axes[2].outputSize;
-            job.kernelHeight = plan.kernelHeight;
-            job.kernelWidth = plan.kernelWidth;
-            job.padTop = plan.padTop;
-            job.padLeft = plan.padLeft;
-            job.firstRow = outH * block / plan.rowBlocks;
-            job.endRow = outH * (block + 1) / plan.rowBlocks;
-            job.values = const_cast<void *>(planeOf(out, n, c));
-            job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
-            job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
-            job.streaming = plan.streaming;
-            job.scratch = scratch.get();
-            argmaxStride1Rows(job);
-        }
-    });
-    if (plan.streaming) streamingStoreFence();
+    runBlocksOnThreads(
+        plan.threads, plan.items, fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+            // On a cache line: the search lays its rows of winners out on lines.
+            const hwy::AlignedFreeUniquePtr<float[]> scratch =
+                hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(plan.scratchFloats, 1)));
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
+                const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+                Stride1Rows job{};
+                job.type = valueType;
+                job.plane = planeOf(in, n, c);
+                job.height = geometry.axes[1].inputSize;
+                job.width = geometry.axes[2].inputSize;
+                job.outputHeight = outH;
+                job.outputWidth = geometry.axes[2].outputSize;
+                job.kernelHeight = plan.kernelHeight;
+                job.kernelWidth = plan.kernelWidth;
+                job.padTop = plan.padTop;
+                job.padLeft = plan.padLeft;
+                job.firstRow = outH * block / plan.rowBlocks;
+                job.endRow = outH * (block + 1) / plan.rowBlocks;
+                job.values = const_cast<void *>(planeOf(out, n, c));
+                job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+                job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+                job.streaming = plan.streaming;
+                job.scratch = scratch.get();
+                argmaxStride1Rows(job);
+            }
+        }));
     return {};
 }
 

@@ -72,27 +72,27 @@ RunResult runArgmaxForwardStride1Flat(const PoolProblem &problem, const Implemen
     const int64_t outH = geometry.axes[1].outputSize;
     const StridedTensor &in = problem.input, &out = problem.output, &idx = problem.indices;
     const bool withIndices = idx.present(), wide = withIndices && idx.type == ElementType::Int64;
-    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        Stride1FlatScratch scratch(plan.layout);
-        for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
-            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            Stride1FlatJob job = scratch.job(plan.layout, in.plane<const float>(n, c));
-            job.outputWidth = geometry.axes[2].outputSize;
-            job.kernelHeight = plan.kernelHeight;
-            job.kernelWidth = plan.kernelWidth;
-            job.padTop = plan.padTop;
-            job.padLeft = plan.padLeft;
-            job.firstRow = outH * block / plan.rowBlocks;
-            job.endRow = outH * (block + 1) / plan.rowBlocks;
-            job.values = out.plane<float>(n, c);
-            job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
-            job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
-            job.streaming = plan.streaming;
-            argmaxStride1Flat(job);
-        }
-    });
-    if (plan.streaming) streamingStoreFence();
+    runBlocksOnThreads(plan.threads, plan.items,
+                       fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+                           Stride1FlatScratch scratch(plan.layout);
+                           for (int64_t item = begin; item < end; ++item) {
+                               const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
+                               const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+                               Stride1FlatJob job = scratch.job(plan.layout, in.plane<const float>(n, c));
+                               job.outputWidth = geometry.axes[2].outputSize;
+                               job.kernelHeight = plan.kernelHeight;
+                               job.kernelWidth = plan.kernelWidth;
+                               job.padTop = plan.padTop;
+                               job.padLeft = plan.padLeft;
+                               job.firstRow = outH * block / plan.rowBlocks;
+                               job.endRow = outH * (block + 1) / plan.rowBlocks;
+                               job.values = out.plane<float>(n, c);
+                               job.indices32 = withIndices && !wide ? idx.plane<int32_t>(n, c) : nullptr;
+                               job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
+                               job.streaming = plan.streaming;
+                               argmaxStride1Flat(job);
+                           }
+                       }));
     return {};
 }
 

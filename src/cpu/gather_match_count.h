@@ -21,7 +21,7 @@ struct GatherMatchCount {
 };
 
 // Runs countedBlock(begin, end) -> GatherMatchCount over items [0, items) on `threads` (an even split, or
-// turns of `itemsPerTurn` from a shared counter when it is positive), waits for the streaming stores, and
+// turns of `itemsPerTurn` from a shared counter when it is positive), each thread fencing its streaming stores, and
 // says whether every expected index was matched.
 template <typename CountedBlock>
 bool gatherOnThreads(int threads, int64_t items, int64_t itemsPerTurn, bool streaming,
@@ -32,8 +32,7 @@ bool gatherOnThreads(int threads, int64_t items, int64_t itemsPerTurn, bool stre
         expected += count.expected;
         matched += count.matched;
     };
-    runBlocksOnThreadsInTurnsOf(threads, items, itemsPerTurn, block);
-    if (streaming) streamingStoreFence();
+    runBlocksOnThreadsInTurnsOf(threads, items, itemsPerTurn, fencingStreamingStores(streaming, block));
     return expected.load() == matched.load();
 }
 

@@ -573,42 +573,43 @@ SlabCounts scatterDense(const PoolProblem &problem, const ScatterSlabsPlan &plan
     std::atomic<bool> badIndex{false};
     if constexpr (!ChannelsLast) {
         if (plan.interleavedPlanes) {
-            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
-                if (scatterWholePlanesInterleaved<T, I>(problem, plan, begin, end)) badIndex = true;
-            });
-            if (plan.streaming) streamingStoreFence();
+            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups,
+                               fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+                                   if (scatterWholePlanesInterleaved<T, I>(problem, plan, begin, end)) badIndex = true;
+                               }));
             return {0, 0, badIndex.load()};
         }
     }
     if constexpr (std::is_same_v<T, float> && !ChannelsLast) {
         if (plan.zeroFillThenScatter) {
-            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups, [&](int64_t begin, int64_t end) {
-                if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
-            });
-            if (plan.streaming) streamingStoreFence();
+            runBlocksOnThreads(static_cast<int>(plan.threads), plan.groups,
+                               fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+                                   if (zeroFillThenScatterPlanes<I>(problem, plan, begin, end)) badIndex = true;
+                               }));
             return {0, 0, badIndex.load()};
         }
     }
-    runBlocksOnThreads(static_cast<int>(plan.threads), plan.slabs(), [&](int64_t begin, int64_t end) {
-        SlabScratch scratch;
-        SlabCounts local;
-        for (int64_t item = begin; item < end && !local.badIndex; ++item) {
-            const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
-            // Small planes: the next plane's gradOutput and indices are requested while this one is summed.
-            if (slab == 0 && plan.prefetchNextPlane && item + slabsPerGroup < end)
-                prefetchOutputs<T, I>(problem, group + 1);
-            const SlabCounts counts =
-                scatterSlab<T, I, ChannelsLast>(problem, plan, group, rows * slab / slabsPerGroup,
-                                                rows * (slab + 1) / slabsPerGroup, slab == 0, scratch);
-            local.expected += counts.expected;
-            local.accepted += counts.accepted;
-            local.badIndex = counts.badIndex;
-        }
-        expected += local.expected;
-        accepted += local.accepted;
-        if (local.badIndex) badIndex = true;
-    });
-    if (plan.streaming) streamingStoreFence();
+    runBlocksOnThreads(static_cast<int>(plan.threads), plan.slabs(),
+                       fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+                           SlabScratch scratch;
+                           SlabCounts local;
+                           for (int64_t item = begin; item < end && !local.badIndex; ++item) {
+                               const int64_t group = item / slabsPerGroup, slab = item % slabsPerGroup;
+                               // Small planes: the next plane's gradOutput and indices are requested while this one is
+                               // summed.
+                               if (slab == 0 && plan.prefetchNextPlane && item + slabsPerGroup < end)
+                                   prefetchOutputs<T, I>(problem, group + 1);
+                               const SlabCounts counts = scatterSlab<T, I, ChannelsLast>(
+                                   problem, plan, group, rows * slab / slabsPerGroup, rows * (slab + 1) / slabsPerGroup,
+                                   slab == 0, scratch);
+                               local.expected += counts.expected;
+                               local.accepted += counts.accepted;
+                               local.badIndex = counts.badIndex;
+                           }
+                           expected += local.expected;
+                           accepted += local.accepted;
+                           if (local.badIndex) badIndex = true;
+                       }));
     return {expected.load(), accepted.load(), badIndex.load()};
 }
 

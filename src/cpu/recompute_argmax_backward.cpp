@@ -352,9 +352,9 @@ RunResult runPlanes(const PoolProblem &problem, const ImplementationPlan &made) 
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const RecomputeArgmaxPlanes<T, Dense> planes(problem, plan);
-        runBlocksOnThreads(plan.threads, problem.geometry.planes(),
-                           [&](int64_t begin, int64_t end) { planes.run(begin, end); });
-        if (plan.streaming) streamingStoreFence();
+        runBlocksOnThreads(
+            plan.threads, problem.geometry.planes(),
+            fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) { planes.run(begin, end); }));
     });
     return {};
 }

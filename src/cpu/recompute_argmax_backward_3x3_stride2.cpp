@@ -420,9 +420,9 @@ RunResult runRecomputeArgmaxBackward3x3Stride2(const PoolProblem &problem, const
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const Stride2Planes<T> planes(problem, plan);
-        runBlocksOnThreadsInTurnsOf(plan.threads, saturatingMul(problem.geometry.planes(), plan.bands),
-                                    plan.itemsPerTurn, [&](int64_t begin, int64_t end) { planes.run(begin, end); });
-        if (plan.streaming) streamingStoreFence();
+        runBlocksOnThreadsInTurnsOf(
+            plan.threads, saturatingMul(problem.geometry.planes(), plan.bands), plan.itemsPerTurn,
+            fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) { planes.run(begin, end); }));
     });
     return {};
 }
@@ -480,9 +480,9 @@ RunResult runRecomputeArgmaxBackwardChannelsLast3x3Stride2(const PoolProblem &pr
     withValueType(problem.input.type, [&](auto value) {
         using T = typename decltype(value)::type;
         const ChannelsLastStride2Images<T> images(problem, plan);
-        runBlocksOnThreadsInTurnsOf(plan.threads, saturatingMul(problem.geometry.batch, plan.bands), plan.itemsPerTurn,
-                                    [&](int64_t begin, int64_t end) { images.run(begin, end); });
-        if (plan.streaming) streamingStoreFence();
+        runBlocksOnThreadsInTurnsOf(
+            plan.threads, saturatingMul(problem.geometry.batch, plan.bands), plan.itemsPerTurn,
+            fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) { images.run(begin, end); }));
     });
     return {};
 }

@@ -234,14 +234,14 @@ RunResult runRecomputeArgmaxBackwardChannelsLast(const PoolProblem &problem, con
         using T = typename decltype(value)::type;
         const ChannelsLastRecompute<T> kernel(problem, plan);
         const int64_t rows = kernel.rows(), bands = plan.bandsPerImage;
-        runBlocksOnThreads(plan.threads, problem.geometry.batch * bands, [&](int64_t begin, int64_t end) {
-            Scratch scratch;
-            for (int64_t item = begin; item < end; ++item) {
-                const int64_t n = item / bands, band = item % bands;
-                kernel.runBand(n, rows * band / bands, rows * (band + 1) / bands, scratch);
-            }
-        });
-        if (plan.streaming) streamingStoreFence();
+        runBlocksOnThreads(plan.threads, problem.geometry.batch * bands,
+                           fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+                               Scratch scratch;
+                               for (int64_t item = begin; item < end; ++item) {
+                                   const int64_t n = item / bands, band = item % bands;
+                                   kernel.runBand(n, rows * band / bands, rows * (band + 1) / bands, scratch);
+                               }
+                           }));
     });
     return {};
 }

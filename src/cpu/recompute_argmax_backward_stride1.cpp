@@ -93,45 +93,46 @@ RunResult runRecomputeArgmaxBackwardStride1(const PoolProblem &problem, const Im
     const int64_t Wp = plan.paddedWidth, padLeft = layout.width.pad;
     // The gather sees rows Wp wide whose element w sits at padded column w + padLeft: its rows' positions start
     // there, and window d of column w is output column w + padLeft - d as before.
-    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        PaddedRowRing ring(layout);
-        std::vector<float> padded(static_cast<size_t>(plan.paddedFloats), std::numeric_limits<float>::quiet_NaN());
-        float *paddedPlane = padded.data() + layout.height.pad * Wp;  // input row 0
-        for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
-            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            const float *input = problem.input.plane<const float>(n, c);
-            const float *targets = problem.output.plane<const float>(n, c);
-            const float *gradients = problem.gradOutput.plane<const float>(n, c);
-            const int64_t firstRow = H * block / plan.rowBlocks, endRow = H * (block + 1) / plan.rowBlocks;
-            // The input rows the windows of the block's output rows cover (one output row ahead included).
-            const int64_t lowestOutput = std::max<int64_t>(firstRow + layout.height.pad - layout.height.kernel + 1, 0);
-            const int64_t highestOutput = std::min<int64_t>(endRow + layout.height.pad, Ho - 1);
-            const int64_t firstCopied = std::max<int64_t>(lowestOutput - layout.height.pad, 0);
-            const int64_t lastCopied =
-                std::min<int64_t>(highestOutput - layout.height.pad + layout.height.kernel - 1, H - 1);
-            for (int64_t h = firstCopied; h <= lastCopied; ++h)
-                std::memcpy(paddedPlane + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
-            const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
-                if (plan.threeByThree) {
-                    const int64_t windowRow = oh - layout.height.pad;
-                    firstMatchPositionsThreeByThree(paddedPlane + windowRow * Wp, Wp,
-                                                    static_cast<int32_t>(windowRow * Wp), targets + oh * Wo, positions,
-                                                    Wo);
-                } else {
-                    const int64_t windowFirstRow = std::max<int64_t>(oh - layout.height.pad, 0);
-                    const int64_t windowLastRow =
-                        std::min<int64_t>(oh - layout.height.pad + layout.height.kernel - 1, H - 1);
-                    firstMatchPositions(paddedPlane, Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
-                                        layout.width.kernel, targets + oh * Wo, positions, Wo);
-                }
-                std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
-            };
-            gatherStride1Block(layout, firstRow, endRow, Wp, padLeft, ring, problem.gradInput.plane<float>(n, c),
-                               plan.streaming, fillRow);
-        }
-    });
-    if (plan.streaming) streamingStoreFence();
+    runBlocksOnThreads(
+        plan.threads, plan.items, fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+            PaddedRowRing ring(layout);
+            std::vector<float> padded(static_cast<size_t>(plan.paddedFloats), std::numeric_limits<float>::quiet_NaN());
+            float *paddedPlane = padded.data() + layout.height.pad * Wp;  // input row 0
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
+                const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+                const float *input = problem.input.plane<const float>(n, c);
+                const float *targets = problem.output.plane<const float>(n, c);
+                const float *gradients = problem.gradOutput.plane<const float>(n, c);
+                const int64_t firstRow = H * block / plan.rowBlocks, endRow = H * (block + 1) / plan.rowBlocks;
+                // The input rows the windows of the block's output rows cover (one output row ahead included).
+                const int64_t lowestOutput =
+                    std::max<int64_t>(firstRow + layout.height.pad - layout.height.kernel + 1, 0);
+                const int64_t highestOutput = std::min<int64_t>(endRow + layout.height.pad, Ho - 1);
+                const int64_t firstCopied = std::max<int64_t>(lowestOutput - layout.height.pad, 0);
+                const int64_t lastCopied =
+                    std::min<int64_t>(highestOutput - layout.height.pad + layout.height.kernel - 1, H - 1);
+                for (int64_t h = firstCopied; h <= lastCopied; ++h)
+                    std::memcpy(paddedPlane + h * Wp + padLeft, input + h * W, static_cast<size_t>(W) * sizeof(float));
+                const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
+                    if (plan.threeByThree) {
+                        const int64_t windowRow = oh - layout.height.pad;
+                        firstMatchPositionsThreeByThree(paddedPlane + windowRow * Wp, Wp,
+                                                        static_cast<int32_t>(windowRow * Wp), targets + oh * Wo,
+                                                        positions, Wo);
+                    } else {
+                        const int64_t windowFirstRow = std::max<int64_t>(oh - layout.height.pad, 0);
+                        const int64_t windowLastRow =
+                            std::min<int64_t>(oh - layout.height.pad + layout.height.kernel - 1, H - 1);
+                        firstMatchPositions(paddedPlane, Wp, windowFirstRow, windowLastRow - windowFirstRow + 1, 0, 1,
+                                            layout.width.kernel, targets + oh * Wo, positions, Wo);
+                    }
+                    std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
+                };
+                gatherStride1Block(layout, firstRow, endRow, Wp, padLeft, ring, problem.gradInput.plane<float>(n, c),
+                                   plan.streaming, fillRow);
+            }
+        }));
     return {};
 }
 

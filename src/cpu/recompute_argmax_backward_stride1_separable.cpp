@@ -162,71 +162,74 @@ void runScatter(const PoolProblem &problem, const SeparableStride1Plan &plan) {
     const Stride1GatherLayout &layout = plan.layout;
     const int64_t planeElements = layout.planeHeight * layout.planeWidth;
     const int64_t outputElements = layout.outputHeight * layout.outputWidth;
-    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        Stride1FlatScratch scratch(plan.flatLayout);
-        std::vector<float> winnerValues(static_cast<size_t>(kInterleavedPlanes * outputElements));
-        std::vector<int32_t> winnerPositions(winnerValues.size());
-        std::vector<float> sums(static_cast<size_t>(kInterleavedPlanes * planeElements));
-        ScatterPlane planes[kInterleavedPlanes];
-        for (int64_t first = begin; first < end; first += kInterleavedPlanes) {
-            const int64_t count = std::min<int64_t>(kInterleavedPlanes, end - first);
-            for (int64_t k = 0; k < count; ++k) {
-                const int64_t n = (first + k) / geometry.channels, c = (first + k) % geometry.channels;
-                ScatterPlane &plane = planes[k];
-                plane.input = problem.input.plane<const float>(n, c);
-                plane.targets = problem.output.plane<const float>(n, c);
-                plane.gradients = problem.gradOutput.plane<const float>(n, c);
-                float *values = winnerValues.data() + k * outputElements;
-                int32_t *positions = winnerPositions.data() + k * outputElements;
-                searchFirstMatches(plan, scratch, plane.input, plane.targets, 0, layout.outputHeight, values,
-                                   positions);
-                plane.positions = positions;
-                plane.sums = sums.data() + k * planeElements;
-                std::fill(plane.sums, plane.sums + planeElements, 0.0f);
+    runBlocksOnThreads(
+        plan.threads, plan.items, fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+            Stride1FlatScratch scratch(plan.flatLayout);
+            std::vector<float> winnerValues(static_cast<size_t>(kInterleavedPlanes * outputElements));
+            std::vector<int32_t> winnerPositions(winnerValues.size());
+            std::vector<float> sums(static_cast<size_t>(kInterleavedPlanes * planeElements));
+            ScatterPlane planes[kInterleavedPlanes];
+            for (int64_t first = begin; first < end; first += kInterleavedPlanes) {
+                const int64_t count = std::min<int64_t>(kInterleavedPlanes, end - first);
+                for (int64_t k = 0; k < count; ++k) {
+                    const int64_t n = (first + k) / geometry.channels, c = (first + k) % geometry.channels;
+                    ScatterPlane &plane = planes[k];
+                    plane.input = problem.input.plane<const float>(n, c);
+                    plane.targets = problem.output.plane<const float>(n, c);
+                    plane.gradients = problem.gradOutput.plane<const float>(n, c);
+                    float *values = winnerValues.data() + k * outputElements;
+                    int32_t *positions = winnerPositions.data() + k * outputElements;
+                    searchFirstMatches(plan, scratch, plane.input, plane.targets, 0, layout.outputHeight, values,
+                                       positions);
+                    plane.positions = positions;
+                    plane.sums = sums.data() + k * planeElements;
+                    std::fill(plane.sums, plane.sums + planeElements, 0.0f);
+                }
+                scatterPlanes(layout, planes, count);
+                for (int64_t k = 0; k < count; ++k) {
+                    const int64_t n = (first + k) / geometry.channels, c = (first + k) % geometry.channels;
+                    storeFloatRow(ElementType::Float32, planes[k].sums, problem.gradInput.plane<float>(n, c),
+                                  planeElements, plan.streaming);
+                }
             }
-            scatterPlanes(layout, planes, count);
-            for (int64_t k = 0; k < count; ++k) {
-                const int64_t n = (first + k) / geometry.channels, c = (first + k) % geometry.channels;
-                storeFloatRow(ElementType::Float32, planes[k].sums, problem.gradInput.plane<float>(n, c),
-                              planeElements, plan.streaming);
-            }
-        }
-    });
+        }));
 }
 
 void runGather(const PoolProblem &problem, const SeparableStride1Plan &plan) {
     const PoolGeometry &geometry = problem.geometry;
     const Stride1GatherLayout &layout = plan.layout;
     const int64_t H = layout.planeHeight, W = layout.planeWidth, Ho = layout.outputHeight, Wo = layout.outputWidth;
-    runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
-        PaddedRowRing ring(layout);
-        Stride1FlatScratch scratch(plan.flatLayout);
-        std::vector<float> winnerValues(static_cast<size_t>(Ho * Wo));
-        std::vector<int32_t> winnerPositions(winnerValues.size());
-        for (int64_t item = begin; item < end; ++item) {
-            const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
-            const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
-            const float *input = problem.input.plane<const float>(n, c);
-            const float *targets = problem.output.plane<const float>(n, c);
-            const float *gradients = problem.gradOutput.plane<const float>(n, c);
-            const int64_t firstRow = H * block / plan.rowBlocks, endRow = H * (block + 1) / plan.rowBlocks;
-            // The output rows whose windows reach the block's input rows, and the one the ring fills ahead.
-            const int64_t lowestOutput = std::max<int64_t>(firstRow + layout.height.pad - layout.height.kernel + 1, 0);
-            const int64_t endOutput = std::min<int64_t>(endRow + layout.height.pad + 1, Ho);
-            if (lowestOutput < endOutput)
-                searchFirstMatches(plan, scratch, input, targets, lowestOutput, endOutput, winnerValues.data(),
-                                   winnerPositions.data());
-            const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
-                std::memcpy(positions, winnerPositions.data() + oh * Wo, static_cast<size_t>(Wo) * sizeof(int32_t));
-                for (int64_t ow = 0; ow < Wo; ++ow)
-                    if (positions[ow] == kRecheck) [[unlikely]]
-                        positions[ow] = recheckedFirstMatch(layout, input, targets, oh * Wo + ow);
-                std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
-            };
-            gatherStride1Block(layout, firstRow, endRow, W, 0, ring, problem.gradInput.plane<float>(n, c),
-                               plan.streaming, fillRow);
-        }
-    });
+    runBlocksOnThreads(
+        plan.threads, plan.items, fencingStreamingStores(plan.streaming, [&](int64_t begin, int64_t end) {
+            PaddedRowRing ring(layout);
+            Stride1FlatScratch scratch(plan.flatLayout);
+            std::vector<float> winnerValues(static_cast<size_t>(Ho * Wo));
+            std::vector<int32_t> winnerPositions(winnerValues.size());
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
+                const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
+                const float *input = problem.input.plane<const float>(n, c);
+                const float *targets = problem.output.plane<const float>(n, c);
+                const float *gradients = problem.gradOutput.plane<const float>(n, c);
+                const int64_t firstRow = H * block / plan.rowBlocks, endRow = H * (block + 1) / plan.rowBlocks;
+                // The output rows whose windows reach the block's input rows, and the one the ring fills ahead.
+                const int64_t lowestOutput =
+                    std::max<int64_t>(firstRow + layout.height.pad - layout.height.kernel + 1, 0);
+                const int64_t endOutput = std::min<int64_t>(endRow + layout.height.pad + 1, Ho);
+                if (lowestOutput < endOutput)
+                    searchFirstMatches(plan, scratch, input, targets, lowestOutput, endOutput, winnerValues.data(),
+                                       winnerPositions.data());
+                const auto fillRow = [&](int64_t oh, int32_t *positions, float *gradientCopy) {
+                    std::memcpy(positions, winnerPositions.data() + oh * Wo, static_cast<size_t>(Wo) * sizeof(int32_t));
+                    for (int64_t ow = 0; ow < Wo; ++ow)
+                        if (positions[ow] == kRecheck) [[unlikely]]
+                            positions[ow] = recheckedFirstMatch(layout, input, targets, oh * Wo + ow);
+                    std::memcpy(gradientCopy, gradients + oh * Wo, static_cast<size_t>(Wo) * sizeof(float));
+                };
+                gatherStride1Block(layout, firstRow, endRow, W, 0, ring, problem.gradInput.plane<float>(n, c),
+                                   plan.streaming, fillRow);
+            }
+        }));
 }
 
 }  // namespace
@@ -274,7 +277,6 @@ RunResult runRecomputeArgmaxBackwardStride1Separable(const PoolProblem &problem,
         runScatter(problem, plan);
     else
         runGather(problem, plan);
-    if (plan.streaming) streamingStoreFence();
     return {};
 }
 

@@ -151,7 +151,20 @@ inline bool forwardOutputsStreamingPay(const StridedTensor &values, const Stride
     return streamingChoiceAllows(bytes, int64_t{2} << 20);
 }
 
-// Orders preceding streaming stores before later loads and stores (call once after a parallel region).
+// Orders the calling thread's preceding streaming stores before its later loads and stores.
 void streamingStoreFence();
+
+// A parallel block body that fences its thread's streaming stores when it ends (when `streaming`). sfence
+// orders only the stores of the thread that runs it, and streaming stores are weakly ordered: a fence on the
+// calling thread after the parallel region leaves the other threads' stores to the region's barrier, whose
+// locked instructions order them on the CPUs we know of but not by any architectural rule of them all. One
+// fence per block: a few per thread and call.
+template <typename Body>
+auto fencingStreamingStores(bool streaming, const Body &body) {
+    return [&body, streaming](int64_t begin, int64_t end) {
+        body(begin, end);
+        if (streaming) streamingStoreFence();
+    };
+}
 
 }  // namespace poolgrad::cpu
