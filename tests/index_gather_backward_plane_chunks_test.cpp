@@ -4,12 +4,12 @@
 // padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
 // whole chunks, pair units (positions 2j, 2j+1 in one window: every target but the scalar one, each on every
 // instruction set the CPU has) with pairs in no window; NaN with payloads, -0, Inf and -1 indices; 1, 2 and 3 threads
-// with the planes split, or whole planes in fixed shares (in turns only past 32 MiB moved: work_in_turns_test). float32
-// gradients only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at a time.
-// Each against the naive reference bit for bit and against the scatter reference bit for bit including NaN payloads,
-// the run the kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices
-// outside their own window hand the problem to the scatter reference; a bad index gives 161002 and a zero
-// gradInput. Plan texts: index_gather_plane_chunks_plans_test.
+// with the planes split, or whole planes in fixed shares (in turns only past 32 MiB moved: work_in_turns_test);
+// gradInput at every 4-byte offset of a cache line. float32 gradients only: the plan leaves float16/bfloat16 to the
+// slab scatter; INT64 indices are converted a plane at a time. Each against the naive reference bit for bit and against
+// the scatter reference bit for bit including NaN payloads, the run the kernel's own (no fallback), gradInput poisoned
+// before and nothing outside it touched. Indices outside their own window hand the problem to the scatter reference; a
+// bad index gives 161002 and a zero gradInput. Plan texts: index_gather_plane_chunks_plans_test.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -100,6 +100,28 @@ TEST(IndexGatherBackwardPlaneChunks, MatchesTheReferencesBitForBitWithoutFallbac
                     }
                     test_support::expectOwnRunMatchesReferences(problem, kPlaneChunks);
                 }
+}
+
+TEST(IndexGatherBackwardPlaneChunks, AnyAlignmentOfGradInput) {
+    // The plan streams only where the pieces start on cache lines, and the tensors of the other tests all start
+    // on a line: gradInput here starts 0-15 floats into one (every 4-byte offset of a 64-byte line), so the
+    // chunks and the thread shares straddle lines and the plans change with the address, never the result.
+    uint64_t seed = 1300;
+    int taken = 0;
+    for (const size_t index : {size_t{0}, size_t{2}, size_t{9}, kManyPlanes})
+        for (int64_t offset = 0; offset < 16; ++offset)
+            for (const bool streamed : {false, true}) {
+                IndexBackwardCase problem = makeCase(geometries[index], ACL_FLOAT, ACL_INT32, ++seed);
+                problem.gradInputOffset = offset;
+                SCOPED_TRACE(std::string(geometries[index].label) + ", " + problem.describe() + ", gradInput " +
+                             std::to_string(offset) + " floats into a line" + (streamed ? ", streaming always" : ""));
+                ThreadSetting setting(2, 1);
+                test_support::StreamingStoresSetting stores(streamed ? POOLGRAD_STREAMING_STORES_ALWAYS
+                                                                     : POOLGRAD_STREAMING_STORES_DEFAULT);
+                taken += test_support::expectOwnRunMatchesReferencesIfTaken(problem, kPlaneChunks);
+                if (HasFailure()) return;
+            }
+    EXPECT_EQ(taken, 4 * 16 * 2);
 }
 
 TEST(IndexGatherBackwardPlaneChunks, ExactSmallSumsAcrossRowsAndDepths) {
