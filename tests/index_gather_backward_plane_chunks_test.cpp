@@ -1,15 +1,15 @@
-// cpu_index_gather_backward_plane_chunks, forced: small problems with windows that do not overlap, mostly on
-// rows narrower than two vectors (case E's 14 columns, 7, 9, 11, 13, 3), where chunks of lanes cross rows
-// and depths and some read two vectors of outputs far apart (a window spanning two depths); also wide rows,
-// padding, ceil mode, gaps between windows, dilation, evenly divided adaptive pooling, planes that are not
-// whole chunks, pair units (positions 2j, 2j+1 in one window: every target but the scalar one, each on every
-// instruction set the CPU has) with pairs in no window; NaN with payloads, -0, Inf and -1 indices; 1, 2 and 3 threads
-// with the planes split, or whole planes in fixed shares (in turns only past 32 MiB moved: work_in_turns_test);
-// gradInput at every 4-byte offset of a cache line. float32 gradients only: the plan leaves float16/bfloat16 to the
-// slab scatter; INT64 indices are converted a plane at a time. Each against the naive reference bit for bit and against
-// the scatter reference bit for bit including NaN payloads, the run the kernel's own (no fallback), gradInput poisoned
-// before and nothing outside it touched. Indices outside their own window hand the problem to the scatter reference; a
-// bad index gives 161002 and a zero gradInput. Plan texts: index_gather_plane_chunks_plans_test.
+// cpu_index_gather_backward_plane_chunks, forced: small problems with windows that do not overlap, mostly on rows
+// narrower than two vectors (case E's 14 columns, 7, 9, 11, 13, 3), where chunks of lanes cross rows and depths and
+// some read two vectors of outputs far apart (a window spanning two depths); also wide rows, padding, ceil mode, gaps
+// between windows, dilation, evenly divided adaptive pooling, planes that are not whole chunks, pair units (positions
+// 2j, 2j+1 in one window: every target but the scalar one, each on every instruction set the CPU has) with pairs in no
+// window; NaN with payloads, -0, Inf and -1 indices; 1, 2 and 3 threads with the planes split, or whole planes in fixed
+// shares (in turns only past 32 MiB moved: work_in_turns_test); gradInput at every 4-byte offset of a cache line.
+// float32 gradients only: the plan leaves float16/bfloat16 to the slab scatter; INT64 indices are converted a plane at
+// a time. Each against the naive reference bit for bit and against the scatter reference bit for bit including NaN
+// payloads, the run the kernel's own (no fallback), gradInput poisoned before and nothing outside it touched. Indices
+// outside their own window hand the problem to the scatter reference; a bad index gives 161002 and a zero gradInput.
+// Plan texts: index_gather_plane_chunks_plans_test.
 #include <gtest/gtest.h>
 
 #include <cstring>
