@@ -374,7 +374,9 @@ void addListRows(Rows &rows, Op op) {
         {"dilation", {}},       {"dilation", {1, 1, 1}},   {"dilation", {0}},      {"dilation", {1, -2}},
     };
     for (size_t i = 0; i < badLists.size(); ++i) {
-        const auto &[list, values] = badLists[i];
+        // Named copies rather than a structured binding: clang before 16 cannot capture one.
+        const char *list = badLists[i].first;
+        const std::vector<int64_t> values = badLists[i].second;
         rows.push_back(row(op, "ListLengthsAndValuesViolatingTheRulesAre161002_" + std::to_string(i) + "_" + list,
                            [list, values](Case &c) { c.lists[list] = values; }, kInvalid, {list}));
     }

@@ -7,7 +7,9 @@
 // three slices of a window combined in scan order (14 compare-and-blends a window where a direct search of its
 // 27 elements takes 26); work items are blocks of output depths.
 #include <algorithm>
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,11 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
     };
     const int64_t outD = geometry.axes[0].outputSize;
     runBlocksOnThreads(plan.threads, plan.items, [&](int64_t begin, int64_t end) {
+        // Jobs go to the kernel in batches, which make what the geometry decides once for all of a batch.
+        constexpr size_t kBatch = 32;
+        std::array<ThreeByThreeStride2Volume, kBatch> volumes{};
+        std::array<ThreeByThreeStride2Rows, kBatch> rows{};
+        size_t batched = 0;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t plane = item / plan.rowBlocks, block = item % plan.rowBlocks;
             const int64_t n = plane / geometry.channels, c = plane % geometry.channels;
@@ -166,21 +173,28 @@ RunResult runArgmaxForwardThreeByThreeStride2(const PoolProblem &problem, const 
                 job.indices64 = wide ? idx.plane<int64_t>(n, c) : nullptr;
             };
             if (plan.volume) {
-                ThreeByThreeStride2Volume job{};
+                ThreeByThreeStride2Volume &job = volumes[batched++];
+                job = ThreeByThreeStride2Volume{};
                 planeFields(job);
                 job.depth = geometry.axes[0].inputSize;
                 job.outputDepth = outD;
                 job.padFront = plan.padFront;
                 job.firstDepth = outD * block / plan.rowBlocks;
                 job.endDepth = outD * (block + 1) / plan.rowBlocks;
-                argmaxThreeByThreeStride2Volume(job);
-                continue;
+            } else {
+                ThreeByThreeStride2Rows &job = rows[batched++];
+                job = ThreeByThreeStride2Rows{};
+                planeFields(job);
+                job.firstRow = outH * block / plan.rowBlocks;
+                job.endRow = outH * (block + 1) / plan.rowBlocks;
             }
-            ThreeByThreeStride2Rows job{};
-            planeFields(job);
-            job.firstRow = outH * block / plan.rowBlocks;
-            job.endRow = outH * (block + 1) / plan.rowBlocks;
-            argmaxThreeByThreeStride2Rows(job);
+            if (batched == kBatch || item + 1 == end) {
+                if (plan.volume)
+                    argmaxThreeByThreeStride2Volumes(std::span(volumes.data(), batched));
+                else
+                    argmaxThreeByThreeStride2Rows(std::span(rows.data(), batched));
+                batched = 0;
+            }
         }
     });
     return {};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -137,11 +138,25 @@ struct Values {
     }
 };
 
-// The three taps of the chunk's windows on one row, with their columns.
+// The three taps of the chunk's windows on one row, with their columns as offsets from each window's first
+// column (chunkColumns): 0, 1, 2, or a neighbour's where a tap is clipped. Every kind but Edge has constant
+// offsets, so a row's search does no column arithmetic; the chunk's columns and the row's start are added once
+// per output vector (searchChunk, searchChunkCarried).
 struct Taps {
     VF t0, t1, t2;
     VI c0, c1, c2;
 };
+
+// Each window's first column (base + 2 * window), in the order the chunk's kind keeps its windows.
+template <ChunkKind Kind>
+HWY_INLINE VI chunkColumns(int64_t base) {
+    const IndexTag di;
+    const VI first = hn::Set(di, static_cast<int32_t>(base));
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (inLaneOrder<Kind>()) return hn::Add(hn::Load(di, kEvenLanesInLaneOrder), first);
+#endif
+    return hn::Add(hn::Load(di, kEvenLanes), first);
+}
 
 template <ChunkKind Kind, ArgmaxValueType Type>
 HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_t width, int64_t base) {
@@ -149,9 +164,9 @@ HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_
     const FloatTag d;
     const IndexTag di;
     Taps taps;
-    taps.c0 = hn::Add(hn::Load(di, kEvenLanes), hn::Set(di, static_cast<int32_t>(base)));
-    taps.c1 = hn::Add(taps.c0, hn::Set(di, 1));
-    taps.c2 = hn::Add(taps.c0, hn::Set(di, 2));
+    taps.c0 = hn::Zero(di);
+    taps.c1 = hn::Set(di, 1);
+    taps.c2 = hn::Set(di, 2);
 #if HWY_TARGET == HWY_SCALAR
     // One window: its columns clipped to the row, each missing one replaced by its neighbour in the window.
     (void)d;
@@ -161,17 +176,14 @@ HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_
     taps.t0 = V::broadcast(row[c0]);
     taps.t1 = V::broadcast(row[c1]);
     taps.t2 = V::broadcast(row[c2]);
-    taps.c0 = hn::Set(di, static_cast<int32_t>(c0));
-    taps.c1 = hn::Set(di, static_cast<int32_t>(c1));
-    taps.c2 = hn::Set(di, static_cast<int32_t>(c2));
+    taps.c0 = hn::Set(di, static_cast<int32_t>(c0 - base));
+    taps.c1 = hn::Set(di, static_cast<int32_t>(c1 - base));
+    taps.c2 = hn::Set(di, static_cast<int32_t>(c2 - base));
 #else
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
 #if HWY_TARGET == HWY_AVX2
     if constexpr (inLaneOrder<Kind>()) {
         // Columns base .. base + 16, inside the row for both interior kinds.
-        taps.c0 = hn::Add(hn::Load(di, kEvenLanesInLaneOrder), hn::Set(di, static_cast<int32_t>(base)));
-        taps.c1 = hn::Add(taps.c0, hn::Set(di, 1));
-        taps.c2 = hn::Add(taps.c0, hn::Set(di, 2));
         const VF low = V::load(row + base), high = V::load(row + base + lanes);
         const VF nextLow = V::load(row + base + 1), nextHigh = V::load(row + base + 1 + lanes);
         taps.t0 = evenColumns(low, high);
@@ -207,8 +219,8 @@ HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_
         // Only columns inside the row are read; a tap outside it takes the next tap of its window (column -1)
         // or the previous one (columns from width on).
         const VI lane = hn::Load(di, kLanes), start = hn::Set(di, static_cast<int32_t>(base)),
-                 end = hn::Set(di, static_cast<int32_t>(width)), zero = hn::Zero(di),
-                 last = hn::Set(di, static_cast<int32_t>(width - 1)), minusOne = hn::Set(di, -1);
+                 end = hn::Set(di, static_cast<int32_t>(width)), zero = hn::Zero(di), minusOne = hn::Set(di, -1),
+                 first = chunkColumns<Kind>(base);
         // 16-bit rows: the columns the chunk reads copied first (0 outside the row).
         [[maybe_unused]] HWY_ALIGN uint16_t copied[2 * hn::MaxLanes(FloatTag()) + 2];
         if constexpr (Type != ArgmaxValueType::Float32) {
@@ -228,13 +240,14 @@ HWY_INLINE Taps tapsOf(const typename Values<Type>::In *HWY_RESTRICT row, int64_
         taps.t0 = hn::ConcatEven(d, high, low);
         taps.t1 = hn::ConcatOdd(d, high, low);
         taps.t2 = hn::ConcatOdd(d, load(1 + lanes), load(1));
-        const auto before = hn::Lt(taps.c0, zero);
+        // Tap j of a window is clipped when first + j is before column 0 or past column width - 1.
+        const auto before = hn::Lt(first, zero);
         taps.t0 = hn::IfThenElse(hn::RebindMask(d, before), taps.t1, taps.t0);
         taps.c0 = hn::IfThenElse(before, taps.c1, taps.c0);
-        const auto past1 = hn::Gt(taps.c1, last);
+        const auto past1 = hn::Gt(first, hn::Set(di, static_cast<int32_t>(width - 2)));
         taps.t1 = hn::IfThenElse(hn::RebindMask(d, past1), taps.t0, taps.t1);
         taps.c1 = hn::IfThenElse(past1, taps.c0, taps.c1);
-        const auto past2 = hn::Gt(taps.c2, last);
+        const auto past2 = hn::Gt(first, hn::Set(di, static_cast<int32_t>(width - 3)));
         taps.t2 = hn::IfThenElse(hn::RebindMask(d, past2), taps.t1, taps.t2);
         taps.c2 = hn::IfThenElse(past2, taps.c1, taps.c2);
     }
@@ -373,35 +386,39 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
         best = hn::IfThenElse(take, winner.value, best);
         index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
     }
+    index = hn::Add(index, chunkColumns<Kind>(base));
     storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
+// The plane positions of the starts of an output row's three input rows (top, top + 1, top + 2), as vectors.
+struct RowStarts {
+    VI first, second, third;
+};
+
 // The common case of searchChunk as straight-line code: three rows, the first carried, the last kept.
-template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type>
+// DetectFirstTap: chunk.detectFirstTap, known where the call is made (Edge chunks: true).
+template <bool NanRule, ChunkKind Kind, bool DetectFirstTap, ArgmaxValueType Type>
 HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t top,
-                                   const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
-                                   VF &detector) {
+                                   const RowStarts &starts, const CarriedRows &carriedIn, CarriedRows &carriedOut,
+                                   int64_t outputStart, VF &detector) {
     const FloatTag d;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const int64_t base = 2 * chunk.firstWindow - job.padLeft;
     const auto *row1 = static_cast<const typename Values<Type>::In *>(job.plane) + (top + 1) * job.width;
-    const RowWinner w1 = searchRow<NanRule, Kind, Type>(row1, job.width, base, chunk.detectFirstTap, detector);
-    const RowWinner w2 =
-        searchRow<NanRule, Kind, Type>(row1 + job.width, job.width, base, chunk.detectFirstTap, detector);
+    const RowWinner w1 = searchRow<NanRule, Kind, Type>(row1, job.width, base, DetectFirstTap, detector);
+    const RowWinner w2 = searchRow<NanRule, Kind, Type>(row1 + job.width, job.width, base, DetectFirstTap, detector);
     hn::Store(w2.value, d, carriedOut.values + k * lanes);
     hn::Store(w2.column, di, carriedOut.columns + k * lanes);
-    const VI rowStart = hn::Set(di, static_cast<int32_t>(top * job.width)),
-             width = hn::Set(di, static_cast<int32_t>(job.width));
     VF best = hn::Load(d, carriedIn.values + k * lanes);
-    VI index = hn::Add(hn::Load(di, carriedIn.columns + k * lanes), rowStart);
+    VI index = hn::Add(hn::Load(di, carriedIn.columns + k * lanes), starts.first);
     const auto take1 = takes<NanRule>(w1.value, best);
     best = hn::IfThenElse(take1, w1.value, best);
-    index = hn::IfThenElse(hn::RebindMask(di, take1), hn::Add(w1.column, hn::Add(rowStart, width)), index);
+    index = hn::IfThenElse(hn::RebindMask(di, take1), hn::Add(w1.column, starts.second), index);
     const auto take2 = takes<NanRule>(w2.value, best);
     best = hn::IfThenElse(take2, w2.value, best);
-    index =
-        hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, hn::Add(rowStart, hn::Add(width, width))), index);
+    index = hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, starts.third), index);
+    index = hn::Add(index, chunkColumns<Kind>(base));
     storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
@@ -410,13 +427,15 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
 // 3.2-3.7 ms with rows 8 to 80 ahead against 4.7-5.2 without; rows ahead within the plane only: no change).
 constexpr int64_t kPrefetchBytesAhead = 4 << 10;
 
-// The two rows the output row after `rowsAhead` more will search first, from input row `next` on.
+// The two rows the output row `rowsAhead` / 2 rows on will search first, from input row `next` on.
 template <ArgmaxValueType Type>
-HWY_INLINE void prefetchRowsAhead(const ThreeByThreeStride2Rows &job, int64_t next) {
+HWY_INLINE void prefetchRowsAhead(const ThreeByThreeStride2Rows &job, int64_t rowsAhead, int64_t next) {
     using In = typename Values<Type>::In;
-    const int64_t rowsAhead =
-        std::max<int64_t>(2, kPrefetchBytesAhead / (job.width * static_cast<int64_t>(sizeof(In)))) & ~int64_t{1};
     const In *plane = static_cast<const In *>(job.plane), *nextPlane = static_cast<const In *>(job.nextPlane);
+    if (next + rowsAhead + 1 < job.height) {  // both rows in this plane, one after the other
+        prefetchLines<PrefetchInto::SecondLevel>(plane + (next + rowsAhead) * job.width, 2 * job.width);
+        return;
+    }
     for (int64_t r = next + rowsAhead; r < next + rowsAhead + 2; ++r) {
         const In *row = r < job.height                             ? plane + r * job.width
                         : nextPlane && r - job.height < job.height ? nextPlane + (r - job.height) * job.width
@@ -440,28 +459,84 @@ HWY_INLINE void withKind(ChunkKind kind, const Body &body) {
     }
 }
 
+// What every output row of one geometry shares, made once per batch of jobs: the chunks (chunksOf's order: a
+// LeftPadded one or none, a run of one interior kind, Edge ones), so that the carried search runs each kind's
+// chunks in a loop of its own instead of dispatching on each chunk's kind (B-fwd in cache: ... ), and the rows
+// the search reads ahead.
+struct RowPlan {
+    std::vector<Chunk> chunks;
+    size_t interiorBegin = 0, interiorEnd = 0;  // chunks [interiorBegin, interiorEnd) are of kind `interior`
+    ChunkKind interior = ChunkKind::Interior;
+    int64_t prefetchRowsAhead = 2;  // even: a pair of rows
+
+    template <ArgmaxValueType Type>
+    static RowPlan of(const ThreeByThreeStride2Rows &geometry) {
+        RowPlan plan;
+        plan.chunks = chunksOf(geometry, static_cast<int64_t>(hn::Lanes(FloatTag())));
+        size_t k = !plan.chunks.empty() && plan.chunks[0].kind == ChunkKind::LeftPadded ? 1 : 0;
+        plan.interiorBegin = k;
+        while (k < plan.chunks.size() && plan.chunks[k].kind != ChunkKind::Edge) ++k;
+        plan.interiorEnd = k;
+        if (plan.interiorBegin < plan.interiorEnd) plan.interior = plan.chunks[plan.interiorBegin].kind;
+        const int64_t rowBytes = geometry.width * static_cast<int64_t>(sizeof(typename Values<Type>::In));
+        plan.prefetchRowsAhead = std::max<int64_t>(2, kPrefetchBytesAhead / rowBytes) & ~int64_t{1};
+        return plan;
+    }
+};
+
+// The carried case of an output row: chunksOf's order with each run of one kind in a loop of its own.
+template <bool NanRule, ArgmaxValueType Type>
+HWY_INLINE void searchCarriedChunks(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t top,
+                                    const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
+                                    VF &detector) {
+    const IndexTag di;
+    const RowStarts starts{hn::Set(di, static_cast<int32_t>(top * job.width)),
+                           hn::Set(di, static_cast<int32_t>((top + 1) * job.width)),
+                           hn::Set(di, static_cast<int32_t>((top + 2) * job.width))};
+    const std::vector<Chunk> &chunks = plan.chunks;
+    const auto search = [&](auto kind, auto detectFirstTap, size_t k) POOLGRAD_LAMBDA_INLINE {
+        searchChunkCarried<NanRule, decltype(kind)::value, decltype(detectFirstTap)::value, Type>(
+            job, chunks[k], k, top, starts, carriedIn, carriedOut, outputStart, detector);
+    };
+    const auto interiorRun = [&](auto kind) POOLGRAD_LAMBDA_INLINE {
+        size_t k = plan.interiorBegin;
+        if (chunks[k].detectFirstTap) search(kind, std::true_type(), k++);
+        for (; k < plan.interiorEnd; ++k) search(kind, std::false_type(), k);
+    };
+    if (plan.interiorBegin == 1)
+        search(std::integral_constant<ChunkKind, ChunkKind::LeftPadded>(), std::false_type(), 0);
+    if (plan.interiorBegin < plan.interiorEnd) {
+        if (plan.interior == ChunkKind::InteriorOdd)
+            interiorRun(std::integral_constant<ChunkKind, ChunkKind::InteriorOdd>());
+        else
+            interiorRun(std::integral_constant<ChunkKind, ChunkKind::Interior>());
+    }
+    for (size_t k = plan.interiorEnd; k < chunks.size(); ++k)
+        search(std::integral_constant<ChunkKind, ChunkKind::Edge>(), std::true_type(), k);
+}
+
 // One output row; false when the fast search's detector saw a NaN (the row's outputs and kept winners are
 // then not valid, and it is searched again with the rule).
 template <bool NanRule, ArgmaxValueType Type>
-HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const std::vector<Chunk> &chunks, int64_t oh,
+HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t oh,
                                 const CarriedRows &carriedIn, CarriedRows &carriedOut) {
     const int64_t top = 2 * oh - job.padTop;
     const int64_t firstRow = std::max<int64_t>(top, 0), lastRow = std::min<int64_t>(top + 2, job.height - 1);
     const int64_t keptRow = top + 2 <= job.height - 1 ? top + 2 : -1;  // the next output row's first row
     const int64_t outputStart = (oh - job.storedFromRow) * job.outputWidth;
     const bool carriedCase = top >= 0 && keptRow == top + 2 && carriedIn.row == top;
-    if constexpr (!NanRule) prefetchRowsAhead<Type>(job, top + 3);
+    if constexpr (!NanRule) prefetchRowsAhead<Type>(job, plan.prefetchRowsAhead, top + 3);
     VF detector = hn::Zero(FloatTag());
-    for (size_t k = 0; k < chunks.size(); ++k) {
-        const Chunk &chunk = chunks[k];
-        withKind(chunk.kind, [&](auto kind) POOLGRAD_LAMBDA_INLINE {
-            if (carriedCase)
-                searchChunkCarried<NanRule, decltype(kind)::value, Type>(job, chunk, k, top, carriedIn, carriedOut,
-                                                                         outputStart, detector);
-            else
+    if (carriedCase) {
+        searchCarriedChunks<NanRule, Type>(job, plan, top, carriedIn, carriedOut, outputStart, detector);
+    } else {
+        for (size_t k = 0; k < plan.chunks.size(); ++k) {
+            const Chunk &chunk = plan.chunks[k];
+            withKind(chunk.kind, [&](auto kind) POOLGRAD_LAMBDA_INLINE {
                 searchChunk<NanRule, decltype(kind)::value, Type>(job, chunk, k, firstRow, lastRow, keptRow, carriedIn,
                                                                   carriedOut, outputStart, detector);
-        });
+            });
+        }
     }
     carriedOut.row = keptRow;
     if constexpr (!NanRule) return hn::AllFalse(FloatTag(), hn::IsNaN(detector));
@@ -495,46 +570,53 @@ struct KeptRowsStorage {
 
 // Output row oh of a plane whose output rows before it (if any) were searched with the same `kept`.
 template <ArgmaxValueType Type>
-HWY_INLINE void searchRow(const ThreeByThreeStride2Rows &job, const std::vector<Chunk> &chunks, int64_t oh,
-                          KeptRows &kept) {
+HWY_INLINE void searchRow(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t oh, KeptRows &kept) {
     const CarriedRows &carriedIn = kept.carried[kept.in];
     CarriedRows &carriedOut = kept.carried[1 - kept.in];
-    if (!searchOutputRow<false, Type>(job, chunks, oh, carriedIn, carriedOut))
-        searchOutputRow<true, Type>(job, chunks, oh, carriedIn, carriedOut);
+    if (!searchOutputRow<false, Type>(job, plan, oh, carriedIn, carriedOut))
+        searchOutputRow<true, Type>(job, plan, oh, carriedIn, carriedOut);
     kept.in = 1 - kept.in;
 }
 
-// One output row of a 3-D plane: the winners of `count` slices (slices[0] the first in scan order, its values and
-// positions at sliceValues[0] and slicePositions[0], positions within the slice) combined window by window with
-// the NaN rule; positions become the plane's by adding the slice's offset. Outputs are one contiguous run of
-// `outputs` >= lanes elements from `outputStart`: a last vector that would leave it moves back.
+// The winners of one output depth's Count slices (in scan order) as its output rows read them: values and
+// positions within the slice at values[s] + at and positions[s] + at for the output at `at` of the depth's
+// slice-winner block, and each slice's first plane position (offsets). Made once per output depth and block.
 template <ArgmaxValueType Type>
-HWY_INLINE void combineSlices(const ThreeByThreeStride2Rows &out, int64_t outputStart, int64_t outputs, int count,
-                              const int64_t *slices, int64_t sliceElements,
-                              const typename Values<Type>::In *const *sliceValues,
-                              const int32_t *const *slicePositions) {
+struct DepthSlices {
+    const typename Values<Type>::In *values[3];
+    const int32_t *positions[3];
+    VI offsets[3];
+};
+
+// One output row of a 3-D plane: its Count slices' winners from `at` on combined window by window with the NaN
+// rule; positions become the plane's by adding the slice's offset. Outputs are one contiguous run of `outputs`
+// >= lanes elements from `outputStart`: a last vector that would leave it moves back.
+template <ArgmaxValueType Type, int Count>
+HWY_INLINE void combineSlices(const ThreeByThreeStride2Rows &out, int64_t outputStart, int64_t outputs,
+                              const DepthSlices<Type> &slices, int64_t at) {
     const FloatTag d;
     const IndexTag di;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    VI offsets[3];
-    for (int s = 0; s < count; ++s) offsets[s] = hn::Set(di, static_cast<int32_t>(slices[s] * sliceElements));
     for (int64_t next = 0; next < outputs; next += lanes) {
-        const int64_t at = std::min(next, outputs - lanes);
-        VF best = Values<Type>::load(sliceValues[0] + at);
-        VI index = hn::Add(hn::LoadU(di, slicePositions[0] + at), offsets[0]);
-        for (int s = 1; s < count; ++s) {
-            const VF value = Values<Type>::load(sliceValues[s] + at);
+        const int64_t from = at + std::min(next, outputs - lanes);
+        VF best = Values<Type>::load(slices.values[0] + from);
+        VI index = hn::Add(hn::LoadU(di, slices.positions[0] + from), slices.offsets[0]);
+        for (int s = 1; s < Count; ++s) {
+            const VF value = Values<Type>::load(slices.values[s] + from);
             const auto take = takes<true>(value, best);
             best = hn::IfThenElse(take, value, best);
-            index = hn::IfThenElse(hn::RebindMask(di, take), hn::Add(hn::LoadU(di, slicePositions[s] + at), offsets[s]),
-                                   index);
+            index = hn::IfThenElse(hn::RebindMask(di, take),
+                                   hn::Add(hn::LoadU(di, slices.positions[s] + from), slices.offsets[s]), index);
         }
-        storeChunk<Type>(out, outputStart + at, lanes, best, index);
+        storeChunk<Type>(out, outputStart + from - at, lanes, best, index);
     }
 }
 
+// One job of searchVolumes, with what its batch made.
 template <ArgmaxValueType Type>
-void searchVolume(const ThreeByThreeStride2Volume &job) {
+void searchVolume(const ThreeByThreeStride2Volume &job, const RowPlan &plan, int64_t blockRows,
+                  ThreeByThreeStride2Rows slice, std::vector<KeptRows> &kept, typename Values<Type>::In *slotValues,
+                  int32_t *slotPositions) {
     using In = typename Values<Type>::In;
     const In *plane = static_cast<const In *>(job.plane);
     const int64_t sliceElements = job.height * job.width;
@@ -547,32 +629,7 @@ void searchVolume(const ThreeByThreeStride2Volume &job) {
     // output row, each row's windows combined as soon as their slices' rows are in: the outputs' stores (which
     // miss the caches) then spread among the searches' work instead of coming in bursts (measured: a third of
     // the time stalled on whole slices' bursts).
-    const int64_t firstSlice = std::max<int64_t>(2 * job.firstDepth - job.padFront, 0);
-    const int64_t endSlice = std::min<int64_t>(2 * (job.endDepth - 1) - job.padFront + 3, job.depth);
-    // The three slots of a block's slice winners stay in the L1 (kVolumeSlotBytes, 32 KiB): slices whose winners
-    // fit are searched whole, so that the input is read slice after slice, in order (B-fwd, 32x32 windows a slice,
-    // 2 threads, against blocks of 8 KiB of a slice's rows: 0.61 / 1.00 ms warm / cold against 0.65 / 1.16); larger
-    // ones in blocks of output rows (2 threads, 2 planes of 3x1024x208: 0.25 ms, with 256 KiB of slots 0.35-0.41,
-    // whole slices 0.80; 16 planes of 9x512x512: 8.6 ms against 10.5-11.8).
-    const int64_t blockRows = std::clamp<int64_t>(
-        kVolumeSlotBytes / (3 * job.outputWidth * static_cast<int64_t>(sizeof(In) + sizeof(int32_t))), 1,
-        job.outputHeight);
-    ThreeByThreeStride2Rows slice{};
-    slice.type = job.type;
-    slice.height = job.height;
-    slice.width = job.width;
-    slice.outputHeight = job.outputHeight;
-    slice.outputWidth = outW;
-    slice.padTop = job.padTop;
-    slice.padLeft = job.padLeft;
-    const std::vector<Chunk> chunks = chunksOf(slice, static_cast<int64_t>(hn::Lanes(FloatTag())));
-    const KeptRowsStorage keptStorage(chunks.size(), static_cast<size_t>(endSlice - firstSlice));
-    std::vector<KeptRows> kept;
-    for (int64_t s = firstSlice; s < endSlice; ++s) kept.push_back(keptStorage.of(static_cast<size_t>(s - firstSlice)));
     const int64_t slotOutputs = blockRows * outW;
-    const hwy::AlignedFreeUniquePtr<In[]> slotValues = hwy::AllocateAligned<In>(3 * static_cast<size_t>(slotOutputs));
-    const hwy::AlignedFreeUniquePtr<int32_t[]> slotPositions =
-        hwy::AllocateAligned<int32_t>(3 * static_cast<size_t>(slotOutputs));
     ThreeByThreeStride2Rows out{};
     out.type = job.type;
     out.plane = job.plane;
@@ -601,57 +658,103 @@ void searchVolume(const ThreeByThreeStride2Volume &job) {
                 windowSlices[count] = s;
                 slotOf[count] = slot;
             }
+            DepthSlices<Type> depthSlices;
+            for (int k = 0; k < count; ++k) {
+                depthSlices.values[k] = slotValues + slotOf[k] * slotOutputs;
+                depthSlices.positions[k] = slotPositions + slotOf[k] * slotOutputs;
+                depthSlices.offsets[k] = hn::Set(IndexTag(), static_cast<int32_t>(windowSlices[k] * sliceElements));
+            }
             for (int64_t oh = blockStart; oh < blockEnd; ++oh) {
                 for (int k = 0; k < searches; ++k) {
                     const int64_t s = searched[k];
                     const int slot = slotOf[s - first];
                     slice.plane = plane + s * sliceElements;
                     slice.nextPlane = s + 1 < job.depth ? plane + (s + 1) * sliceElements : job.nextPlane;
-                    slice.values = slotValues.get() + slot * slotOutputs;
-                    slice.indices32 = slotPositions.get() + slot * slotOutputs;
+                    slice.values = slotValues + slot * slotOutputs;
+                    slice.indices32 = slotPositions + slot * slotOutputs;
                     slice.storedFromRow = blockStart;
-                    searchRow<Type>(slice, chunks, oh, kept[static_cast<size_t>(s - firstSlice)]);
+                    searchRow<Type>(slice, plan, oh, kept[static_cast<size_t>(s)]);
                 }
-                const In *values[3];
-                const int32_t *positions[3];
-                for (int k = 0; k < count; ++k) {
-                    values[k] = slotValues.get() + slotOf[k] * slotOutputs + (oh - blockStart) * outW;
-                    positions[k] = slotPositions.get() + slotOf[k] * slotOutputs + (oh - blockStart) * outW;
-                }
-                combineSlices<Type>(out, od * sliceOutputs + oh * outW, outW, count, windowSlices, sliceElements,
-                                    values, positions);
+                const int64_t outputStart = od * sliceOutputs + oh * outW, at = (oh - blockStart) * outW;
+                if (count == 3)
+                    combineSlices<Type, 3>(out, outputStart, outW, depthSlices, at);
+                else if (count == 2)
+                    combineSlices<Type, 2>(out, outputStart, outW, depthSlices, at);
+                else
+                    combineSlices<Type, 1>(out, outputStart, outW, depthSlices, at);
             }
         }
     }
 }
 
-void ArgmaxThreeByThreeStride2Volume(const ThreeByThreeStride2Volume &job) {
-    switch (job.type) {
+// The jobs of a batch share one geometry: what depends on it only (the row plan, the kept rows, the slots) is
+// made once for all of them (per plane it was a sixth of B-fwd's instructions in cache, mostly allocations).
+template <ArgmaxValueType Type>
+void searchVolumes(std::span<const ThreeByThreeStride2Volume> jobs) {
+    using In = typename Values<Type>::In;
+    const ThreeByThreeStride2Volume &geometry = jobs.front();
+    const int64_t outW = geometry.outputWidth;
+    // The three slots of a block's slice winners stay in the L1 (kVolumeSlotBytes, 32 KiB): slices whose winners
+    // fit are searched whole, so that the input is read slice after slice, in order (B-fwd, 32x32 windows a slice,
+    // 2 threads, against blocks of 8 KiB of a slice's rows: 0.61 / 1.00 ms warm / cold against 0.65 / 1.16); larger
+    // ones in blocks of output rows (2 threads, 2 planes of 3x1024x208: 0.25 ms, with 256 KiB of slots 0.35-0.41,
+    // whole slices 0.80; 16 planes of 9x512x512: 8.6 ms against 10.5-11.8).
+    const int64_t blockRows = std::clamp<int64_t>(
+        kVolumeSlotBytes / (3 * outW * static_cast<int64_t>(sizeof(In) + sizeof(int32_t))), 1, geometry.outputHeight);
+    ThreeByThreeStride2Rows slice{};
+    slice.type = geometry.type;
+    slice.height = geometry.height;
+    slice.width = geometry.width;
+    slice.outputHeight = geometry.outputHeight;
+    slice.outputWidth = outW;
+    slice.padTop = geometry.padTop;
+    slice.padLeft = geometry.padLeft;
+    const RowPlan plan = RowPlan::of<Type>(slice);
+    const KeptRowsStorage keptStorage(plan.chunks.size(), static_cast<size_t>(geometry.depth));
+    std::vector<KeptRows> kept;
+    kept.reserve(static_cast<size_t>(geometry.depth));
+    const int64_t slotOutputs = blockRows * outW;
+    const hwy::AlignedFreeUniquePtr<In[]> slotValues = hwy::AllocateAligned<In>(3 * static_cast<size_t>(slotOutputs));
+    const hwy::AlignedFreeUniquePtr<int32_t[]> slotPositions =
+        hwy::AllocateAligned<int32_t>(3 * static_cast<size_t>(slotOutputs));
+    for (const ThreeByThreeStride2Volume &job : jobs) {
+        kept.clear();
+        for (int64_t s = 0; s < job.depth; ++s) kept.push_back(keptStorage.of(static_cast<size_t>(s)));
+        searchVolume<Type>(job, plan, blockRows, slice, kept, slotValues.get(), slotPositions.get());
+    }
+}
+
+void ArgmaxThreeByThreeStride2Volumes(std::span<const ThreeByThreeStride2Volume> jobs) {
+    if (jobs.empty()) return;
+    switch (jobs.front().type) {
         case ArgmaxValueType::Float16:
-            return searchVolume<ArgmaxValueType::Float16>(job);
+            return searchVolumes<ArgmaxValueType::Float16>(jobs);
         case ArgmaxValueType::BFloat16:
-            return searchVolume<ArgmaxValueType::BFloat16>(job);
+            return searchVolumes<ArgmaxValueType::BFloat16>(jobs);
         default:
-            return searchVolume<ArgmaxValueType::Float32>(job);
+            return searchVolumes<ArgmaxValueType::Float32>(jobs);
     }
 }
 
 template <ArgmaxValueType Type>
-void searchRows(const ThreeByThreeStride2Rows &job) {
-    const std::vector<Chunk> chunks = chunksOf(job, static_cast<int64_t>(hn::Lanes(FloatTag())));
-    const KeptRowsStorage storage(chunks.size(), 1);
-    KeptRows kept = storage.of(0);
-    for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) searchRow<Type>(job, chunks, oh, kept);
+void searchRowsOfPlanes(std::span<const ThreeByThreeStride2Rows> jobs) {
+    const RowPlan plan = RowPlan::of<Type>(jobs.front());
+    const KeptRowsStorage storage(plan.chunks.size(), 1);
+    for (const ThreeByThreeStride2Rows &job : jobs) {
+        KeptRows kept = storage.of(0);
+        for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) searchRow<Type>(job, plan, oh, kept);
+    }
 }
 
-void ArgmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &job) {
-    switch (job.type) {
+void ArgmaxThreeByThreeStride2Rows(std::span<const ThreeByThreeStride2Rows> jobs) {
+    if (jobs.empty()) return;
+    switch (jobs.front().type) {
         case ArgmaxValueType::Float16:
-            return searchRows<ArgmaxValueType::Float16>(job);
+            return searchRowsOfPlanes<ArgmaxValueType::Float16>(jobs);
         case ArgmaxValueType::BFloat16:
-            return searchRows<ArgmaxValueType::BFloat16>(job);
+            return searchRowsOfPlanes<ArgmaxValueType::BFloat16>(jobs);
         default:
-            return searchRows<ArgmaxValueType::Float32>(job);
+            return searchRowsOfPlanes<ArgmaxValueType::Float32>(jobs);
     }
 }
 
@@ -663,14 +766,14 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad::cpu {
 
 HWY_EXPORT(ArgmaxThreeByThreeStride2Rows);
-HWY_EXPORT(ArgmaxThreeByThreeStride2Volume);
+HWY_EXPORT(ArgmaxThreeByThreeStride2Volumes);
 
-void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Rows)(rows);
+void argmaxThreeByThreeStride2Rows(std::span<const ThreeByThreeStride2Rows> jobs) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Rows)(jobs);
 }
 
-void argmaxThreeByThreeStride2Volume(const ThreeByThreeStride2Volume &volume) {
-    HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Volume)(volume);
+void argmaxThreeByThreeStride2Volumes(std::span<const ThreeByThreeStride2Volume> jobs) {
+    HWY_DYNAMIC_DISPATCH(ArgmaxThreeByThreeStride2Volumes)(jobs);
 }
 
 }  // namespace poolgrad::cpu

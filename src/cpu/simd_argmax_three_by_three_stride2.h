@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "cpu/simd_argmax.h"
 
@@ -45,7 +46,9 @@ struct ThreeByThreeStride2Rows {
     int64_t *indices64;
     int64_t storedFromRow = 0;  // the output row values and indices start at (0: the plane's first)
 };
-void argmaxThreeByThreeStride2Rows(const ThreeByThreeStride2Rows &rows);
+// Jobs go in batches of one geometry (every field but plane, nextPlane, values, indices32, indices64 and the
+// range of rows the same): what depends on the geometry alone is made once a batch.
+void argmaxThreeByThreeStride2Rows(std::span<const ThreeByThreeStride2Rows> jobs);
 
 // Output depths [firstDepth, endDepth) of one dense 3-D plane (depth x height x width, row-major) with 3x3x3
 // windows at stride 2 (padding 0 or 1 on each axis): each depth slice's 3x3 winners for every output row and
@@ -70,6 +73,7 @@ struct ThreeByThreeStride2Volume {
     int32_t *indices32;
     int64_t *indices64;
 };
-void argmaxThreeByThreeStride2Volume(const ThreeByThreeStride2Volume &volume);
+// In batches of one geometry, like the rows above (the range of depths may differ).
+void argmaxThreeByThreeStride2Volumes(std::span<const ThreeByThreeStride2Volume> jobs);
 
 }  // namespace poolgrad::cpu
