@@ -24,7 +24,7 @@ HWY_INLINE void StoreSums(DF df, hn::Vec<DF> sums, float *HWY_RESTRICT at, size_
     if (count < lanes) {
         hn::BlendedStore(sums, hn::FirstN(df, count), df, at);
     } else if (streaming && reinterpret_cast<uintptr_t>(at) % (lanes * sizeof(float)) == 0) {
-        hn::Stream(sums, df, at);
+        streamStore(sums, df, at);
     } else {
         hn::StoreU(sums, df, at);
     }
@@ -115,7 +115,7 @@ int64_t GatherSixteenBitChannelsRow(const int64_t *HWY_RESTRICT outputColumn, in
             const auto sums = sumOf16(hn::LoadU(d16, reinterpret_cast<const int16_t *>(gradients + c)), match);
             int16_t *store = reinterpret_cast<int16_t *>(at + c);
             if (streaming && reinterpret_cast<uintptr_t>(store) % 64 == 0)
-                hn::Stream(sums, d16, store);
+                streamStore(sums, d16, store);
             else
                 hn::StoreU(sums, d16, store);
         }

@@ -58,7 +58,7 @@ HWY_INLINE void GatherFloatRows(DF df, DI di, const GatherWidthTables &tables, c
     const auto zero = hn::Zero(df);
     const auto store = [&](hn::Vec<DF> sums, float *at) {
         if (streaming && reinterpret_cast<uintptr_t>(at) % vectorBytes == 0)
-            hn::Stream(sums, df, at);
+            streamStore(sums, df, at);
         else
             hn::StoreU(sums, df, at);
     };
@@ -217,7 +217,7 @@ HWY_INLINE void GatherSixteenBitRows(DI di, const GatherWidthTables &tables, con
                 const auto pairs = pairColumns(indices, prepared, even, matched);
                 uint16_t *at = destination + row * width + column;
                 if (streaming && reinterpret_cast<uintptr_t>(at) % pairBytes == 0)
-                    hn::Stream(pairs, dPairs, at);
+                    streamStore(pairs, dPairs, at);
                 else
                     hn::StoreU(pairs, dPairs, at);
             }

@@ -84,7 +84,7 @@ HWY_INLINE void StoreSixteenBit(DI di, hwy::HWY_NAMESPACE::Vec<DI> bits, uint16_
     const auto narrow = hn::TruncateTo(d16, hn::BitCast(du, bits));
     if (count >= hn::Lanes(di)) {
         if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d16) * sizeof(uint16_t)) == 0)
-            hn::Stream(narrow, d16, destination);
+            streamStore(narrow, d16, destination);
         else
             hn::StoreU(narrow, d16, destination);
         return;
@@ -106,7 +106,7 @@ HWY_INLINE void StoreSixteenBitPair(DI /* di: selects the overload */, hwy::HWY_
     const auto wide =
         hn::Combine(dWide, hn::TruncateTo(d16, hn::BitCast(du, high)), hn::TruncateTo(d16, hn::BitCast(du, low)));
     if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(dWide) * sizeof(uint16_t)) == 0)
-        hn::Stream(wide, dWide, destination);
+        streamStore(wide, dWide, destination);
     else
         hn::StoreU(wide, dWide, destination);
 }

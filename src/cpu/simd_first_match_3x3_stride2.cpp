@@ -306,7 +306,7 @@ struct VectorLanes {
     void store(V v, float *at) const { hn::StoreU(v, d, at); }
     void storeOut(V v, float *at) const {
         if (streaming && reinterpret_cast<uintptr_t>(at) % (hn::Lanes(d) * sizeof(float)) == 0)
-            hn::Stream(v, d, at);
+            streamStore(v, d, at);
         else
             hn::StoreU(v, d, at);
     }

@@ -187,8 +187,8 @@ HWY_INLINE void storeSixteenBitBlock(D16 d16, hn::Vec<D16> bits, uint16_t *HWY_R
         if (!streaming || address % bytes == 0) return storeVector(d16, bits, to, streaming);
         const hn::Half<D16> dh;
         if (address % (bytes / 2) == 0) {
-            hn::Stream(hn::LowerHalf(dh, bits), dh, to);
-            hn::Stream(hn::UpperHalf(dh, bits), dh, to + lanes / 2);
+            streamStore(hn::LowerHalf(dh, bits), dh, to);
+            streamStore(hn::UpperHalf(dh, bits), dh, to + lanes / 2);
             return;
         }
         return hn::StoreU(bits, d16, to);
@@ -337,18 +337,18 @@ struct PairLineWriter {
     HWY_INLINE void add(int64_t k, hn::Vec<FloatTag> a, hn::Vec<FloatTag> b) {
         const FloatTag df;
         if (k < wholeVectors)
-            hn::Stream(a, df, rowA + 16 * k);
+            streamStore(a, df, rowA + 16 * k);
         else
             lastHalfA = a;
         if (k == 0)
             firstB = b;
         else  // row r + 1's columns 16k-8..16k+7: at rowA + 16m + 8 + 16k - 8
-            hn::Stream(hn::ConcatLowerUpper(df, b, previousB), df, rowA + 16 * (wholeVectors + k));
+            streamStore(hn::ConcatLowerUpper(df, b, previousB), df, rowA + 16 * (wholeVectors + k));
         previousB = b;
     }
     HWY_INLINE void finish() {
         const FloatTag df;
-        hn::Stream(hn::ConcatLowerLower(df, firstB, lastHalfA), df, rowA + 16 * wholeVectors);
+        streamStore(hn::ConcatLowerLower(df, firstB, lastHalfA), df, rowA + 16 * wholeVectors);
     }
 };
 #endif
@@ -638,7 +638,7 @@ HWY_INLINE void partialRow(const T *HWY_RESTRICT row, int64_t first, int64_t cou
 HWY_INLINE void streamWholeLines(const float *HWY_RESTRICT from, float *HWY_RESTRICT to, int64_t count) {
     const FloatTag df;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    for (int64_t i = 0; i < count; i += lanes) hn::Stream(hn::LoadU(df, from + i), df, to + i);
+    for (int64_t i = 0; i < count; i += lanes) streamStore(hn::LoadU(df, from + i), df, to + i);
 }
 
 template <int kPadLeft, typename G, bool kHalf>

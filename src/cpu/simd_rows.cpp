@@ -50,7 +50,7 @@ void StoreFloat32Row(const float *HWY_RESTRICT source, float *HWY_RESTRICT desti
             ++i;
         }
         for (const int64_t end = wholeLinesEnd<float>(i, count); i + lanes <= end; i += lanes)
-            hn::Stream(hn::LoadU(d, source + i), d, destination + i);
+            streamStore(hn::LoadU(d, source + i), d, destination + i);
     }
     for (; i + lanes <= count; i += lanes) hn::StoreU(hn::LoadU(d, source + i), d, destination + i);
     for (; i < count; ++i) destination[i] = source[i];
@@ -71,7 +71,7 @@ HWY_INLINE void storeSixteenBitRow(D16 d16, uint16_t *HWY_RESTRICT destination, 
             ++i;
         }
         for (const int64_t end = wholeLinesEnd<uint16_t>(i, count); i + lanes <= end; i += lanes)
-            hn::Stream(convert(i), d16, destination + i);
+            streamStore(convert(i), d16, destination + i);
     }
     for (; i + lanes <= count; i += lanes) hn::StoreU(convert(i), d16, destination + i);
     for (; i < count; ++i) destination[i] = scalar(i);

@@ -17,13 +17,27 @@ HWY_BEFORE_NAMESPACE();
 namespace poolgrad::cpu {
 namespace HWY_NAMESPACE {
 
+// hn::Stream for every vector the library streams (every streaming store goes through it): Highway writes a
+// whole 16-byte register for an x86 vector of fewer bytes (an SSE4 vector of four 16-bit lanes is 8 bytes, and
+// its non-temporal store wrote the 8 after them too, and faulted where they did not start on 16 bytes: the
+// ThreadSanitizer build, which compiles SSE4 kernels only, crashed on it), so such vectors take an ordinary
+// store. The destination must be aligned to the vector's bytes.
+template <class D>
+HWY_INLINE void streamStore(hwy::HWY_NAMESPACE::Vec<D> v, D d, hwy::HWY_NAMESPACE::TFromD<D> *HWY_RESTRICT aligned) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    if constexpr (hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) < 16)
+        hn::Store(v, d, aligned);
+    else
+        hn::Stream(v, d, aligned);
+}
+
 // Stores vector v at destination, streaming when asked and aligned (non-temporal stores need vector
 // alignment), a plain unaligned store otherwise.
 template <class D, class V, typename T>
 HWY_INLINE void storeVector(D d, V v, T *HWY_RESTRICT destination, bool streaming) {
     namespace hn = hwy::HWY_NAMESPACE;
     if (streaming && reinterpret_cast<uintptr_t>(destination) % (hn::Lanes(d) * sizeof(T)) == 0)
-        hn::Stream(v, d, destination);
+        streamStore(v, d, destination);
     else
         hn::StoreU(v, d, destination);
 }
