@@ -4,7 +4,7 @@
 # PyTorch 1.13) on that build, after the wheel (pip wheel .) has been installed into a fresh venv with PyTorch 2.x
 # from PyPI, the module, golden-data and poolgrad.torch suites run from it and the venv removed; then the C++
 # suite again in an AddressSanitizer + UndefinedBehaviorSanitizer build in which any sanitizer report fails the
-# run; last, the concurrency tests in a ThreadSanitizer build, and the libFuzzer harness (fuzz/): its corpus
+# run; last, the C++ suite in a ThreadSanitizer build (docs/testing.md names the tests it leaves out), and the libFuzzer harness (fuzz/): its corpus
 # replayed and 60 s of fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +51,7 @@ ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
 
-stage "ThreadSanitizer build: the concurrency tests"
+stage "ThreadSanitizer build: the C++ suite"
 # clang with LLVM's OpenMP runtime: its libarcher tool tells ThreadSanitizer how OpenMP threads synchronise
 # (g++'s libgomp would make every parallel region a false report). ignore_noninstrumented_modules, which
 # libarcher asks for, leaves unchecked only the accesses made inside uninstrumented libraries (libomp's own
