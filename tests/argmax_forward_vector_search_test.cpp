@@ -29,6 +29,7 @@
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 #include "support/two_phase_run.h"
+#include "support/host_vectors.h"
 
 namespace {
 
@@ -457,7 +458,7 @@ TEST(ArgmaxForwardVectorSearch, ValueOnlyColumnMaximaMatchTheReference) {
     const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
     const auto draw = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
     for (const int64_t target : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         const test_support::HighwayTargetMock mock(target);
         for (int trial = 0; trial < 12; ++trial) {
             const ThreadSetting setting(1 + trial % 2);
@@ -516,7 +517,7 @@ void checkSixteenBitRandomProblems(uint64_t seed, const char *implementation, bo
         SCOPED_TRACE(type == ACL_FLOAT16 ? "float16" : "bfloat16");
         if (!checkRandom(type, trials)) return;
         for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-            if ((hwy::SupportedTargets() & target) == 0) continue;
+            if (!test_support::targetDispatchable(target)) continue;
             SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
             const test_support::HighwayTargetMock mock(target);
             if (!checkRandom(type, mockedTrials)) return;
@@ -569,7 +570,7 @@ TEST(ArgmaxForwardVectorSearch, BFloat16RowsInPlaceNaNInEveryColumnOnEveryTarget
     const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
     std::mt19937_64 rng(29);
     for (const int64_t target : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         const test_support::HighwayTargetMock mock(target);
         for (const Geometry &g : geometries) {
             SCOPED_TRACE(std::string(hwy::TargetName(target)) + ": width " + std::to_string(g.width) + " k" +
@@ -682,7 +683,7 @@ TEST(ArgmaxForwardVectorSearch, ChannelsLastSixteenBitIntegerOrderOnEveryTarget)
     std::mt19937_64 rng(37);
     const int64_t targets[] = {HWY_STATIC_TARGET, HWY_AVX3, HWY_AVX2, HWY_SSE4};
     for (const int64_t target : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         const test_support::HighwayTargetMock mock(target);
         for (const aclDataType type : {ACL_FLOAT16, ACL_BF16})
             for (const int64_t channels : {64, 48})

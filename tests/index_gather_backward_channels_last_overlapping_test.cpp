@@ -76,7 +76,7 @@ TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesBitForBitWi
 // On an AVX-512 CPU the AVX2 code too: 8 lanes make 2 to 8 vectors of the same channels (48 and 64 channels:
 // the whole-vector cases of 6 and 8 vectors, which 16 lanes never take).
 TEST(IndexGatherBackwardChannelsLastOverlapping, MatchesTheReferencesWithAvx2Vectors) {
-    if ((hwy::SupportedTargets() & HWY_AVX2) == 0 || test_support::hostFloatLanes() == 8)
+    if (!test_support::targetDispatchable(HWY_AVX2) || test_support::hostFloatLanes() == 8)
         GTEST_SKIP() << "AVX2 is the CPU's own target (the test above) or missing";
     test_support::HighwayTargetMock mock(HWY_AVX2);
     expectEveryGeometryMatchesTheReferences();
@@ -88,7 +88,7 @@ std::string declineOf(const IndexBackwardCase &problem);
 TEST(IndexGatherBackwardChannelsLastOverlapping, DeclinesVectorsNarrowerThanEightLanes) {
     ThreadSetting setting(1, 0);
     for (const int64_t target : {int64_t{HWY_SSE4}, int64_t{HWY_SSSE3}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         SCOPED_TRACE(hwy::TargetName(target));
         const std::string message = declineOf(makeCase(geometries[0], 41));

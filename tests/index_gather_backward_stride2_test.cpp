@@ -23,6 +23,7 @@
 #include "poolgrad/poolgrad.h"
 #include "support/highway_target_mock.h"
 #include "support/index_backward_case.h"
+#include "support/host_vectors.h"
 
 namespace {
 
@@ -77,7 +78,7 @@ TEST(IndexGatherBackwardStride2, EveryInstructionSetGivesTheSameBits) {
         {HWY_AVX2, " 8 lanes"}, {HWY_SSE4, " 4 lanes"}, {HWY_SCALAR, " 1 lanes"}};
     uint64_t seed = 300;
     for (const auto &[target, lanes] : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         for (const Geometry &geometry : {geometries[0], geometries[2], geometries[3]})
             for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
@@ -175,7 +176,7 @@ TEST(IndexGatherBackwardStride2, StreamedRowPairsGiveTheSameBits) {
             }
     // The instruction sets below AVX-512 make the pairs in a staging row and stream them from there.
     for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         for (const int threads : {1, 2}) {
             const IndexBackwardCase problem = makeCase(pairGeometries[1], ACL_FLOAT, ACL_INT32, ++seed);
@@ -305,7 +306,7 @@ TEST(IndexGatherBackwardStride2, WindowsPastARowsEndsMatchNothing) {
     };
     ThreadSetting setting(1, 0);
     for (const int64_t target : {int64_t{0}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if (target != 0 && (hwy::SupportedTargets() & target) == 0) continue;
+        if (target != 0 && !test_support::targetDispatchable(target)) continue;
         std::optional<test_support::HighwayTargetMock> mock;
         if (target != 0) mock.emplace(target);
         for (const StrayCase &stray : cases) {

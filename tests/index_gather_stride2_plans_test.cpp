@@ -156,7 +156,7 @@ TEST(IndexGatherStride2Plans, NarrowRowsWithEightLanesGoToTheScatterUnlessForced
         EXPECT_EQ(chosen.implementation, kStride2Gather);
         test_support::expectGradInputBits(narrow.expectedBits(), chosen, narrow.type, false);
     }
-    if ((hwy::SupportedTargets() & HWY_AVX2) == 0) GTEST_SKIP() << "no AVX2 on this CPU";
+    if (!test_support::targetDispatchable(HWY_AVX2)) GTEST_SKIP() << "no AVX2 on this CPU";
     test_support::HighwayTargetMock mock(HWY_AVX2);
     const IndexBackwardRun chosen = test_support::runIndexBackward(narrow, "");
     EXPECT_EQ(chosen.implementation, "cpu_index_scatter_backward_dense");

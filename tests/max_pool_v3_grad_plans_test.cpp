@@ -24,6 +24,7 @@
 #include "support/highway_target_mock.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
+#include "support/host_vectors.h"
 
 namespace {
 
@@ -244,7 +245,7 @@ TEST(MaxPoolV3GradPlans, TheChannelsLast3x3Stride2RowsAreChosenForNhwcK3S2) {
 // streaming ones. The channels-last rows stream by default only with vectors of a whole line (AVX-512):
 // with narrower ones (AVX2 and below, mocked here too) only when streaming is chosen always.
 TEST(MaxPoolV3GradPlans, LargeOutputsStreamTheirRows) {
-    const bool lineVectors = (hwy::SupportedTargets() & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
+    const bool lineVectors = test_support::targetDispatchable(HWY_AVX3 | HWY_AVX3_DL);
     struct Setting {
         int32_t choice;
         int64_t target;  // 0: the best this CPU has
@@ -254,7 +255,7 @@ TEST(MaxPoolV3GradPlans, LargeOutputsStreamTheirRows) {
           Setting{POOLGRAD_STREAMING_STORES_AUTOMATIC, HWY_AVX2}})
         for (const bool nhwc : {false, true})
             for (const int64_t width : {192, 181}) {
-                if (setting.target != 0 && (hwy::SupportedTargets() & setting.target) == 0) continue;
+                if (setting.target != 0 && !test_support::targetDispatchable(setting.target)) continue;
                 std::optional<test_support::HighwayTargetMock> mock;
                 if (setting.target != 0) mock.emplace(setting.target);
                 ASSERT_EQ(poolgradSetStreamingStores(setting.choice), ACL_SUCCESS);
@@ -512,7 +513,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, Float32RowsInPlaceOnEveryInstruct
     const int64_t widths[] = {1, 2, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 34, 35, 47, 63, 64, 65, 66, 67, 96, 112, 113};
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS}) {
             ASSERT_EQ(poolgradSetStreamingStores(streaming), ACL_SUCCESS);
@@ -549,7 +550,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, Float16RowSearchOnEveryInstructio
     const int64_t widths[] = {1, 7, 16, 17, 33, 40, 64, 65, 97};
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         const ForcedRun forced(kDense, 2);
         for (const int64_t w : widths)
@@ -579,7 +580,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, Float32RowSearchOfEveryWindowWidt
     std::mt19937 rng(20261205);
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         const ForcedRun forced(kDense, 2);
         for (int64_t kernelWidth = 1; kernelWidth <= 10; ++kernelWidth)
@@ -617,7 +618,7 @@ void expectChannelsLast3x3Stride2OnTargets(std::initializer_list<int64_t> target
                                            std::initializer_list<int64_t> channelCounts, const ChannelsLastSizes &sizes,
                                            std::mt19937 &rng) {
     for (const int64_t target : targets) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         const ForcedRun forced(kChannelsLast3x3Stride2, 2);
         for (const int64_t channels : channelCounts) {
@@ -826,7 +827,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, SeparableStride1OnEveryInstructio
     int scattered = 0, gathered = 0;
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
             for (int threads = 1; threads <= 3; ++threads) {
@@ -873,7 +874,7 @@ TEST(MaxPoolV3GradImplementationsDifferential, Stride1GatherOnEveryInstructionSe
     const int64_t widths[] = {8, 9, 15, 16, 17, 20, 31, 32, 33, 47, 56, 64, 65, 70};
     for (const int64_t target : {int64_t{HWY_STATIC_TARGET}, int64_t{HWY_AVX3}, int64_t{HWY_AVX2},
                                  int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
-        if ((hwy::SupportedTargets() & target) == 0) continue;
+        if (!test_support::targetDispatchable(target)) continue;
         test_support::HighwayTargetMock mock(target);
         for (const int32_t streaming : {POOLGRAD_STREAMING_STORES_NEVER, POOLGRAD_STREAMING_STORES_ALWAYS})
             for (int threads = 1; threads <= 3; ++threads) {

@@ -126,7 +126,7 @@ protected:
             {2, 1, POOLGRAD_STREAMING_STORES_ALWAYS, 16, 0, "streaming, gradInput one line on"},
             {2, 1, POOLGRAD_STREAMING_STORES_NEVER, 0, 0, "never streaming"},
         };
-        const int64_t supported = hwy::SupportedTargets();
+        const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;  // what the dispatch can take
         const int64_t best = supported & -supported;  // the lowest bit is the best target
         for (const int64_t target : {int64_t{HWY_AVX2}, int64_t{HWY_SSE4}})
             if ((supported & target) != 0 && target != best)

@@ -129,6 +129,12 @@ void DifferentialDriver::expectAcceptance(double minimumShare) const {
         } else if (belowEightLanes && name == std::string_view("cpu_index_gather_backward_channels_last_overlapping")) {
             EXPECT_EQ(log.accepted, 0) << suite_ << ": " << name << " took a case with vectors of "
                                        << test_support::hostFloatLanes() << " lanes";
+        } else if (belowEightLanes && (name == std::string_view("cpu_index_gather_backward_plane_chunks") ||
+                                       name == std::string_view("cpu_argmax_forward_narrow_rows"))) {
+            // With SSE4's 4 lanes the plane-chunk gather takes only rows of fewer than 16 elements and the narrow
+            // rows forward only rows of at most 4 columns: few or none of the random ones (ThreadSanitizer build,
+            // whose kernels are SSE4's: none of 320 adaptive backward cases, 5 of 160 MaxPoolV3WithAttrs
+            // forwards). Their own suites test them on such rows.
         } else if (narrowVectors && name == std::string_view("cpu_index_gather_backward_plane_chunks")) {
             EXPECT_GE(log.accepted, 1) << suite_ << ": " << name << " accepted none of " << log.offered << " cases";
         } else if (narrowVectors && name == std::string_view("cpu_argmax_forward_narrow_rows")) {

@@ -10,6 +10,9 @@
 
 namespace test_support {
 
+// Whether the dispatch can take `targets` (any of them): this CPU has it and this build compiles it.
+inline bool targetDispatchable(int64_t targets) { return (hwy::SupportedTargets() & HWY_TARGETS & targets) != 0; }
+
 inline int64_t hostFloatLanes() {
     // HWY_TARGETS: what this build compiles (a sanitizer build leaves some instruction sets out, and the dispatch
     // then takes the best one compiled; the library's SupportedTargets() still reports the CPU's).
