@@ -461,8 +461,8 @@ HWY_INLINE void withKind(ChunkKind kind, const Body &body) {
 
 // What every output row of one geometry shares, made once per batch of jobs: the chunks (chunksOf's order: a
 // LeftPadded one or none, a run of one interior kind, Edge ones), so that the carried search runs each kind's
-// chunks in a loop of its own instead of dispatching on each chunk's kind (B-fwd in cache: ... ), and the rows
-// the search reads ahead.
+// chunks in a loop of its own instead of dispatching on each chunk's kind (with the rest of this change,
+// docs/kernels/forward.md: B-fwd-cache 14.56 M -> 12.13 M instructions), and the rows the search reads ahead.
 struct RowPlan {
     std::vector<Chunk> chunks;
     size_t interiorBegin = 0, interiorEnd = 0;  // chunks [interiorBegin, interiorEnd) are of kind `interior`
