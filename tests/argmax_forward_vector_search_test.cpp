@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -25,11 +26,11 @@
 #include "reference/naive_pooling.h"
 #include "support/argmax_forward_case.h"
 #include "support/highway_target_mock.h"
+#include "support/host_vectors.h"
 #include "support/max_pool3d_run.h"
 #include "support/max_pool_v3_run.h"
 #include "support/test_tensor.h"
 #include "support/two_phase_run.h"
-#include "support/host_vectors.h"
 
 namespace {
 
@@ -41,9 +42,9 @@ using test_support::TestTensor;
 constexpr const char *kDenseRows = "cpu_argmax_forward_dense_rows";
 constexpr const char *kChannelsLast = "cpu_argmax_forward_channels_last";
 constexpr const char *kNarrowRows = "cpu_argmax_forward_narrow_rows";
-// Rows and output rows of at most 8 columns fit in one vector on every target the suite runs on (AVX2: 8
-// float lanes; AVX-512: 16).
-constexpr int64_t kNarrowestVector = 8;
+// The narrow-rows search takes rows and output rows that fit in one vector: 16 columns with AVX-512, 8 with AVX2,
+// 4 with SSE4 (the ThreadSanitizer build's kernels).
+int64_t narrowRowLanes() { return test_support::hostFloatLanes(); }
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -147,7 +148,7 @@ std::vector<const char *> implementationsFor(const Case &c) {
     const reference::Pool3dParams &p = c.params;
     const int64_t outputWidth =
         reference::pooledSize(c.input[4], p.kernel[2], p.stride[2], p.padding[2], p.dilation[2], p.ceilMode);
-    if (c.input[4] <= kNarrowestVector && outputWidth <= kNarrowestVector)
+    if (c.input[4] <= narrowRowLanes() && outputWidth <= narrowRowLanes())
         return {kNarrowRows, kDenseRows, "cpu_argmax_forward_dense"};
     return {kDenseRows, "cpu_argmax_forward_dense"};
 }
@@ -217,6 +218,7 @@ TEST(ArgmaxForwardVectorSearch, NarrowRowsExactWindowsAcrossRowsAndColumns) {
     // Two rows of 8 columns, windows 2 rows high and 3 wide at stride 2, padding 1 along W: 4 windows, columns
     // {0,1}, {1,2,3}, {3,4,5}, {5,6,7}. Row 0 is at positions 0-7, row 1 at 8-15. The rows' pass keeps each
     // column's first maximum (last NaN); the taps then pick the larger value, the smaller position among ties.
+    if (narrowRowLanes() < 8) GTEST_SKIP() << "rows of 8 do not fit in one vector of " << narrowRowLanes() << " lanes";
     const ThreadSetting setting(1);
     TestTensor self({1, 1, 1, 2, 8}, ACL_FLOAT);
     self.setValues({4, 2, 5, 1, -0.0, 0.0, -kInf, kNaN,  //
@@ -261,13 +263,16 @@ TEST(ArgmaxForwardVectorSearch, NarrowRowsExactWindowsAcrossRowsAndColumns) {
 }
 
 TEST(ArgmaxForwardVectorSearch, NarrowRowsNaNInEveryColumnAndRow) {
-    // Planes of 5 rows of 7 columns (a partial vector on every target), windows 3x3 at stride 2 with padding 1
-    // (clipped at every edge) and 2x3 at stride 1 with dilation 2 along W: one NaN, then two, moved over
-    // every position, on tie-heavy data; and +inf next to -inf, which the rows' NaN detector also flags.
+    // Planes of 5 rows of 7 columns (a partial vector with AVX2 and AVX-512; 4, a whole one, with SSE4), windows
+    // 3x3 at stride 2 with padding 1 (clipped at every edge) and 2x3 at stride 1 with dilation 2 along W (rows of
+    // 5 or more): one NaN, then two, moved over every position, on tie-heavy data; and +inf next to -inf, which
+    // the rows' NaN detector also flags.
     std::mt19937_64 rng(13);
+    const int64_t width = std::min<int64_t>(7, narrowRowLanes()), elements = 5 * width;
+    ASSERT_GE(width, 4);
     Case c;
-    c.input = {1, 1, 1, 5, 7};
-    for (int shape = 0; shape < 2; ++shape) {
+    c.input = {1, 1, 1, 5, width};
+    for (int shape = 0; shape < (width >= 5 ? 2 : 1); ++shape) {
         c.params = reference::Pool3dParams{};
         if (shape == 0) {
             c.params.kernel = {1, 3, 3};
@@ -278,15 +283,15 @@ TEST(ArgmaxForwardVectorSearch, NarrowRowsNaNInEveryColumnAndRow) {
             c.params.stride = {1, 1, 1};
             c.params.dilation = {1, 1, 2};
         }
-        const std::vector<double> base = tieHeavyData(rng, 35, 0);
-        for (int64_t position = 0; position < 35; ++position) {
+        const std::vector<double> base = tieHeavyData(rng, elements, 0);
+        for (int64_t position = 0; position < elements; ++position) {
             c.values = base;
             c.values[static_cast<size_t>(position)] = kNaN;
-            if (position % 3 == 0) c.values[static_cast<size_t>((position * 11 + 4) % 35)] = kNaN;
+            if (position % 3 == 0) c.values[static_cast<size_t>((position * 11 + 4) % elements)] = kNaN;
             checkCase(c, kNarrowRows, 1);
             c.values = base;
             c.values[static_cast<size_t>(position)] = kInf;
-            c.values[static_cast<size_t>((position + 7) % 35)] = -kInf;
+            c.values[static_cast<size_t>((position + 7) % elements)] = -kInf;
             checkCase(c, kNarrowRows, 1);
             if (HasFailure()) return;
         }
@@ -348,14 +353,15 @@ TEST(ArgmaxForwardVectorSearch, NegativeInfinityEverywhere) {
         c.values.assign(19 * 5 * 23, -kInf);
         checkCase(c, channelsLast ? kChannelsLast : kDenseRows, 2);
     }
-    // Narrow rows, with windows clipped at both edges of both axes.
+    // Narrow rows (6 columns, 4 with SSE4's vectors), with windows clipped at both edges of both axes.
+    const int64_t width = std::min<int64_t>(6, narrowRowLanes());
     Case narrow;
-    narrow.input = {1, 3, 1, 4, 6};
+    narrow.input = {1, 3, 1, 4, width};
     narrow.params.kernel = {1, 3, 3};
     narrow.params.stride = {1, 2, 2};
     narrow.params.padding = {0, 1, 1};
     narrow.params.ceilMode = true;
-    narrow.values.assign(3 * 4 * 6, -kInf);
+    narrow.values.assign(static_cast<size_t>(3 * 4 * width), -kInf);
     checkCase(narrow, kNarrowRows, 2);
 }
 

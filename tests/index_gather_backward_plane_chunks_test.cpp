@@ -82,6 +82,10 @@ TEST(IndexGatherBackwardPlaneChunks, AgreesOnEveryInstructionSet) {
 }
 
 TEST(IndexGatherBackwardPlaneChunks, MatchesTheReferencesBitForBitWithoutFallback) {
+    // With 8 lanes or more the plan takes every float32 problem here; SSE4's 4 lanes make the rows of 16 four
+    // vectors wide (left to the row gather), and those runs only have to decline.
+    const int64_t lanes = test_support::hostFloatLanes();
+    int64_t float32Runs = 0, taken = 0;
     uint64_t seed = 1;
     for (const Geometry &geometry : geometries)
         for (const aclDataType type : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
@@ -98,8 +102,15 @@ TEST(IndexGatherBackwardPlaneChunks, MatchesTheReferencesBitForBitWithoutFallbac
                             << run.message;
                         continue;
                     }
-                    test_support::expectOwnRunMatchesReferences(problem, kPlaneChunks);
+                    ++float32Runs;
+                    if (lanes >= 8) {
+                        test_support::expectOwnRunMatchesReferences(problem, kPlaneChunks);
+                        ++taken;
+                    } else {
+                        taken += test_support::expectOwnRunMatchesReferencesIfTaken(problem, kPlaneChunks);
+                    }
                 }
+    if (lanes == 4) EXPECT_EQ(taken, float32Runs - 2 * 3);  // all but the rows of 16 (2 index types x 3 thread counts)
 }
 
 TEST(IndexGatherBackwardPlaneChunks, AnyAlignmentOfGradInput) {

@@ -20,11 +20,12 @@ namespace HWY_NAMESPACE {
 
 // sum + value with the sum as the first operand, as the scalar scatter adds (core/gradient_sum.h): when
 // both are NaN the result carries the sum's payload. Compilers treat the add as commutative and swap the
-// operands when that saves a register or folds a load (seen with the sanitizers' register pressure), so
-// the order is pinned down in assembly.
+// operands when that saves a register or folds a load (seen with the sanitizers' register pressure, and in
+// clang 14's SSE4 kernels: a float16 NaN 0xfe00 summed into 0x7e00), so the order is pinned down in assembly,
+// for GCC and clang alike (clang defines __GNUC__ too). The AArch64 form is GCC's only: not compiled with clang here.
 template <class V>
 HWY_INLINE V AddInOrder(V sum, V value) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__) && !defined(__clang__)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__)
 #if HWY_TARGET <= HWY_AVX2
     // AT&T order: vaddps second, first, result.
     asm("vaddps %[value], %[sum], %[sum]" : [sum] "+v"(sum.raw) : [value] "v"(value.raw));
@@ -45,7 +46,7 @@ HWY_INLINE V AddInOrder(V sum, V value) {
 // from memory.
 template <class V, class M>
 HWY_INLINE V MaskedAddInOrder(V sum, M mask, V value) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && defined(__GNUC__) && !defined(__clang__)
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && defined(__GNUC__)
     if constexpr (sizeof(sum.raw) == 64 && sizeof(hwy::HWY_NAMESPACE::TFromV<V>) == 4) {
         // AT&T order: vaddps second, first, result{mask}.
         asm("vaddps %[value], %[sum], %[sum]%{%[mask]%}"
@@ -64,7 +65,7 @@ HWY_INLINE V MaskedAddInOrder(V sum, M mask, V value) {
 template <class V>
 HWY_INLINE V GreaterOf(V value, V best) {
     namespace hn = hwy::HWY_NAMESPACE;
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__) && !defined(__clang__)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__)
     if constexpr (sizeof(hn::TFromV<V>) == 4 && hwy::IsFloat<hn::TFromV<V>>()) {
 #if HWY_TARGET <= HWY_AVX2
         // AT&T order: vmaxps second, first, result (result = first > second ? first : second).

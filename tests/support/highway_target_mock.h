@@ -19,13 +19,23 @@ public:
 
 // Calls visit(target) with the dispatch held to each of AVX-512, AVX2, SSE4 and the scalar code that this CPU has,
 // until visit returns false.
+inline constexpr int64_t kVisitedInstructionSets[] = {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
+
 template <class Visit>
 void forEachInstructionSet(const Visit &visit) {
-    for (const int64_t target : {int64_t{HWY_AVX3}, int64_t{HWY_AVX2}, int64_t{HWY_SSE4}, int64_t{HWY_SCALAR}}) {
+    for (const int64_t target : kVisitedInstructionSets) {
         if (!test_support::targetDispatchable(target)) continue;
         const HighwayTargetMock mock(target);
         if (!visit(target)) return;
     }
+}
+
+// How many instruction sets forEachInstructionSet visits on this CPU with this build (the ThreadSanitizer
+// build compiles SSE4 and below only, so it may visit one).
+inline int64_t visitedInstructionSetCount() {
+    int64_t count = 0;
+    for (const int64_t target : kVisitedInstructionSets) count += test_support::targetDispatchable(target) ? 1 : 0;
+    return count;
 }
 
 }  // namespace test_support
