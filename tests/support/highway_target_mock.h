@@ -17,10 +17,10 @@ public:
     HighwayTargetMock &operator=(const HighwayTargetMock &) = delete;
 };
 
-// Calls visit(target) with the dispatch held to each of AVX-512, AVX2, SSE4 and the scalar code that this CPU has,
-// until visit returns false.
 inline constexpr int64_t kVisitedInstructionSets[] = {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR};
 
+// Calls visit(target) with the dispatch held to each of AVX-512, AVX2, SSE4 and the scalar code that this CPU has,
+// until visit returns false.
 template <class Visit>
 void forEachInstructionSet(const Visit &visit) {
     for (const int64_t target : kVisitedInstructionSets) {
