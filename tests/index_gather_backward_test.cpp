@@ -213,8 +213,8 @@ TEST(IndexGatherBackward, IsTheDefaultForDensePlanesAndSaysWhatItPlanned) {
 
 TEST(IndexGatherBackward, DeclinesWhatTheScatterDoesBetter) {
     ThreadSetting setting(1, 0);
-    const int64_t kNarrowWidth = test_support::hostFloatLanes() >= 8 ? 14 : 2 * test_support::hostFloatLanes() - 2;
-    const std::string narrowReason = "rows of " + std::to_string(kNarrowWidth) + " elements";
+    const int64_t narrowWidth = test_support::hostFloatLanes() >= 8 ? 14 : 2 * test_support::hostFloatLanes() - 2;
+    const std::string narrowReason = "rows of " + std::to_string(narrowWidth) + " elements";
     struct Declined {
         const char *label;
         reference::Shape5 input;
@@ -233,7 +233,7 @@ TEST(IndexGatherBackward, DeclinesWhatTheScatterDoesBetter) {
          {1, 1, 1},
          "up to 27 windows contain one element"},
         // Rows narrower than two vectors: 14 columns with AVX2 or AVX-512, 6 with SSE4.
-        {"rows narrower than two vectors", {1, 2, 4, 14, kNarrowWidth}, {2, 2, 2}, {2, 2, 2}, narrowReason.c_str()},
+        {"rows narrower than two vectors", {1, 2, 4, 14, narrowWidth}, {2, 2, 2}, {2, 2, 2}, narrowReason.c_str()},
         {"bfloat16, 3x3 at stride 3",
          {1, 2, 1, 9, 96},
          {1, 3, 3},
