@@ -332,17 +332,26 @@ HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64
     }
 }
 
+// Where a search's winners go: the operator's outputs (values, and indices of either width or none), or a volume
+// search's slots of slice winners (values and int32 positions, always both), whose whole vectors are stored
+// without asking which outputs exist (B-fwd: 4 to 6 instructions a chunk).
+enum class Destination { Outputs, Slots };
+
 // storeChunk for a chunk searched as Kind: windows kept in the in-lane order are put back in order first.
-template <ChunkKind Kind, ArgmaxValueType Type>
-HWY_INLINE void storeChunkOfKind(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values,
-                                 VI indices) {
+template <ChunkKind Kind, ArgmaxValueType Type, Destination To>
+HWY_INLINE void storeChunkOfKind(const ThreeByThreeStride2Rows &job, int64_t at, int64_t count, VF values, VI indices) {
 #if HWY_TARGET == HWY_AVX2
     if constexpr (inLaneOrder<Kind>()) {
         values = inNaturalOrder(values);
         indices = inNaturalOrder(indices);
     }
 #endif
-    storeChunk<Type>(job, at, count, values, indices);
+    if constexpr (To == Destination::Slots && Type == ArgmaxValueType::Float32 && Kind != ChunkKind::Edge) {
+        hn::StoreU(values, FloatTag(), static_cast<float *>(job.values) + at);  // every lane a window (chunksOf)
+        hn::StoreU(indices, IndexTag(), job.indices32 + at);
+    } else {
+        storeChunk<Type>(job, at, count, values, indices);
+    }
 }
 
 // Row winners kept from one output row for the next: per chunk a vector of values and one of columns.
@@ -352,7 +361,7 @@ struct CarriedRows {
     int64_t row = -1;  // the input row they belong to (-1: none)
 };
 
-template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type>
+template <bool NanRule, ChunkKind Kind, ArgmaxValueType Type, Destination To>
 HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t firstRow,
                             int64_t lastRow, int64_t keptRow, const CarriedRows &carriedIn, CarriedRows &carriedOut,
                             int64_t outputStart, VF &detector) {
@@ -387,7 +396,7 @@ HWY_INLINE void searchChunk(const ThreeByThreeStride2Rows &job, const Chunk &chu
         index = hn::IfThenElse(hn::RebindMask(di, take), position, index);
     }
     index = hn::Add(index, chunkColumns<Kind>(base));
-    storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunkOfKind<Kind, Type, To>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
 // The plane positions of the starts of an output row's three input rows (top, top + 1, top + 2), as vectors.
@@ -397,7 +406,7 @@ struct RowStarts {
 
 // The common case of searchChunk as straight-line code: three rows, the first carried, the last kept.
 // DetectFirstTap: chunk.detectFirstTap, known where the call is made (Edge chunks: true).
-template <bool NanRule, ChunkKind Kind, bool DetectFirstTap, ArgmaxValueType Type>
+template <bool NanRule, ChunkKind Kind, bool DetectFirstTap, ArgmaxValueType Type, Destination To>
 HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chunk &chunk, size_t k, int64_t top,
                                    const RowStarts &starts, const CarriedRows &carriedIn, CarriedRows &carriedOut,
                                    int64_t outputStart, VF &detector) {
@@ -419,29 +428,24 @@ HWY_INLINE void searchChunkCarried(const ThreeByThreeStride2Rows &job, const Chu
     best = hn::IfThenElse(take2, w2.value, best);
     index = hn::IfThenElse(hn::RebindMask(di, take2), hn::Add(w2.column, starts.third), index);
     index = hn::Add(index, chunkColumns<Kind>(base));
-    storeChunkOfKind<Kind, Type>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
+    storeChunkOfKind<Kind, Type, To>(job, outputStart + chunk.firstWindow, chunk.count, best, index);
 }
 
-// Input read ahead of the search into the L2, past the plane's end into the next plane the thread searches:
+// The next plane's first rows read ahead of the search into the L2, from the last output rows of this plane on:
 // the hardware prefetcher follows a plane's rows but not the jump to the next one (D-fwd, 2 threads, cold:
-// 3.2-3.7 ms with rows 8 to 80 ahead against 4.7-5.2 without; rows ahead within the plane only: no change).
+// 3.2-3.7 ms with rows 8 to 80 ahead against 4.7-5.2 without; rows ahead within the plane only: no change, so
+// they are not asked for, which saves a tenth of B-fwd's instructions).
 constexpr int64_t kPrefetchBytesAhead = 4 << 10;
 
-// The two rows the output row `rowsAhead` / 2 rows on will search first, from input row `next` on.
+// Of the two rows the output row `rowsAhead` / 2 rows on will search first, from input row `next` on, those of
+// the next plane.
 template <ArgmaxValueType Type>
 HWY_INLINE void prefetchRowsAhead(const ThreeByThreeStride2Rows &job, int64_t rowsAhead, int64_t next) {
     using In = typename Values<Type>::In;
-    const In *plane = static_cast<const In *>(job.plane), *nextPlane = static_cast<const In *>(job.nextPlane);
-    if (next + rowsAhead + 1 < job.height) {  // both rows in this plane, one after the other
-        prefetchLines<PrefetchInto::SecondLevel>(plane + (next + rowsAhead) * job.width, 2 * job.width);
-        return;
-    }
-    for (int64_t r = next + rowsAhead; r < next + rowsAhead + 2; ++r) {
-        const In *row = r < job.height                             ? plane + r * job.width
-                        : nextPlane && r - job.height < job.height ? nextPlane + (r - job.height) * job.width
-                                                                   : nullptr;
-        if (row) prefetchLines<PrefetchInto::SecondLevel>(row, job.width);
-    }
+    if (next + rowsAhead + 1 < job.height || !job.nextPlane) return;
+    const In *nextPlane = static_cast<const In *>(job.nextPlane);
+    for (int64_t r = std::max(next + rowsAhead, job.height) - job.height; r < next + rowsAhead + 2 - job.height; ++r)
+        if (r < job.height) prefetchLines<PrefetchInto::SecondLevel>(nextPlane + r * job.width, job.width);
 }
 
 // body(kind) with the chunk kind as a compile-time constant (std::integral_constant).
@@ -485,7 +489,7 @@ struct RowPlan {
 };
 
 // The carried case of an output row: chunksOf's order with each run of one kind in a loop of its own.
-template <bool NanRule, ArgmaxValueType Type>
+template <bool NanRule, ArgmaxValueType Type, Destination To>
 HWY_INLINE void searchCarriedChunks(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t top,
                                     const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
                                     VF &detector) {
@@ -495,7 +499,7 @@ HWY_INLINE void searchCarriedChunks(const ThreeByThreeStride2Rows &job, const Ro
                            hn::Set(di, static_cast<int32_t>((top + 2) * job.width))};
     const std::vector<Chunk> &chunks = plan.chunks;
     const auto search = [&](auto kind, auto detectFirstTap, size_t k) POOLGRAD_LAMBDA_INLINE {
-        searchChunkCarried<NanRule, decltype(kind)::value, decltype(detectFirstTap)::value, Type>(
+        searchChunkCarried<NanRule, decltype(kind)::value, decltype(detectFirstTap)::value, Type, To>(
             job, chunks[k], k, top, starts, carriedIn, carriedOut, outputStart, detector);
     };
     const auto interiorRun = [&](auto kind) POOLGRAD_LAMBDA_INLINE {
@@ -517,7 +521,7 @@ HWY_INLINE void searchCarriedChunks(const ThreeByThreeStride2Rows &job, const Ro
 
 // One output row; false when the fast search's detector saw a NaN (the row's outputs and kept winners are
 // then not valid, and it is searched again with the rule).
-template <bool NanRule, ArgmaxValueType Type>
+template <bool NanRule, ArgmaxValueType Type, Destination To>
 HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t oh,
                                 const CarriedRows &carriedIn, CarriedRows &carriedOut) {
     const int64_t top = 2 * oh - job.padTop;
@@ -528,13 +532,13 @@ HWY_INLINE bool searchOutputRow(const ThreeByThreeStride2Rows &job, const RowPla
     if constexpr (!NanRule) prefetchRowsAhead<Type>(job, plan.prefetchRowsAhead, top + 3);
     VF detector = hn::Zero(FloatTag());
     if (carriedCase) {
-        searchCarriedChunks<NanRule, Type>(job, plan, top, carriedIn, carriedOut, outputStart, detector);
+        searchCarriedChunks<NanRule, Type, To>(job, plan, top, carriedIn, carriedOut, outputStart, detector);
     } else {
         for (size_t k = 0; k < plan.chunks.size(); ++k) {
             const Chunk &chunk = plan.chunks[k];
             withKind(chunk.kind, [&](auto kind) POOLGRAD_LAMBDA_INLINE {
-                searchChunk<NanRule, decltype(kind)::value, Type>(job, chunk, k, firstRow, lastRow, keptRow, carriedIn,
-                                                                  carriedOut, outputStart, detector);
+                searchChunk<NanRule, decltype(kind)::value, Type, To>(job, chunk, k, firstRow, lastRow, keptRow,
+                                                                      carriedIn, carriedOut, outputStart, detector);
             });
         }
     }
@@ -569,12 +573,12 @@ struct KeptRowsStorage {
 };
 
 // Output row oh of a plane whose output rows before it (if any) were searched with the same `kept`.
-template <ArgmaxValueType Type>
+template <ArgmaxValueType Type, Destination To>
 HWY_INLINE void searchRow(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t oh, KeptRows &kept) {
     const CarriedRows &carriedIn = kept.carried[kept.in];
     CarriedRows &carriedOut = kept.carried[1 - kept.in];
-    if (!searchOutputRow<false, Type>(job, plan, oh, carriedIn, carriedOut))
-        searchOutputRow<true, Type>(job, plan, oh, carriedIn, carriedOut);
+    if (!searchOutputRow<false, Type, To>(job, plan, oh, carriedIn, carriedOut))
+        searchOutputRow<true, Type, To>(job, plan, oh, carriedIn, carriedOut);
     kept.in = 1 - kept.in;
 }
 
@@ -673,7 +677,7 @@ void searchVolume(const ThreeByThreeStride2Volume &job, const RowPlan &plan, int
                     slice.values = slotValues + slot * slotOutputs;
                     slice.indices32 = slotPositions + slot * slotOutputs;
                     slice.storedFromRow = blockStart;
-                    searchRow<Type>(slice, plan, oh, kept[static_cast<size_t>(s)]);
+                    searchRow<Type, Destination::Slots>(slice, plan, oh, kept[static_cast<size_t>(s)]);
                 }
                 const int64_t outputStart = od * sliceOutputs + oh * outW, at = (oh - blockStart) * outW;
                 if (count == 3)
@@ -742,7 +746,8 @@ void searchRowsOfPlanes(std::span<const ThreeByThreeStride2Rows> jobs) {
     const KeptRowsStorage storage(plan.chunks.size(), 1);
     for (const ThreeByThreeStride2Rows &job : jobs) {
         KeptRows kept = storage.of(0);
-        for (int64_t oh = job.firstRow; oh < job.endRow; ++oh) searchRow<Type>(job, plan, oh, kept);
+        for (int64_t oh = job.firstRow; oh < job.endRow; ++oh)
+            searchRow<Type, Destination::Outputs>(job, plan, oh, kept);
     }
 }
 
