@@ -493,29 +493,35 @@ template <bool NanRule, ArgmaxValueType Type, Destination To>
 HWY_INLINE void searchCarriedChunks(const ThreeByThreeStride2Rows &job, const RowPlan &plan, int64_t top,
                                     const CarriedRows &carriedIn, CarriedRows &carriedOut, int64_t outputStart,
                                     VF &detector) {
+    // Copies of what the chunks read through references: a vector store may alias any memory (the intrinsics'
+    // types are may_alias), so fields behind a reference are read again after every store; these copies' addresses
+    // never leave this inlined search.
+    const ThreeByThreeStride2Rows rowJob = job;
+    const CarriedRows in = carriedIn;
+    CarriedRows out = carriedOut;
+    const Chunk *const chunks = plan.chunks.data();
     const IndexTag di;
-    const RowStarts starts{hn::Set(di, static_cast<int32_t>(top * job.width)),
-                           hn::Set(di, static_cast<int32_t>((top + 1) * job.width)),
-                           hn::Set(di, static_cast<int32_t>((top + 2) * job.width))};
-    const std::vector<Chunk> &chunks = plan.chunks;
+    const RowStarts starts{hn::Set(di, static_cast<int32_t>(top * rowJob.width)),
+                           hn::Set(di, static_cast<int32_t>((top + 1) * rowJob.width)),
+                           hn::Set(di, static_cast<int32_t>((top + 2) * rowJob.width))};
     const auto search = [&](auto kind, auto detectFirstTap, size_t k) POOLGRAD_LAMBDA_INLINE {
         searchChunkCarried<NanRule, decltype(kind)::value, decltype(detectFirstTap)::value, Type, To>(
-            job, chunks[k], k, top, starts, carriedIn, carriedOut, outputStart, detector);
+            rowJob, chunks[k], k, top, starts, in, out, outputStart, detector);
     };
+    const size_t interiorBegin = plan.interiorBegin, interiorEnd = plan.interiorEnd, chunkCount = plan.chunks.size();
     const auto interiorRun = [&](auto kind) POOLGRAD_LAMBDA_INLINE {
-        size_t k = plan.interiorBegin;
+        size_t k = interiorBegin;
         if (chunks[k].detectFirstTap) search(kind, std::true_type(), k++);
-        for (; k < plan.interiorEnd; ++k) search(kind, std::false_type(), k);
+        for (; k < interiorEnd; ++k) search(kind, std::false_type(), k);
     };
-    if (plan.interiorBegin == 1)
-        search(std::integral_constant<ChunkKind, ChunkKind::LeftPadded>(), std::false_type(), 0);
-    if (plan.interiorBegin < plan.interiorEnd) {
+    if (interiorBegin == 1) search(std::integral_constant<ChunkKind, ChunkKind::LeftPadded>(), std::false_type(), 0);
+    if (interiorBegin < interiorEnd) {
         if (plan.interior == ChunkKind::InteriorOdd)
             interiorRun(std::integral_constant<ChunkKind, ChunkKind::InteriorOdd>());
         else
             interiorRun(std::integral_constant<ChunkKind, ChunkKind::Interior>());
     }
-    for (size_t k = plan.interiorEnd; k < chunks.size(); ++k)
+    for (size_t k = interiorEnd; k < chunkCount; ++k)
         search(std::integral_constant<ChunkKind, ChunkKind::Edge>(), std::true_type(), k);
 }
 
