@@ -334,7 +334,7 @@ HWY_INLINE void storeChunk(const ThreeByThreeStride2Rows &job, int64_t at, int64
 
 // Where a search's winners go: the operator's outputs (values, and indices of either width or none), or a volume
 // search's slots of slice winners (values and int32 positions, always both), whose whole vectors are stored
-// without asking which outputs exist (B-fwd: 4 to 6 instructions a chunk).
+// without asking which outputs exist or whether the chunk is whole.
 enum class Destination { Outputs, Slots };
 
 // storeChunk for a chunk searched as Kind: windows kept in the in-lane order are put back in order first.
