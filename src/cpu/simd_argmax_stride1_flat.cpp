@@ -272,7 +272,10 @@ HWY_INLINE void argmaxFlat(const Stride1FlatJob &job) {
     outputRowsBefore(inEnd);
 }
 
-void ArgmaxStride1Flat(const Stride1FlatJob &job) {
+void ArgmaxStride1Flat(const Stride1FlatJob &caller) {
+    // A copy whose address stays in the inlined search: vector stores may alias any memory (the intrinsics' types
+    // are may_alias), so the fields of the caller's job would be read again after every store.
+    const Stride1FlatJob job = caller;
     if (job.indices32 || job.indices64)
         argmaxFlat<true>(job);
     else
